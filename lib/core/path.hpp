@@ -1,0 +1,36 @@
+// The path syntax of CONTRACT.md section 2: .a.b, ["k"], [3], [-1], [].
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace loopkit {
+
+struct Segment {
+  enum Kind { key, index, all } kind;
+  std::string name;     // key
+  long long index = 0;  // index, negative from the end
+};
+
+struct Path {
+  std::vector<Segment> segments;
+  std::string text;  // as written, for messages
+  bool has_all() const;
+  // the last member name, for state-get --shell ("" if it ends in an index)
+  std::string last_name() const;
+};
+
+// Parses a whole path; exit 2 "malformed path 'P': REASON".
+Path parse_path(std::string_view text);
+// Parses a path at the start of text and stops at the first character that
+// cannot continue it (an assignment operator); returns the characters used.
+std::size_t parse_path_prefix(std::string_view text, Path& out);
+
+// Every value the path names ([] expands); nullptr where a member or element
+// is missing or a value on the way is null. Indexing into a string, number
+// or boolean is exit 3.
+std::vector<const json::value*> lookup(const json::value& doc, const Path& path);
+
+}  // namespace loopkit

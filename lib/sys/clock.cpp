@@ -1,0 +1,84 @@
+#include "sys/clock.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+#include <fmt/format.h>
+
+#include "sys/error.hpp"
+
+namespace loopkit {
+
+int64_t now_epoch() {
+  static const int64_t now = [] {
+    if (const char* env = std::getenv("LOOPKIT_NOW"); env && *env) {
+      char* end = nullptr;
+      errno = 0;
+      long long v = std::strtoll(env, &end, 10);
+      if (errno || *end || v < 0) fail_usage("LOOPKIT_NOW: not epoch seconds: " + quoted(env));
+      return static_cast<int64_t>(v);
+    }
+    return static_cast<int64_t>(std::time(nullptr));
+  }();
+  return now;
+}
+
+std::string iso8601_utc(int64_t epoch) {
+  time_t t = static_cast<time_t>(epoch);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::optional<int64_t> parse_iso8601(std::string_view s) {
+  int y, mo, d, h = 0, mi = 0, sec = 0;
+  std::string str(s);
+  int n = 0;
+  if (std::sscanf(str.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6) return std::nullopt;
+  std::string_view rest = s.substr(static_cast<size_t>(n));
+  if (!rest.empty() && rest[0] == '.') {  // fractions of a second are dropped
+    size_t i = 1;
+    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') ++i;
+    rest.remove_prefix(i);
+  }
+  int offset = 0;
+  if (rest == "Z" || rest == "z" || rest.empty()) {
+  } else if (rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':') {
+    int oh = (rest[1] - '0') * 10 + (rest[2] - '0'), om = (rest[4] - '0') * 10 + (rest[5] - '0');
+    offset = (oh * 3600 + om * 60) * (rest[0] == '-' ? -1 : 1);
+  } else {
+    return std::nullopt;
+  }
+  struct tm tm {};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  return static_cast<int64_t>(timegm(&tm)) - offset;
+}
+
+std::string local_date(int64_t epoch) {
+  time_t t = static_cast<time_t>(epoch);
+  struct tm tm;
+  localtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+}
+
+double monotonic_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+void sleep_seconds(double seconds) {
+  if (seconds <= 0) return;
+  struct timespec ts;
+  ts.tv_sec = static_cast<time_t>(seconds);
+  ts.tv_nsec = static_cast<long>((seconds - static_cast<double>(ts.tv_sec)) * 1e9);
+  nanosleep(&ts, nullptr);
+}
+
+}  // namespace loopkit

@@ -1,0 +1,20 @@
+// The clock seam: LOOPKIT_NOW replaces "now" for every time written or aged.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace loopkit {
+
+// Epoch seconds; the same value for the whole run (all "now"s of one
+// invocation are one instant). LOOPKIT_NOW overrides it.
+int64_t now_epoch();
+std::string iso8601_utc(int64_t epoch);       // 2025-01-10T10:05:30Z
+std::optional<int64_t> parse_iso8601(std::string_view text);  // UTC forms only
+std::string local_date(int64_t epoch);        // YYYY-MM-DD in local time
+// Seconds on a monotonic clock, for waiting and intervals (never faked).
+double monotonic_seconds();
+void sleep_seconds(double seconds);  // returns early on a signal
+
+}  // namespace loopkit

@@ -1,0 +1,45 @@
+// A move-only file descriptor whose close() can fail loudly.
+#pragma once
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace loopkit {
+
+class Fd {
+public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      reset();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset();
+  // close and report failure (a deferred write error on NFS, say)
+  void close(std::string_view subject);
+
+private:
+  int fd_ = -1;
+};
+
+// open(2) that retries EINTR; returns an empty Fd and sets errno on failure
+Fd open_fd(const std::string& path, int flags, unsigned mode = 0);
+Fd open_fd_at(int dirfd, const std::string& name, int flags, unsigned mode = 0);
+
+// read everything from fd; throws exit 4 naming 'subject'
+std::string read_all(int fd, std::string_view subject);
+// write everything, retrying short writes and EINTR; throws exit 4
+void write_all(int fd, std::string_view data, std::string_view subject);
+
+}  // namespace loopkit

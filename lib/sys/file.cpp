@@ -1,0 +1,196 @@
+#include "sys/file.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys/error.hpp"
+#include "sys/flock.hpp"
+#include "sys/gz.hpp"
+
+namespace loopkit {
+
+static bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::optional<std::string> read_file_if_exists(const std::string& path) {
+  std::string data;
+  if (path == "-") {
+    data = read_all(0, "standard input");
+  } else {
+    Fd fd = open_fd(path, O_RDONLY);
+    if (!fd) {
+      if (errno == ENOENT) return std::nullopt;
+      fail_system(errno, "open", path);
+    }
+    struct stat st;
+    if (fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+    data = read_all(fd.get(), path);
+  }
+  if (is_gzip(data) || (ends_with(path, ".gz") && !data.empty())) data = gunzip(data, path);
+  return data;
+}
+
+std::string read_file(const std::string& path) {
+  auto d = read_file_if_exists(path);
+  if (!d) fail_system(ENOENT, "open", path);
+  return std::move(*d);
+}
+
+std::string dir_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string resolve_symlinks(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    char buf[PATH_MAX];
+    ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return p;  // not a link (or missing): the path itself
+    std::string target(buf, static_cast<size_t>(n));
+    if (target.empty() || target[0] != '/') {
+      std::string dir = dir_name(p);
+      target = (dir == "." ? "" : dir + "/") + target;
+    }
+    p = target;
+  }
+  fail_system(ELOOP, "resolve", path);
+}
+
+void fsync_dir(const std::string& dir) {
+  Fd d = open_fd(dir, O_RDONLY | O_DIRECTORY);
+  if (!d) fail_system(errno, "open folder", dir);
+  // Some filesystems cannot fsync a folder; that is no reason to fail.
+  if (fsync(d.get()) != 0 && errno != EINVAL && errno != ENOTSUP) fail_system(errno, "sync folder", dir);
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+void make_dirs(const std::string& path, mode_t mode) {
+  if (path.empty() || path == "." || path == "/") return;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) fail_system(ENOTDIR, "create folder", path);
+    return;
+  }
+  make_dirs(dir_name(path), mode);
+  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) fail_system(errno, "create folder", path);
+}
+
+void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how) {
+  const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
+  const std::string dir = dir_name(target);
+  // Exclusive creators race each other (lock files), so each gets its own
+  // temporary name; replacements are serialised by their callers' locks.
+  const std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(target) +
+                          (how.exclusive ? "." + std::to_string(getpid()) + ".tmp" : ".tmp");
+
+  mode_t mode = how.mode;
+  struct stat st;
+  bool existed = lstat(target.c_str(), &st) == 0;
+  if (existed && how.exclusive) fail_system(EEXIST, "create", path);
+  if (existed && S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
+  if (existed && how.keep_existing_mode && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
+
+  unlink(tmp.c_str());  // a stray of a writer that was killed
+  Fd fd = open_fd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+  if (!fd) fail_system(errno, "create", tmp);
+  try {
+    write_all(fd.get(), data, tmp);
+    if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
+    if (existed && S_ISREG(st.st_mode) && geteuid() == 0)
+      (void)!fchown(fd.get(), st.st_uid, st.st_gid);  // root editing a user's file keeps it theirs
+    if (how.sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
+    fd.close(tmp);
+    if (how.exclusive) {
+      // link() fails if the name was taken meanwhile; rename() would replace it
+      if (link(tmp.c_str(), target.c_str()) != 0) {
+        int err = errno;
+        // NFS may report failure for a link that was made (liblockfile's check)
+        struct stat tst;
+        if (err == EEXIST || lstat(tmp.c_str(), &tst) != 0 || tst.st_nlink != 2) fail_system(err, "create", path);
+      }
+      unlink(tmp.c_str());
+    } else if (rename(tmp.c_str(), target.c_str()) != 0) {
+      fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
+    }
+  } catch (...) {
+    unlink(tmp.c_str());
+    throw;
+  }
+  if (how.sync) fsync_dir(dir);
+}
+
+void append_locked(const std::string& path, std::string_view data, mode_t mode, bool sync) {
+  Fd fd = open_fd(path, O_WRONLY | O_APPEND | O_CREAT, mode);
+  if (!fd) fail_system(errno, "open", path);
+  flock_wait(fd.get(), true, path);
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+  auto undo = [&] { (void)!ftruncate(fd.get(), st.st_size); };
+  // one write() so that readers without the lock never see a torn entry
+  ssize_t n;
+  do n = ::write(fd.get(), data.data(), data.size());
+  while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    int err = errno;
+    undo();
+    fail_system(err, "append to", path);
+  }
+  if (static_cast<size_t>(n) != data.size()) {
+    // a short write means the disk filled up part-way; take it back whole
+    int err = errno ? errno : ENOSPC;
+    undo();
+    fail_system(err == 0 ? ENOSPC : err, "append to", path);
+  }
+  if (sync && fsync(fd.get()) != 0) {
+    int err = errno;
+    undo();
+    fail_system(err, "sync", path);
+  }
+  fd.close(path);
+}
+
+LockedForReplace lock_for_replace(const std::string& path) {
+  for (int attempt = 0;; ++attempt) {
+    LockedForReplace r;
+    r.fd = open_fd(path, O_RDONLY);
+    if (r.fd) {
+      flock_wait(r.fd.get(), true, path);
+      struct stat held, named;
+      if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
+      if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "read", path);
+      if (stat(path.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
+        continue;  // replaced while we waited: lock the new file
+      r.exists = true;
+      r.mode = held.st_mode & 07777;
+      r.contents = read_all(r.fd.get(), path);
+      return r;
+    }
+    if (errno != ENOENT) fail_system(errno, "open", path);
+    std::string dir = dir_name(resolve_symlinks(path));
+    r.fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
+    if (!r.fd) fail_system(errno, "open folder", dir);
+    flock_wait(r.fd.get(), true, dir);
+    if (access(path.c_str(), F_OK) == 0) continue;  // created while we waited
+    return r;
+  }
+}
+
+}  // namespace loopkit

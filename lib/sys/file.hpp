@@ -1,0 +1,59 @@
+// Whole-file reads, atomic durable replacement and locked appends.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+
+#include "sys/fd.hpp"
+
+namespace loopkit {
+
+// The file's bytes, or nullopt when it does not exist; "-" is stdin.
+// A name ending in ".gz" is decompressed.
+std::optional<std::string> read_file_if_exists(const std::string& path);
+std::string read_file(const std::string& path);  // missing: exit 4
+
+struct AtomicWrite {
+  mode_t mode = 0600;           // for a new file
+  bool keep_existing_mode = true;
+  bool sync = true;             // fsync the data and the folder
+  bool follow_symlink = true;   // false: a symlink at path is replaced, never written through
+  bool exclusive = false;       // fail with EEXIST when path already exists
+};
+
+// Write data to a temporary file beside path, fsync it, rename it over path
+// and fsync the folder: a reader sees the old or the new file, whole. The
+// temporary name is fixed per target (".NAME.tmp"), so a writer killed mid-way
+// leaves at most one stray, which the next write replaces.
+void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how = {});
+
+// The file that path names after following symlinks (path itself if none).
+std::string resolve_symlinks(const std::string& path);
+
+// Append data with one write() on an O_APPEND descriptor under an exclusive
+// flock; on failure the file is truncated back to its old size.
+void append_locked(const std::string& path, std::string_view data, mode_t mode, bool sync);
+
+// The folder part of a path ("." when none) and the last component.
+std::string dir_name(const std::string& path);
+std::string base_name(const std::string& path);
+
+// mkdir -p; new folders get mode
+void make_dirs(const std::string& path, mode_t mode = 0755);
+void fsync_dir(const std::string& dir);
+bool path_exists(const std::string& path);  // lstat: a dangling symlink exists
+
+// A regular file or the folder it would go in, exclusively flocked for a
+// read-modify-write. When the file exists, fd is it and it is still the inode
+// that path names (a rename by the previous holder is detected and retried).
+// When it does not, fd is its folder, locked, and the file is still absent.
+struct LockedForReplace {
+  Fd fd;
+  bool exists = false;
+  std::string contents;  // when exists
+  mode_t mode = 0;
+};
+LockedForReplace lock_for_replace(const std::string& path);
+
+}  // namespace loopkit

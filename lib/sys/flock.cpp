@@ -1,0 +1,26 @@
+#include "sys/flock.hpp"
+
+#include <cerrno>
+#include <sys/file.h>
+
+#include "sys/error.hpp"
+
+namespace loopkit {
+
+void flock_wait(int fd, bool exclusive, std::string_view subject) {
+  while (flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0) {
+    if (errno != EINTR) fail_system(errno, "lock", subject);
+  }
+}
+
+bool flock_try(int fd, bool exclusive, std::string_view subject) {
+  while (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return false;
+    if (errno != EINTR) fail_system(errno, "lock", subject);
+  }
+  return true;
+}
+
+void flock_release(int fd) { flock(fd, LOCK_UN); }
+
+}  // namespace loopkit

@@ -1,0 +1,22 @@
+// Process liveness that survives PID reuse and other users' processes.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+
+namespace loopkit {
+
+// kill(pid, 0): EPERM means alive (another user's process), never dead.
+bool is_pid_alive(pid_t pid);
+// Field 22 of /proc/PID/stat (clock ticks after boot); nullopt when gone.
+std::optional<uint64_t> process_start_time(pid_t pid);
+// alive and, when start is known, started at that time
+bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start);
+std::string boot_id();    // /proc/sys/kernel/random/boot_id, "" if unknown
+std::string host_name();  // uname -n
+// Wait up to seconds for pid to exit (pidfd where the kernel has it);
+// true if it is gone. Returns early on a signal.
+bool wait_for_exit(pid_t pid, double seconds);
+
+}  // namespace loopkit

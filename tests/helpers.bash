@@ -1,0 +1,47 @@
+# Shared set-up for loopkit's own bats files: the tools under test come from
+# $LOOPKIT_BIN (set by CTest), and nothing of the caller's HOME, PATH or
+# LOOPKIT_* leaks in. Each test runs in a fresh scratch folder.
+bats_require_minimum_version 1.5.0
+load /usr/lib/bats/bats-support/load.bash
+load /usr/lib/bats/bats-assert/load.bash
+
+: "${LOOPKIT_BIN:?set LOOPKIT_BIN to the folder of the built tools (CTest does)}"
+: "${LOOPKIT_SOURCE:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+
+setup() {
+  local var
+  for var in $(compgen -e LOOPKIT_); do
+    case $var in LOOPKIT_BIN | LOOPKIT_SCRIPTS | LOOPKIT_SOURCE | LOOPKIT_BUILD) ;; *) unset "$var" ;; esac
+  done
+  export PATH="$LOOPKIT_BIN:/usr/local/bin:/usr/bin:/bin"
+  export LOOPKIT_NOW=1736503530 # 2025-01-10T10:05:30Z
+  export TZ=UTC LC_ALL=C
+  W=$(mktemp -d "${BATS_TMPDIR:-/tmp}/loopkit-test.XXXXXX")
+  export HOME=$W/home TMPDIR=$W/tmp
+  mkdir -p "$HOME" "$TMPDIR"
+  cd "$W" || return 1
+}
+
+teardown() {
+  jobs -p | xargs -r kill 2>/dev/null || true
+  if [[ -f $W.pids ]]; then xargs -r kill <"$W.pids" 2>/dev/null || true; rm -f "$W.pids"; fi
+  cd / && rm -rf "$W"
+}
+
+# a live process that is not ours to wait for; killed at teardown
+live() {
+  sleep 300 >/dev/null 2>&1 &
+  echo $! >>"$W.pids"
+  echo $!
+}
+
+# a process id that is certainly not alive
+dead_pid() {
+  sh -c 'exit 0' & local p=$!; wait "$p"; echo "$p"
+}
+
+# skip unless strace can inject faults here (ptrace may be forbidden)
+need_strace() {
+  command -v strace >/dev/null || skip "strace is not installed"
+  strace -f -o /dev/null -e trace=none true 2>/dev/null || skip "strace cannot trace here"
+}
