@@ -1,5 +1,6 @@
 #include "sys/file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -165,6 +166,90 @@ void append_locked(const std::string& path, std::string_view data, mode_t mode, 
     fail_system(err, "sync", path);
   }
   fd.close(path);
+}
+
+void append_locked_with(const std::string& path, size_t tail_bytes,
+                        const std::function<std::string(off_t size, std::string_view tail)>& make, mode_t mode,
+                        bool sync) {
+  const std::string target = resolve_symlinks(path);
+  const int access_mode = tail_bytes > 0 ? O_RDWR : O_WRONLY;
+  for (;;) {
+    bool created = false;
+    Fd fd = open_fd(target, access_mode | O_APPEND);
+    if (!fd && errno == ENOENT) {
+      // O_EXCL tells us whether this call made the file, so a failed first
+      // write can take the file away again instead of leaving it empty
+      fd = open_fd(target, access_mode | O_APPEND | O_CREAT | O_EXCL, mode);
+      if (!fd && errno == EEXIST) continue;
+      created = static_cast<bool>(fd);
+    }
+    if (!fd) fail_system(errno, "open", path);
+    flock_wait(fd.get(), true, path);
+    struct stat held, named;
+    if (fstat(fd.get(), &held) != 0) fail_system(errno, "stat", path);
+    if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "append to", path);
+    if (stat(target.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
+      continue;  // replaced or removed while we waited: lock what path names now
+    const off_t size = held.st_size;
+    std::string tail;
+    if (tail_bytes > 0 && size > 0) {
+      size_t n = static_cast<size_t>(std::min<off_t>(size, static_cast<off_t>(tail_bytes)));
+      tail = read_at(fd.get(), size - static_cast<off_t>(n), n, path);
+    }
+    const std::string data = make(size, tail);
+    // only a file that was empty when we locked it is ours to remove; a
+    // racing appender may have filled the one we created before we locked it
+    const bool remove_on_failure = created && size == 0;
+    auto undo = [&] {
+      if (remove_on_failure)
+        unlink(target.c_str());
+      else
+        (void)!ftruncate(fd.get(), size);
+    };
+    if (!data.empty()) {
+      // one write() so that readers without the lock never see a torn entry
+      ssize_t n;
+      do n = ::write(fd.get(), data.data(), data.size());
+      while (n < 0 && errno == EINTR);
+      if (n < 0 || static_cast<size_t>(n) != data.size()) {
+        int err = n < 0 ? errno : ENOSPC;  // short: the disk filled up part-way
+        undo();
+        fail_system(err, "append to", path);
+      }
+    }
+    if (sync && fsync(fd.get()) != 0) {
+      int err = errno;
+      undo();
+      fail_system(err, "sync", path);
+    }
+    if (remove_on_failure && data.empty()) {
+      unlink(target.c_str());  // nothing to write: do not leave an empty file behind
+    } else if (created && sync) {
+      fsync_dir(dir_name(target));
+    }
+    fd.close(path);
+    return;
+  }
+}
+
+off_t file_size(int fd, std::string_view subject) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
+  return st.st_size;
+}
+
+std::string read_at(int fd, off_t offset, size_t n, std::string_view subject) {
+  std::string buf(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, buf.data() + got, n - got, offset + static_cast<off_t>(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail_system(errno, "read", subject);
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  buf.resize(got);
+  return buf;
 }
 
 LockedForReplace lock_for_replace(const std::string& path) {

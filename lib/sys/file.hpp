@@ -1,5 +1,6 @@
 // Whole-file reads, atomic durable replacement and locked appends.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,22 @@ std::string resolve_symlinks(const std::string& path);
 // Append data with one write() on an O_APPEND descriptor under an exclusive
 // flock; on failure the file is truncated back to its old size.
 void append_locked(const std::string& path, std::string_view data, mode_t mode, bool sync);
+
+// As append_locked, but the bytes are chosen under the lock from the file's
+// size and its last tail_bytes (read with pread, so the cost does not grow
+// with the file): of many first appenders exactly one sees size 0 and writes
+// a header. The lock is taken on the inode that path still names (a rename
+// by a rewriter holding the same flock is detected and retried). A file this
+// call created is removed again when the write fails; an empty result writes
+// nothing. A symlink is followed.
+void append_locked_with(const std::string& path, size_t tail_bytes,
+                        const std::function<std::string(off_t size, std::string_view tail)>& make, mode_t mode,
+                        bool sync);
+
+// Size of an open file (exit 4 naming subject on error).
+off_t file_size(int fd, std::string_view subject);
+// Up to n bytes at offset (fewer only at the end of the file); exit 4 on error.
+std::string read_at(int fd, off_t offset, size_t n, std::string_view subject);
 
 // The folder part of a path ("." when none) and the last component.
 std::string dir_name(const std::string& path);

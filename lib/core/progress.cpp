@@ -1,0 +1,402 @@
+#include "core/progress.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <fcntl.h>
+
+#include "sys/error.hpp"
+#include "sys/fd.hpp"
+#include "sys/file.hpp"
+
+namespace loopkit::progress {
+
+namespace {
+
+constexpr std::string_view kRule = "---";
+constexpr size_t kBlock = 4096;            // small reads: --max-bytes reads little beyond what it prints
+constexpr size_t kCopyBlock = 1 << 20;     // whole-file passes
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+bool is_blank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+}
+
+// Calls f(line) for each line of text, without its newline.
+template <class F>
+void for_each_line(std::string_view text, F f) {
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    f(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+// Bytes of a progress file, whether an open regular file (read on demand)
+// or a document in memory (stdin, .gz).
+struct Source {
+  uint64_t size;
+  std::function<std::string(uint64_t offset, size_t n)> read;
+};
+
+// The header and patterns: everything up to and including the first "---"
+// line. end == size when the file has no such line (then there are no entries).
+struct Head {
+  std::string text;
+  uint64_t end = 0;
+};
+
+Head find_head(const Source& src) {
+  Head h;
+  size_t line_start = 0;
+  for (;;) {
+    size_t nl = h.text.find('\n', line_start);
+    if (nl == std::string::npos) {
+      if (h.end >= src.size) {  // the last line has no newline
+        h.end = src.size;
+        return h;
+      }
+      std::string block = src.read(h.end, kBlock);
+      if (block.empty()) {
+        h.end = h.text.size();
+        return h;
+      }
+      h.end += block.size();
+      h.text += block;
+      continue;
+    }
+    if (std::string_view(h.text).substr(line_start, nl - line_start) == kRule) {
+      h.text.resize(nl + 1);
+      h.end = nl + 1;
+      return h;
+    }
+    line_start = nl + 1;
+  }
+}
+
+// Entries from the newest back, each the text after one "---" line up to and
+// including the next (the last may lack its closing rule). Reads backwards in
+// blocks, keeping only the entry being collected; the block grows with it so
+// that a huge entry costs linear time.
+class BackwardEntries {
+public:
+  BackwardEntries(const Source& src, uint64_t lo, uint64_t hi) : src_(src), lo_(lo), pos_(hi) {}
+
+  // nullopt at the start of the entries, or (too_big) when the entry being
+  // collected has grown past limit bytes before its start was found
+  std::optional<std::string> next(size_t limit, bool& too_big) {
+    too_big = false;
+    if (done_) return std::nullopt;
+    size_t searched_from = buf_.size();  // candidates at or after this index are ruled out
+    for (;;) {
+      if (auto q = find_rule(searched_from)) {
+        std::string entry = buf_.substr(*q + 4);
+        buf_.resize(*q + 4);
+        return entry;
+      }
+      if (pos_ == lo_) {
+        done_ = true;
+        if (buf_.empty()) return std::nullopt;
+        return std::move(buf_);
+      }
+      if (buf_.size() > limit) {
+        too_big = true;
+        return std::nullopt;
+      }
+      size_t n = static_cast<size_t>(std::min<uint64_t>(std::max(kBlock, buf_.size()), pos_ - lo_));
+      std::string more = src_.read(pos_ - n, n);
+      if (more.size() != n) fail_system(EIO, "read", "progress file");  // shrank under us
+      pos_ -= n;
+      buf_.insert(0, more);
+      searched_from = n + 1;  // index 0 was undecided before: its previous byte was unknown
+    }
+  }
+
+private:
+  // The last "---\n" line that ends before the end of buf_ and starts below
+  // searched_from, at a line start.
+  std::optional<size_t> find_rule(size_t searched_from) const {
+    if (buf_.size() < 5 || searched_from == 0) return std::nullopt;
+    std::string_view b(buf_);
+    size_t start = std::min(b.size() - 5, searched_from - 1);
+    for (;;) {
+      size_t q = b.rfind("---\n", start);
+      if (q == std::string_view::npos) return std::nullopt;
+      if (q > 0 ? b[q - 1] == '\n' : pos_ == lo_) return q;
+      if (q == 0) return std::nullopt;
+      start = q - 1;
+    }
+  }
+
+  const Source& src_;
+  uint64_t lo_;
+  uint64_t pos_;  // file offset of buf_[0]
+  std::string buf_;
+  bool done_ = false;
+};
+
+// Pass the bytes from offset to the end through f in blocks cut at newlines.
+template <class F>
+void forward_lines(const Source& src, uint64_t offset, F f) {
+  std::string carry;
+  while (offset < src.size) {
+    std::string block = src.read(offset, kCopyBlock);
+    if (block.empty()) break;
+    offset += block.size();
+    carry += block;
+    size_t cut = carry.rfind('\n');
+    if (cut == std::string::npos) continue;
+    f(std::string_view(carry).substr(0, cut + 1));
+    carry.erase(0, cut + 1);
+  }
+  if (!carry.empty()) f(carry);
+}
+
+bool select(const Source& src, const ShowOptions& o, const Sink& sink) {
+  Head head = find_head(src);
+  const bool filtered = !o.id.empty() || !o.since.empty();
+  if (!filtered && !o.last && !o.max_bytes) {
+    if (o.learnings) {
+      forward_lines(src, head.end, [&](std::string_view text) { sink(without_rules(text)); });
+    } else {
+      sink(head.text);
+      forward_lines(src, head.end, sink);
+    }
+    return true;
+  }
+
+  const size_t budget = o.max_bytes.value_or(SIZE_MAX);
+  std::string head_out = o.learnings ? std::string() : std::move(head.text);
+  if (head_out.size() > budget) {  // whole lines of the head, as many as fit
+    size_t nl = budget == 0 ? std::string::npos : head_out.rfind('\n', budget - 1);
+    head_out.resize(nl == std::string::npos ? 0 : nl + 1);
+  }
+  size_t remaining = budget - head_out.size();
+  std::vector<std::string> picked;
+  bool matched = false;
+  BackwardEntries entries(src, head.end, src.size);
+  while (!o.last || picked.size() < *o.last) {
+    // an entry that cannot fit ends the search unless filters may skip it;
+    // without_rules takes at most its closing "---\n" away
+    size_t limit = filtered || remaining > SIZE_MAX - 4 ? SIZE_MAX : remaining + (o.learnings ? 4 : 0);
+    bool too_big = false;
+    auto entry = entries.next(limit, too_big);
+    if (!entry) {
+      matched = matched || too_big;
+      break;
+    }
+    auto heading = heading_of(*entry);
+    if (!heading && is_blank(without_rules(*entry))) continue;
+    if (!o.id.empty() && (!heading || heading->id != o.id)) continue;
+    if (!o.since.empty() && (!heading || heading->date.empty() || heading->date < o.since)) continue;
+    matched = true;
+    std::string text = o.learnings ? without_rules(*entry) : std::move(*entry);
+    if (text.size() > remaining) break;  // the newest entries that fit, with no gap
+    remaining -= text.size();
+    picked.push_back(std::move(text));
+  }
+  if (filtered && !matched) return false;
+  sink(head_out);
+  for (auto it = picked.rbegin(); it != picked.rend(); ++it) sink(*it);
+  return true;
+}
+
+}  // namespace
+
+std::string header_text(std::string_view session, std::string_view verify) {
+  std::string h = "# Progress: " + one_line(session) + "\n\nVerify: ";
+  h += verify.empty() ? std::string("(none)") : one_line(verify);
+  h += "\n\n## Codebase Patterns\n(Patterns discovered during implementation)\n\n---\n";
+  return h;
+}
+
+std::string session_from_path(const std::string& path) {
+  std::string name = base_name(path);
+  if (ends_with(name, ".md")) name.resize(name.size() - 3);
+  if (starts_with(name, "progress-") && name.size() > 9) name.erase(0, 9);
+  return name;
+}
+
+bool is_date(std::string_view t) {
+  if (t.size() != 10 || t[4] != '-' || t[7] != '-') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (t[i] < '0' || t[i] > '9') return false;
+  auto num = [&](size_t at, size_t len) {
+    int v = 0;
+    for (size_t i = at; i < at + len; ++i) v = v * 10 + (t[i] - '0');
+    return v;
+  };
+  int y = num(0, 4), m = num(5, 2), d = num(8, 2);
+  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m < 1 || m > 12 || d < 1) return false;
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return d <= days[m - 1] + (m == 2 && leap ? 1 : 0);
+}
+
+std::string one_line(std::string_view text) {
+  std::string s(text);
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return s;
+}
+
+std::vector<std::string> bullets_from(std::string_view text) {
+  std::vector<std::string> out;
+  for_each_line(text, [&](std::string_view line) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (is_blank(line)) return;
+    out.push_back(starts_with(line, "- ") ? std::string(line) : "- " + std::string(line));
+  });
+  return out;
+}
+
+std::string entry_text(const Entry& e) {
+  std::string s = "\n## " + e.date;
+  if (!e.id.empty()) s += " - " + one_line(e.id);
+  s += '\n';
+  for (const auto& b : e.bullets) s += b + '\n';
+  s += "\n---\n";
+  return s;
+}
+
+std::string entry_after(std::string_view tail, const Entry& entry) {
+  std::string s = entry_text(entry);
+  if (ends_with(tail, "\n\n")) return s.substr(1);
+  if (!tail.empty() && tail.back() != '\n') return "\n" + s;
+  return s;
+}
+
+std::string add_patterns(std::string_view doc, const std::vector<std::string>& patterns) {
+  std::string lines;
+  for (const auto& p : patterns) lines += "- " + one_line(p) + "\n";
+  // offsets of the line starts up to the first "---" line (the head)
+  size_t rule = std::string_view::npos, section = std::string_view::npos, section_end = std::string_view::npos;
+  size_t at = 0;
+  while (at < doc.size()) {
+    size_t nl = doc.find('\n', at);
+    std::string_view line = doc.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+    if (line == kRule) {
+      rule = at;
+      break;
+    }
+    if (section != std::string_view::npos && section_end == std::string_view::npos && starts_with(line, "#"))
+      section_end = at;
+    if (section == std::string_view::npos && starts_with(line, "## Codebase Patterns")) section = at;
+    if (nl == std::string_view::npos) break;
+    at = nl + 1;
+  }
+  std::string out(doc);
+  if (section == std::string_view::npos) {
+    std::string block = "## Codebase Patterns\n" + lines + "\n";
+    if (rule != std::string_view::npos) return out.insert(rule, block);
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    return out + (out.empty() ? "" : "\n") + block + "---\n";
+  }
+  if (section_end == std::string_view::npos) section_end = rule == std::string_view::npos ? doc.size() : rule;
+  // after the section's last non-blank line, before the blank lines that end it
+  size_t insert = section_end;
+  while (insert > section && (doc[insert - 1] == '\n' || doc[insert - 1] == ' ' || doc[insert - 1] == '\r')) --insert;
+  size_t nl = doc.find('\n', insert);
+  if (nl == std::string_view::npos) {
+    out += '\n';
+    out += lines;
+    if (rule == std::string_view::npos && section_end == doc.size()) out += "\n";
+    return out;
+  }
+  return out.insert(nl + 1, lines);
+}
+
+void append(const std::string& path, const AppendRequest& r) {
+  const std::string header = header_text(r.session.empty() ? session_from_path(path) : r.session, r.verify);
+  constexpr mode_t mode = 0666;  // less the umask, as the shell's >> creates files
+  if (r.patterns.empty()) {
+    append_locked_with(
+        path, 2,
+        [&](off_t size, std::string_view tail) {
+          if (size == 0) return r.entry ? header + entry_text(*r.entry) : header;
+          return r.entry ? entry_after(tail, *r.entry) : std::string();
+        },
+        mode, r.sync);
+    return;
+  }
+  for (;;) {
+    // make sure the file exists first: a rewrite of a file that a racing
+    // appender creates meanwhile would lose that appender's entry
+    append_locked_with(
+        path, 0, [&](off_t size, std::string_view) { return size == 0 ? header : std::string(); }, mode, r.sync);
+    LockedForReplace held = lock_for_replace(path);
+    if (!held.exists) continue;  // removed in between: create it again
+    std::string doc = add_patterns(held.contents, r.patterns);
+    if (r.entry) doc += entry_after(std::string_view(doc).substr(doc.size() - std::min<size_t>(2, doc.size())), *r.entry);
+    AtomicWrite how;
+    how.sync = r.sync;
+    // written while held.fd keeps the lock: appenders waiting on the old
+    // inode see the rename and append to the new file
+    write_file_atomic(path, doc, how);
+    return;
+  }
+}
+
+bool show_text(std::string_view doc, const ShowOptions& options, const Sink& sink) {
+  Source src{doc.size(), [doc](uint64_t offset, size_t n) {
+               return offset >= doc.size() ? std::string() : std::string(doc.substr(offset, n));
+             }};
+  return select(src, options, sink);
+}
+
+bool show(const std::string& path, const ShowOptions& options, const Sink& sink) {
+  if (path == "-" || ends_with(path, ".gz")) {
+    auto doc = read_file_if_exists(path);
+    if (!doc) fail_no("no such progress file " + quoted(path));
+    return show_text(*doc, options, sink);
+  }
+  Fd fd = open_fd(path, O_RDONLY);
+  if (!fd) {
+    if (errno == ENOENT) fail_no("no such progress file " + quoted(path));
+    fail_system(errno, "open", path);
+  }
+  int raw = fd.get();
+  Source src{static_cast<uint64_t>(file_size(raw, path)),
+             [raw, &path](uint64_t offset, size_t n) { return read_at(raw, static_cast<off_t>(offset), n, path); }};
+  return select(src, options, sink);
+}
+
+std::optional<Heading> heading_of(std::string_view entry) {
+  std::optional<Heading> found;
+  bool stop = false;
+  for_each_line(entry, [&](std::string_view line) {
+    if (stop || is_blank(line)) return;
+    stop = true;
+    if (!starts_with(line, "## ")) return;
+    line.remove_prefix(3);
+    Heading h;
+    std::string_view date = line.substr(0, line.find(" - "));
+    if (is_date(date)) {
+      h.date = std::string(date);
+      if (date.size() < line.size()) h.id = std::string(line.substr(date.size() + 3));
+    } else {
+      h.id = std::string(line);
+    }
+    found = h;
+  });
+  return found;
+}
+
+std::string without_rules(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for_each_line(text, [&](std::string_view line) {
+    if (line == kRule) return;
+    out += line;
+    out += '\n';
+  });
+  return out;
+}
+
+}  // namespace loopkit::progress

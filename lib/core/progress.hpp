@@ -1,0 +1,74 @@
+// Progress files (003_26e95c9e0dcadcb1.txt): a header with the codebase
+// patterns, then dated entries, each closed by a "---" line.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopkit::progress {
+
+// "# Progress: S\n\nVerify: V\n\n## Codebase Patterns\n(...)\n\n---\n";
+// an empty verify writes "(none)", as the seed's generated files do.
+std::string header_text(std::string_view session, std::string_view verify);
+// progress-NAME.md -> NAME; else the base name without ".md"
+std::string session_from_path(const std::string& path);
+bool is_date(std::string_view text);  // YYYY-MM-DD, a real day
+
+// One bullet per non-blank line of text; a line already starting "- " is kept.
+std::vector<std::string> bullets_from(std::string_view text);
+// newlines and tabs become spaces: a heading or a bullet is one line
+std::string one_line(std::string_view text);
+
+struct Entry {
+  std::string date;                  // YYYY-MM-DD
+  std::string id;                    // "" : "## DATE" alone
+  std::vector<std::string> bullets;  // whole lines, each starting "- "
+};
+// "\n## DATE - ID\n- ...\n\n---\n"
+std::string entry_text(const Entry& entry);
+// What goes after a file whose last bytes are tail: the entry, with its
+// leading blank line dropped or a newline added so that the layout holds.
+std::string entry_after(std::string_view tail, const Entry& entry);
+// The document with "- TEXT" lines added at the end of "## Codebase Patterns"
+// (the section is made before the first "---" line when missing).
+std::string add_patterns(std::string_view doc, const std::vector<std::string>& patterns);
+
+struct AppendRequest {
+  std::string session;  // for a new file; "" : from the path
+  std::string verify;
+  std::optional<Entry> entry;
+  std::vector<std::string> patterns;
+  bool sync = true;
+};
+// An entry alone is one locked O_APPEND write that never reads more than the
+// file's last two bytes; patterns rewrite the file atomically under the same
+// lock (the entry, if any, in the same rewrite).
+void append(const std::string& path, const AppendRequest& request);
+
+struct ShowOptions {
+  std::optional<size_t> last;
+  std::string id;
+  std::string since;  // YYYY-MM-DD, inclusive
+  bool learnings = false;
+  std::optional<size_t> max_bytes;
+};
+using Sink = std::function<void(std::string_view)>;
+// Print the selection to sink. false: --id or --since matched no entry (and
+// nothing was printed). Missing file: exit 1. A regular file is read only
+// as far as the selection needs (its head, then entries from the end).
+bool show(const std::string& path, const ShowOptions& options, const Sink& sink);
+bool show_text(std::string_view doc, const ShowOptions& options, const Sink& sink);
+
+// "## 2025-01-10 - beads-123" in an entry's text: its date and id
+struct Heading {
+  std::string date;
+  std::string id;
+};
+std::optional<Heading> heading_of(std::string_view entry);
+// text without its "---" lines (every line ends with a newline)
+std::string without_rules(std::string_view text);
+
+}  // namespace loopkit::progress
