@@ -31,7 +31,7 @@ void print_completion_helper(const cxxopts::Options& options) {
     std::string desc = o.desc;
     for (auto& c : desc)
       if (c == '\t' || c == '\n') c = ' ';
-    std::fputs(fmt::format("{}\t{}\t{}\t{}\n", o.s.empty() ? "" : "-" + o.s, "--" + o.l,
+    std::fputs(fmt::format("{}\t{}\t{}\t{}\n", o.s.empty() ? "" : "-" + o.s, "--" + (o.l.empty() ? std::string() : o.l.front()),
                            o.is_boolean ? "" : (o.arg_help.empty() ? "ARG" : o.arg_help), desc)
                    .c_str(),
                stdout);

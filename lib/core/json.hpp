@@ -1,6 +1,7 @@
 // JSON documents: Boost.JSON values, a strict parser with a deliberate depth
 // limit, layout detection and a serializer whose numbers read like jq's.
 #pragma once
+#include <boost/json/storage_ptr.hpp>
 #include <boost/json/value.hpp>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@ namespace loopkit::json {
 
 using boost::json::array;
 using boost::json::object;
+using boost::json::string;
 using boost::json::value;
 
 // Boost's default of 32 is too low for real files; 1000 levels still fits
@@ -18,9 +20,11 @@ inline constexpr std::size_t max_depth = 1000;
 
 // Exactly one document (surrounding whitespace allowed); anything else is
 // exit 3: "'SUBJECT': not valid JSON: REASON at line L, column C".
-value parse(std::string_view text, std::string_view subject);
+// `storage` lets a read-only caller parse into a monotonic arena.
+value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage = {});
 // Zero or more documents one after another (JSON lines, concatenated JSON).
-std::vector<value> parse_many(std::string_view text, std::string_view subject);
+std::vector<value> parse_many(std::string_view text, std::string_view subject,
+                              boost::json::storage_ptr storage = {});
 
 struct Layout {
   bool pretty = true;            // members on their own lines

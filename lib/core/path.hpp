@@ -9,7 +9,7 @@
 namespace loopkit {
 
 struct Segment {
-  enum Kind { key, index, all } kind;
+  enum Kind { key, elem, all } kind;  // .name, [N], []
   std::string name;     // key
   long long index = 0;  // index, negative from the end
 };
@@ -32,5 +32,8 @@ std::size_t parse_path_prefix(std::string_view text, Path& out);
 // is missing or a value on the way is null. Indexing into a string, number
 // or boolean is exit 3.
 std::vector<const json::value*> lookup(const json::value& doc, const Path& path);
+
+// "string", "number", "object", ... for messages
+const char* type_name(const json::value& v);
 
 }  // namespace loopkit

@@ -1,0 +1,307 @@
+#include "core/edit.hpp"
+
+#include <vector>
+
+namespace loopkit {
+
+namespace {
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+struct Item {           // a member or an element in the original text
+  std::size_t prefix;   // start of what precedes it: whitespace, and a comma for all but the first
+  std::size_t key;      // start of the key literal (members)
+  std::size_t value;    // start of the value
+  std::size_t end;      // end of the value
+  std::string name;     // decoded key (members)
+};
+
+class Rewriter {
+public:
+  Rewriter(std::string_view text, const json::Layout& layout, bool reformat)
+      : t_(text), layout_(layout), reformat_(reformat) {}
+
+  std::string run(const json::value& before, const json::value& after) {
+    std::size_t b = ws(0);
+    std::size_t e = skip_value(b);
+    std::string out;
+    out.reserve(t_.size() + 256);
+    if (reformat_) {
+      emit(out, b, e, before, after, "", layout_);
+      if (layout_.final_newline) out += '\n';
+    } else {
+      out.append(t_.substr(0, b));  // whatever surrounds the document stays
+      emit(out, b, e, before, after, "", layout_);
+      out.append(t_.substr(e));
+    }
+    return out;
+  }
+
+private:
+  std::string_view t_;
+  json::Layout layout_;
+  bool reformat_;
+
+  std::size_t ws(std::size_t p) const {
+    while (p < t_.size() && is_ws(t_[p])) ++p;
+    return p;
+  }
+  std::size_t skip_string(std::size_t p) const {
+    ++p;
+    for (;;) {
+      char c = t_[p];
+      if (c == '\\') p += 2;
+      else if (c == '"') return p + 1;
+      else ++p;
+    }
+  }
+  std::size_t skip_value(std::size_t p) const {
+    char c = t_[p];
+    if (c == '"') return skip_string(p);
+    if (c == '{' || c == '[') {
+      int depth = 0;
+      for (;;) {
+        c = t_[p];
+        if (c == '"') {
+          p = skip_string(p);
+          continue;
+        }
+        if (c == '{' || c == '[') ++depth;
+        else if ((c == '}' || c == ']') && --depth == 0) return p + 1;
+        ++p;
+      }
+    }
+    while (p < t_.size() && !is_ws(t_[p]) && t_[p] != ',' && t_[p] != '}' && t_[p] != ']') ++p;
+    return p;
+  }
+  std::string key_name(std::size_t b, std::size_t e) const {
+    std::string_view lit = t_.substr(b, e - b);
+    if (lit.find('\\') == std::string_view::npos) return std::string(lit.substr(1, lit.size() - 2));
+    return std::string(json::parse(lit, "key").get_string());
+  }
+
+  // the items of the container spanning [b, e)
+  std::vector<Item> items(std::size_t b, std::size_t e, bool members) const {
+    std::vector<Item> out;
+    std::size_t p = b + 1;
+    for (;;) {
+      std::size_t prefix = p;
+      p = ws(p);
+      if (p >= e - 1) break;
+      if (t_[p] == ',') p = ws(p + 1);
+      Item it{prefix, p, p, p, {}};
+      if (members) {
+        std::size_t kend = skip_string(p);
+        it.name = key_name(p, kend);
+        p = ws(kend) + 1;  // past ':'
+        it.value = ws(p);
+      }
+      it.end = skip_value(it.value);
+      p = it.end;
+      out.push_back(std::move(it));
+    }
+    return out;
+  }
+
+  // the indentation of the line an item starts on, from its prefix
+  std::string indent_of(const Item& it, const std::string& fallback) const {
+    std::string_view pre = t_.substr(it.prefix, it.key - it.prefix);
+    auto nl = pre.rfind('\n');
+    if (nl == std::string_view::npos) return fallback;
+    return std::string(pre.substr(nl + 1));
+  }
+
+  // The style a container's new items take: that of its existing items.
+  json::Layout local_layout(const std::vector<Item>& its, bool members, std::size_t b, std::size_t e) const {
+    json::Layout l = layout_;
+    if (reformat_) return l;
+    if (its.empty()) {
+      // an empty container on one line inside a pretty document stays pretty
+      return l;
+    }
+    std::string_view first = t_.substr(its[0].prefix, its[0].key - its[0].prefix);
+    l.pretty = first.find('\n') != std::string_view::npos;
+    if (!l.pretty) {
+      if (its.size() > 1) {
+        std::string_view sep = t_.substr(its[1].prefix, its[1].key - its[1].prefix);
+        l.space_after_comma = sep.find(' ') != std::string_view::npos;
+      } else {
+        l.space_after_comma = layout_.space_after_comma;
+      }
+    }
+    if (members) {
+      std::size_t kend = skip_string(its[0].key);
+      std::string_view colon = t_.substr(kend, its[0].value - kend);
+      l.space_after_colon = colon.find(' ') != std::string_view::npos || colon.find('\t') != std::string_view::npos;
+    }
+    (void)b;
+    (void)e;
+    return l;
+  }
+
+  std::string separator(const json::Layout& l, bool first, const std::string& inner) const {
+    std::string s = first ? "" : ",";
+    if (l.pretty) {
+      s += '\n';
+      s += inner;
+    } else if (!first && l.space_after_comma) {
+      s += ' ';
+    }
+    return s;
+  }
+
+  void emit(std::string& out, std::size_t b, std::size_t e, const json::value& before, const json::value& after,
+            const std::string& indent, const json::Layout& style) {
+    if (before == after) {
+      if (reformat_) reindent(out, b, indent);
+      else out.append(t_.substr(b, e - b));
+      return;
+    }
+    if (before.is_object() && after.is_object()) return emit_container(out, b, e, before, after, indent, true);
+    if (before.is_array() && after.is_array()) return emit_container(out, b, e, before, after, indent, false);
+    json::write_value(out, after, style, indent);
+  }
+
+  void emit_container(std::string& out, std::size_t b, std::size_t e, const json::value& before,
+                      const json::value& after, const std::string& indent, bool members) {
+    auto its = items(b, e, members);
+    json::Layout l = local_layout(its, members, b, e);
+    std::string inner_default = l.pretty ? indent + l.indent : indent;
+    std::string inner = (!reformat_ && !its.empty()) ? indent_of(its.back(), inner_default) : inner_default;
+    // a member's value continues its key's line: nested lines indent from the key's
+    std::size_t written = 0;
+    out += members ? '{' : '[';
+
+    auto put_old = [&](const Item& it, std::size_t index, const json::value& old_v, const json::value& new_v) {
+      std::string my_indent = reformat_ ? inner : indent_of(it, inner);
+      if (reformat_) {
+        out += separator(l, written == 0, inner);
+      } else if (written == 0) {
+        // the first item's leading whitespace, wherever the item came from
+        out.append(t_.substr(its[0].prefix, its[0].key - its[0].prefix));
+      } else if (index == 0) {
+        out += separator(l, false, inner);
+      } else {
+        out.append(t_.substr(it.prefix, it.key - it.prefix));
+      }
+      if (members) {
+        if (reformat_) {
+          out += t_.substr(it.key, skip_string(it.key) - it.key);
+          out += l.space_after_colon ? ": " : ":";
+        } else {
+          out.append(t_.substr(it.key, it.value - it.key));
+        }
+      }
+      emit(out, it.value, it.end, old_v, new_v, my_indent, l);
+      ++written;
+    };
+    auto put_new = [&](const std::string* name, const json::value& v) {
+      out += separator(l, written == 0, inner);
+      if (name) {
+        out += json::quote(*name);
+        out += l.space_after_colon ? ": " : ":";
+      }
+      json::write_value(out, v, l, inner);
+      ++written;
+    };
+
+    if (members) {
+      const auto& bo = before.get_object();
+      const auto& ao = after.get_object();
+      for (std::size_t i = 0; i < its.size(); ++i) {
+        const auto* nv = ao.if_contains(its[i].name);
+        const auto* ov = bo.if_contains(its[i].name);
+        if (nv && ov) put_old(its[i], i, *ov, *nv);
+      }
+      for (const auto& kv : ao) {
+        if (!bo.contains(kv.key())) {
+          std::string name(kv.key());
+          put_new(&name, kv.value());
+        }
+      }
+    } else {
+      const auto& ba = before.get_array();
+      const auto& aa = after.get_array();
+      std::size_t nb = ba.size(), na = aa.size();
+      std::size_t pre = 0;
+      while (pre < nb && pre < na && ba[pre] == aa[pre]) ++pre;
+      std::size_t suf = 0;
+      while (suf < nb - pre && suf < na - pre && ba[nb - 1 - suf] == aa[na - 1 - suf]) ++suf;
+      // the middle of the old array pairs with the middle of the new one by position
+      std::size_t mid_b = nb - pre - suf, mid_a = na - pre - suf;
+      for (std::size_t j = 0; j < na; ++j) {
+        if (j < pre) {
+          put_old(its[j], j, ba[j], aa[j]);
+        } else if (j >= na - suf) {
+          std::size_t i = j - na + nb;
+          put_old(its[i], i, ba[i], aa[j]);
+        } else if (j - pre < mid_b) {
+          put_old(its[j], j, ba[j], aa[j]);
+        } else {
+          put_new(nullptr, aa[j]);
+        }
+      }
+      (void)mid_a;
+    }
+
+    if (written == 0) {
+      out += members ? '}' : ']';
+    } else if (reformat_ || its.empty()) {
+      if (l.pretty) {
+        out += '\n';
+        out += indent;
+      }
+      out += members ? '}' : ']';
+    } else {
+      std::size_t last_end = its.back().end;
+      out.append(t_.substr(last_end, e - last_end));  // whitespace before the closing bracket
+    }
+  }
+
+  // copy the value at b in layout_, keeping scalar tokens' text
+  void reindent(std::string& out, std::size_t b, const std::string& indent) {
+    char c = t_[b];
+    if (c != '{' && c != '[') {
+      out.append(t_.substr(b, skip_value(b) - b));
+      return;
+    }
+    bool members = c == '{';
+    std::size_t e = skip_value(b);
+    auto its = items(b, e, members);
+    if (its.empty()) {
+      out += members ? "{}" : "[]";
+      return;
+    }
+    std::string inner = layout_.pretty ? indent + layout_.indent : indent;
+    out += c;
+    bool first = true;
+    for (const auto& it : its) {
+      out += separator(layout_, first, inner);
+      first = false;
+      if (members) {
+        out.append(t_.substr(it.key, skip_string(it.key) - it.key));
+        out += layout_.space_after_colon ? ": " : ":";
+      }
+      reindent(out, it.value, inner);
+    }
+    if (layout_.pretty) {
+      out += '\n';
+      out += indent;
+    }
+    out += members ? '}' : ']';
+  }
+};
+
+}  // namespace
+
+std::string rewrite_faithfully(std::string_view text, const json::value& before, const json::value& after,
+                               const json::Layout& layout) {
+  return Rewriter(text, layout, false).run(before, after);
+}
+
+std::string reformat(std::string_view text, const json::value& before, const json::value& after,
+                     const json::Layout& layout) {
+  return Rewriter(text, layout, true).run(before, after);
+}
+
+}  // namespace loopkit

@@ -1,0 +1,245 @@
+#include "core/json.hpp"
+
+#include <boost/json/src.hpp>  // Boost.JSON compiled into the library, once
+#include <fmt/format.h>
+
+#include "sys/error.hpp"
+
+namespace loopkit::json {
+
+namespace {
+
+boost::json::parse_options strict_options() {
+  boost::json::parse_options o;
+  o.max_depth = max_depth;
+  return o;
+}
+
+[[noreturn]] void fail_parse(std::string_view text, std::size_t at, const boost::system::error_code& ec,
+                             std::string_view subject) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  std::string reason = ec.message();
+  if (!reason.empty() && reason.back() == '.') reason.pop_back();
+  for (auto& c : reason) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  fail_data(fmt::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject), reason, line, col));
+}
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+}  // namespace
+
+value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage) {
+  std::size_t begin = 0;
+  while (begin < text.size() && is_ws(text[begin])) ++begin;
+  if (begin == text.size()) fail_data(fmt::format("{}: not valid JSON: empty document", quoted(subject)));
+  boost::json::stream_parser p({}, strict_options());
+  p.reset(storage);
+  boost::system::error_code ec;
+  std::size_t used = p.write_some(text.data(), text.size(), ec);
+  if (!ec) p.finish(ec);
+  if (ec) fail_parse(text, used, ec, subject);
+  for (std::size_t i = used; i < text.size(); ++i)
+    if (!is_ws(text[i])) fail_parse(text, i, boost::json::error::extra_data, subject);
+  return p.release();
+}
+
+std::vector<value> parse_many(std::string_view text, std::string_view subject, boost::json::storage_ptr storage) {
+  std::vector<value> docs;
+  boost::json::stream_parser p({}, strict_options());
+  p.reset(storage);
+  std::size_t pos = 0;
+  for (;;) {
+    while (pos < text.size() && is_ws(text[pos])) ++pos;
+    if (pos == text.size()) break;
+    boost::system::error_code ec;
+    std::size_t used = p.write_some(text.data() + pos, text.size() - pos, ec);
+    if (ec) fail_parse(text, pos + used, ec, subject);
+    pos += used;
+    if (!p.done()) {
+      p.finish(ec);
+      if (ec) fail_parse(text, pos, ec, subject);
+    }
+    docs.push_back(p.release());
+    p.reset(storage);
+  }
+  return docs;
+}
+
+Layout default_layout() { return Layout{}; }
+
+Layout compact_layout() {
+  Layout l;
+  l.pretty = false;
+  l.space_after_colon = false;
+  return l;
+}
+
+Layout detect_layout(std::string_view t) {
+  Layout l;
+  l.final_newline = !t.empty() && t.back() == '\n';
+  std::size_t i = 0;
+  while (i < t.size() && is_ws(t[i])) ++i;
+  if (i == t.size() || (t[i] != '{' && t[i] != '[')) return l;
+  std::size_t j = i + 1;
+  while (j < t.size() && is_ws(t[j])) ++j;
+  if (j < t.size() && (t[j] == '}' || t[j] == ']')) return l;  // empty: nothing to learn
+  std::string_view gap = t.substr(i + 1, j - i - 1);
+  auto nl = gap.rfind('\n');
+  if (nl != std::string_view::npos) {
+    l.pretty = true;
+    l.indent = std::string(gap.substr(nl + 1));
+    if (l.indent.empty()) l.indent = "  ";
+  } else {
+    l.pretty = false;
+  }
+  // the first member's colon, and the first separating comma at this level
+  if (t[i] == '{' && j < t.size() && t[j] == '"') {
+    std::size_t k = j + 1;
+    while (k < t.size() && t[k] != '"') k += (t[k] == '\\') ? 2 : 1;
+    ++k;
+    while (k < t.size() && is_ws(t[k])) ++k;
+    l.space_after_colon = k + 1 < t.size() && t[k] == ':' && is_ws(t[k + 1]);
+  }
+  if (!l.pretty) {
+    int depth = 0;
+    for (std::size_t k = i; k < t.size(); ++k) {
+      char c = t[k];
+      if (c == '"') {
+        ++k;
+        while (k < t.size() && t[k] != '"') k += (t[k] == '\\') ? 2 : 1;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if (c == '}' || c == ']') {
+        if (--depth == 0) break;
+      } else if (c == ',' && depth == 1) {
+        l.space_after_comma = k + 1 < t.size() && t[k + 1] == ' ';
+        break;
+      }
+    }
+  }
+  return l;
+}
+
+std::string quote(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string number_text(const value& v) {
+  if (v.is_int64()) return std::to_string(v.get_int64());
+  if (v.is_uint64()) return std::to_string(v.get_uint64());
+  // shortest text that reads back as the same double: 0.25, 1e+100
+  return fmt::format("{}", v.get_double());
+}
+
+void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent) {
+  switch (v.kind()) {
+    case boost::json::kind::null: out += "null"; return;
+    case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; return;
+    case boost::json::kind::string: out += quote(v.get_string()); return;
+    case boost::json::kind::int64:
+    case boost::json::kind::uint64:
+    case boost::json::kind::double_: out += number_text(v); return;
+    case boost::json::kind::array: {
+      const auto& a = v.get_array();
+      if (a.empty()) {
+        out += "[]";
+        return;
+      }
+      std::string inner = layout.pretty ? indent + layout.indent : indent;
+      out += '[';
+      bool first = true;
+      for (const auto& e : a) {
+        if (!first) out += (!layout.pretty && layout.space_after_comma) ? ", " : ",";
+        first = false;
+        if (layout.pretty) {
+          out += '\n';
+          out += inner;
+        }
+        write_value(out, e, layout, inner);
+      }
+      if (layout.pretty) {
+        out += '\n';
+        out += indent;
+      }
+      out += ']';
+      return;
+    }
+    case boost::json::kind::object: {
+      const auto& o = v.get_object();
+      if (o.empty()) {
+        out += "{}";
+        return;
+      }
+      std::string inner = layout.pretty ? indent + layout.indent : indent;
+      out += '{';
+      bool first = true;
+      for (const auto& kv : o) {
+        if (!first) out += (!layout.pretty && layout.space_after_comma) ? ", " : ",";
+        first = false;
+        if (layout.pretty) {
+          out += '\n';
+          out += inner;
+        }
+        out += quote(kv.key());
+        out += layout.space_after_colon ? ": " : ":";
+        write_value(out, kv.value(), layout, inner);
+      }
+      if (layout.pretty) {
+        out += '\n';
+        out += indent;
+      }
+      out += '}';
+      return;
+    }
+  }
+}
+
+std::string to_text(const value& v, const Layout& layout) {
+  std::string out;
+  write_value(out, v, layout, "");
+  if (layout.final_newline) out += '\n';
+  return out;
+}
+
+std::string compact(const value& v) {
+  std::string out;
+  write_value(out, v, compact_layout(), "");
+  return out;
+}
+
+std::string raw_text(const value& v) {
+  if (v.is_string()) return std::string(v.get_string());
+  return compact(v);
+}
+
+}  // namespace loopkit::json

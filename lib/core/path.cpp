@@ -1,0 +1,204 @@
+#include "core/path.hpp"
+
+#include <fmt/format.h>
+
+#include "sys/error.hpp"
+
+namespace loopkit {
+
+namespace {
+
+bool ends_bare_name(char c) {
+  switch (c) {
+    case '.': case '[': case ']': case '=': case ':': case '+': case '?': case '!':
+    case ' ': case '\t': case '\n': case '\r': case '\f': case '\v':
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct Cursor {
+  std::string_view t;
+  std::size_t i = 0;
+  bool at_end() const { return i >= t.size(); }
+  char peek() const { return at_end() ? '\0' : t[i]; }
+};
+
+[[noreturn]] void malformed(std::string_view text, std::string_view why) {
+  fail_usage(fmt::format("malformed path {}: {}", quoted(text), why));
+}
+
+// a JSON string literal starting at c.i
+std::string quoted_key(Cursor& c) {
+  std::size_t start = c.i++;
+  while (!c.at_end() && c.peek() != '"') c.i += c.peek() == '\\' ? 2 : 1;
+  if (c.at_end()) malformed(c.t, "unterminated string");
+  ++c.i;
+  std::string_view lit = c.t.substr(start, c.i - start);
+  if (lit.find('\\') == std::string_view::npos) return std::string(lit.substr(1, lit.size() - 2));
+  try {
+    auto v = json::parse(lit, "path");
+    return std::string(v.get_string());
+  } catch (const Error&) {
+    malformed(c.t, "bad escape in a quoted name");
+  }
+}
+
+void bracket(Cursor& c, Path& out) {
+  ++c.i;  // '['
+  if (c.peek() == ']') {
+    ++c.i;
+    out.segments.push_back({Segment::all, {}, 0});
+    return;
+  }
+  if (c.peek() == '"') {
+    std::string name = quoted_key(c);
+    if (c.peek() != ']') malformed(c.t, "expected ']' after a quoted name");
+    ++c.i;
+    out.segments.push_back({Segment::key, std::move(name), 0});
+    return;
+  }
+  bool negative = c.peek() == '-';
+  if (negative) ++c.i;
+  if (c.peek() < '0' || c.peek() > '9') malformed(c.t, "expected an index, a quoted name or ']' after '['");
+  long long v = 0;
+  while (c.peek() >= '0' && c.peek() <= '9') {
+    if (v > 1'000'000'000'000'000LL) malformed(c.t, "index too large");
+    v = v * 10 + (c.peek() - '0');
+    ++c.i;
+  }
+  if (c.peek() != ']') malformed(c.t, "expected ']'");
+  ++c.i;
+  out.segments.push_back({Segment::elem, {}, negative ? -v : v});
+}
+
+// one segment after an optional dot; false when nothing could be read
+bool segment(Cursor& c, Path& out, bool after_dot) {
+  char ch = c.peek();
+  if (ch == '[') {
+    bracket(c, out);
+    return true;
+  }
+  if (ch == '"') {
+    out.segments.push_back({Segment::key, quoted_key(c), 0});
+    return true;
+  }
+  std::size_t start = c.i;
+  while (!c.at_end() && !ends_bare_name(c.peek())) ++c.i;
+  if (c.i == start) {
+    if (after_dot) return false;
+    return false;
+  }
+  out.segments.push_back({Segment::key, std::string(c.t.substr(start, c.i - start)), 0});
+  return true;
+}
+
+}  // namespace
+
+bool Path::has_all() const {
+  for (const auto& s : segments)
+    if (s.kind == Segment::all) return true;
+  return false;
+}
+
+std::string Path::last_name() const {
+  for (auto it = segments.rbegin(); it != segments.rend(); ++it) {
+    if (it->kind == Segment::key) return it->name;
+    if (it->kind == Segment::elem) return "";
+  }
+  return "";
+}
+
+std::size_t parse_path_prefix(std::string_view text, Path& out) {
+  out = Path{};
+  Cursor c{text};
+  bool any = false;
+  if (c.peek() == '.') {
+    ++c.i;
+    any = true;  // "." alone is the whole document
+    if (c.at_end() || ends_bare_name(c.peek()) && c.peek() != '[') {
+      out.text = std::string(text.substr(0, c.i));
+      return c.i;
+    }
+    if (!segment(c, out, true)) malformed(text, "expected a name after '.'");
+  } else if (!segment(c, out, false)) {
+    return 0;
+  }
+  any = true;
+  while (!c.at_end()) {
+    if (c.peek() == '[') {
+      bracket(c, out);
+    } else if (c.peek() == '.') {
+      ++c.i;
+      if (!segment(c, out, true)) malformed(text, "expected a name after '.'");
+    } else {
+      break;
+    }
+  }
+  (void)any;
+  out.text = std::string(text.substr(0, c.i));
+  return c.i;
+}
+
+Path parse_path(std::string_view text) {
+  if (text.empty()) malformed(text, "empty");
+  Path p;
+  std::size_t n = parse_path_prefix(text, p);
+  if (n == 0) malformed(text, fmt::format("unexpected {}", quoted(text.substr(0, 1))));
+  if (n != text.size()) malformed(text, fmt::format("unexpected {}", quoted(text.substr(n, 1))));
+  return p;
+}
+
+const char* type_name(const json::value& v) {
+  switch (v.kind()) {
+    case boost::json::kind::null: return "null";
+    case boost::json::kind::bool_: return "boolean";
+    case boost::json::kind::string: return "string";
+    case boost::json::kind::array: return "array";
+    case boost::json::kind::object: return "object";
+    default: return "number";
+  }
+}
+
+std::vector<const json::value*> lookup(const json::value& doc, const Path& path) {
+  std::vector<const json::value*> cur{&doc}, next;
+  for (const auto& seg : path.segments) {
+    next.clear();
+    for (const json::value* v : cur) {
+      if (!v || v->is_null()) {
+        next.push_back(nullptr);
+        continue;
+      }
+      switch (seg.kind) {
+        case Segment::key:
+          if (!v->is_object())
+            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), type_name(*v)));
+          next.push_back(v->get_object().if_contains(seg.name));
+          break;
+        case Segment::elem: {
+          if (!v->is_array())
+            fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, type_name(*v), seg.index));
+          const auto& a = v->get_array();
+          long long n = static_cast<long long>(a.size());
+          long long i = seg.index < 0 ? n + seg.index : seg.index;
+          next.push_back(i >= 0 && i < n ? &a[static_cast<std::size_t>(i)] : nullptr);
+          break;
+        }
+        case Segment::all:
+          if (v->is_array()) {
+            for (const auto& e : v->get_array()) next.push_back(&e);
+          } else if (v->is_object()) {
+            for (const auto& kv : v->get_object()) next.push_back(&kv.value());
+          } else {
+            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, type_name(*v)));
+          }
+          break;
+      }
+    }
+    std::swap(cur, next);
+  }
+  return cur;
+}
+
+}  // namespace loopkit

@@ -1,0 +1,195 @@
+#include "core/state.hpp"
+
+#include <boost/json/monotonic_resource.hpp>
+#include <fmt/format.h>
+
+#include "core/edit.hpp"
+#include "core/redact.hpp"
+#include "core/shellwords.hpp"
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/gz.hpp"
+
+namespace loopkit {
+
+namespace {
+
+std::string render(const json::value& v, const Query& q) {
+  if (q.pretty && (v.is_object() || v.is_array())) {
+    std::string s;
+    json::write_value(s, v, json::default_layout(), "");
+    return s;
+  }
+  return q.as_json ? json::compact(v) : json::raw_text(v);
+}
+
+void keys_of(const json::value& v, const Path& p, std::string& out, char term) {
+  if (v.is_object()) {
+    for (const auto& kv : v.get_object()) {
+      out.append(kv.key());
+      out += term;
+    }
+  } else if (v.is_array()) {
+    for (std::size_t i = 0; i < v.get_array().size(); ++i) {
+      out += std::to_string(i);
+      out += term;
+    }
+  } else {
+    fail_data(fmt::format("{}: a {} has no keys", p.text, type_name(v)));
+  }
+}
+
+}  // namespace
+
+QueryResult query_state(const Query& q) {
+  QueryResult r;
+  auto text = read_file_if_exists(q.file);
+  // a read-only run never frees: an arena makes parsing a big file cheaper
+  boost::json::storage_ptr arena = boost::json::make_shared_resource<boost::json::monotonic_resource>();
+  std::vector<json::value> docs;
+  if (!text) {
+    docs.emplace_back(json::object());  // a missing file reads as {}
+  } else {
+    docs = json::parse_many(*text, q.file == "-" ? "standard input" : q.file, arena);
+    if (docs.empty() && q.file != "-") fail_data(fmt::format("{}: not valid JSON: empty document", quoted(q.file)));
+  }
+  std::string shell_out;
+  for (const auto& doc : docs) {
+    for (const auto& item : q.items) {
+      auto found = lookup(doc, item.path);
+      std::vector<std::string> values;
+      bool missing_here = false;
+      for (const json::value* v : found) {
+        if (!v || (v->is_null() && q.default_value && q.mode != Query::exists)) {
+          if (q.default_value && q.mode != Query::exists) {
+            values.push_back(*q.default_value);
+            continue;
+          }
+          missing_here = true;
+          continue;
+        }
+        switch (q.mode) {
+          case Query::exists: break;
+          case Query::keys: keys_of(*v, item.path, r.out, q.terminator); break;
+          case Query::values: values.push_back(render(*v, q)); break;
+          case Query::shell: values.push_back(render(*v, q)); break;
+        }
+      }
+      if (missing_here || (found.empty() && !item.path.has_all())) {
+        r.missing.push_back(item.path.text);
+        continue;
+      }
+      if (q.mode == Query::values) {
+        for (auto& v : values) {
+          r.out += v;
+          r.out += q.terminator;
+        }
+      } else if (q.mode == Query::shell) {
+        shell_out += shell_name(item.name);
+        shell_out += '=';
+        if (item.path.has_all()) {
+          shell_out += '(';
+          for (std::size_t i = 0; i < values.size(); ++i) {
+            if (i) shell_out += ' ';
+            shell_out += shell_quote(values[i]);
+          }
+          shell_out += ')';
+        } else {
+          shell_out += shell_quote(values.empty() ? "" : values[0]);
+        }
+        shell_out += q.terminator;
+      }
+    }
+  }
+  // eval must never see half an answer
+  if (q.mode == Query::shell && r.missing.empty()) r.out = std::move(shell_out);
+  return r;
+}
+
+UpdateResult update_state_file(const Update& u) {
+  LockedForReplace lk = lock_for_replace(u.file);
+  json::value init = u.init ? *u.init : json::value(json::object());
+  json::value before;
+  std::string text;
+  bool gz = false, faithful = false;
+  if (!lk.exists) {
+    if (u.no_create) fail_no(fmt::format("{}: no such file", quoted(u.file)));
+    before = init;
+  } else {
+    text = std::move(lk.contents);
+    bool reset = false;
+    std::string why;
+    try {
+      if (is_gzip(text)) {
+        gz = true;
+        text = gunzip(text, u.file);
+      }
+      before = json::parse(text, u.file);
+      faithful = true;
+      for (const auto& [path, want] : u.requires_) {
+        const json::value* have = value_at(before, path);
+        if (*have != want) {
+          why = fmt::format("{}: {} is {}, not {}", quoted(u.file), path.text, json::compact(*have),
+                            json::compact(want));
+          if (!u.backup_invalid) fail_data(why);
+          reset = true;
+          break;
+        }
+      }
+    } catch (const Error& e) {
+      if (e.code() != Exit::data || !u.backup_invalid) throw;
+      why = e.what();
+      reset = true;
+    }
+    if (reset) {
+      // Atari's rule: keep the bad file as FILE.backup and start again
+      std::string target = resolve_symlinks(u.file);
+      std::string backup = target + ".backup";
+      write_file_atomic(backup, lk.exists && gz ? gzip(text) : text, {.mode = lk.mode, .sync = u.sync});
+      if (u.on_warning) u.on_warning(fmt::format("{}; moved it to {} and started again", why, quoted(u.file + ".backup")));
+      before = init;
+      faithful = false;
+      text.clear();
+    }
+  }
+
+  for (const auto& [path, want] : u.expects) {
+    const json::value* have = value_at(before, path);
+    if (*have != want)
+      fail_no(fmt::format("{}: {} is {}, expected {}", quoted(u.file), path.text, json::compact(*have),
+                          json::compact(want)));
+  }
+
+  json::value after = before;
+  for (const Edit& e : u.edits) {
+    if (u.redact && e.op != Edit::remove) {
+      Edit clean = e;
+      redact(clean.operand, [&](const std::string& what) {
+        if (u.on_warning) u.on_warning(fmt::format("redacted {} set by {}", what, quoted(e.source)));
+      });
+      apply(after, clean);
+    } else {
+      apply(after, e);
+    }
+  }
+
+  UpdateResult r;
+  bool changed = !faithful || after != before || u.layout;
+  if (!changed && lk.exists) {
+    r.text = std::move(text);
+    return r;
+  }
+  if (faithful && !u.layout) {
+    r.text = rewrite_faithfully(text, before, after, json::detect_layout(text));
+  } else if (faithful) {
+    r.text = reformat(text, before, after, *u.layout);
+  } else {
+    r.text = json::to_text(after, u.layout ? *u.layout : json::default_layout());
+  }
+  write_file_atomic(u.file, gz ? gzip(r.text) : r.text,
+                    {.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync});
+  r.written = true;
+  return r;  // the lock goes with lk, after the rename
+}
+
+}  // namespace loopkit

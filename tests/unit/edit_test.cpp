@@ -1,0 +1,64 @@
+// lib/core/edit: only the changed spans of a document's text change.
+#include <catch2/catch.hpp>
+
+#include "core/assign.hpp"
+#include "core/edit.hpp"
+
+using namespace loopkit;
+
+static std::string edited(const std::string& text, std::initializer_list<const char*> assignments) {
+  json::value before = json::parse(text, "x");
+  json::value after = before;
+  for (const char* a : assignments) {
+    std::string s(a);
+    if (s.rfind("-", 0) == 0) apply(after, delete_edit(s.substr(1)));
+    else apply(after, parse_assignment(s));
+  }
+  return rewrite_faithfully(text, before, after, json::detect_layout(text));
+}
+
+TEST_CASE("unchanged numbers keep their spelling") {
+  std::string t = "{\n  \"a\": 1.0,\n  \"b\": 2.50,\n  \"big\": 123456789012345678901234,\n  \"c\": 1\n}\n";
+  CHECK(edited(t, {"c:=2"}) ==
+        "{\n  \"a\": 1.0,\n  \"b\": 2.50,\n  \"big\": 123456789012345678901234,\n  \"c\": 2\n}\n");
+}
+
+TEST_CASE("new members follow their siblings' indentation") {
+  CHECK(edited("{\n    \"a\": 1\n}\n", {"b=x"}) == "{\n    \"a\": 1,\n    \"b\": \"x\"\n}\n");
+  CHECK(edited("{\n\t\"a\": {\n\t\t\"x\": 1\n\t}\n}", {"a.y:=[1]"}) ==
+        "{\n\t\"a\": {\n\t\t\"x\": 1,\n\t\t\"y\": [\n\t\t\t1\n\t\t]\n\t}\n}");
+}
+
+TEST_CASE("compact and python-style documents stay on one line") {
+  CHECK(edited("{\"a\":1,\"b\":2}", {"a:=3", "c:={\"d\":1}"}) == "{\"a\":3,\"b\":2,\"c\":{\"d\":1}}");
+  CHECK(edited("{\"a\": 1, \"b\": 2}\n", {"c:=3"}) == "{\"a\": 1, \"b\": 2, \"c\": 3}\n");
+}
+
+TEST_CASE("deleting the first, a middle or the last member") {
+  std::string t = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3\n}\n";
+  CHECK(edited(t, {"-a"}) == "{\n  \"b\": 2,\n  \"c\": 3\n}\n");
+  CHECK(edited(t, {"-b"}) == "{\n  \"a\": 1,\n  \"c\": 3\n}\n");
+  CHECK(edited(t, {"-c"}) == "{\n  \"a\": 1,\n  \"b\": 2\n}\n");
+  CHECK(edited(t, {"-a", "-b", "-c"}) == "{}\n");
+}
+
+TEST_CASE("arrays: append, delete inside, fill an empty one") {
+  std::string t = "{\n  \"h\": [\n    {\"i\": 1.0},\n    {\"i\": 2}\n  ],\n  \"e\": []\n}\n";
+  CHECK(edited(t, {"h[]:=3"}) == "{\n  \"h\": [\n    {\"i\": 1.0},\n    {\"i\": 2},\n    3\n  ],\n  \"e\": []\n}\n");
+  CHECK(edited(t, {"-h[1]"}) == "{\n  \"h\": [\n    {\"i\": 1.0}\n  ],\n  \"e\": []\n}\n");
+  CHECK(edited(t, {"-h[0]"}) == "{\n  \"h\": [\n    {\"i\": 2}\n  ],\n  \"e\": []\n}\n");
+  CHECK(edited(t, {"e[]=x"}) == "{\n  \"h\": [\n    {\"i\": 1.0},\n    {\"i\": 2}\n  ],\n  \"e\": [\n    \"x\"\n  ]\n}\n");
+  CHECK(edited(t, {"h[1].j:=true"}) ==
+        "{\n  \"h\": [\n    {\"i\": 1.0},\n    {\"i\": 2,\"j\":true}\n  ],\n  \"e\": []\n}\n");
+}
+
+TEST_CASE("nothing changed: every byte kept, odd whitespace included") {
+  std::string t = "  {\"a\" :1 ,\n\"b\":[ 1,2 ] }  \n\n";
+  CHECK(edited(t, {"a:=1"}) == t);
+}
+
+TEST_CASE("reformat redoes whitespace but keeps number spellings") {
+  std::string t = "{\"a\":1.0,\"b\":[1,2]}";
+  json::value v = json::parse(t, "x");
+  CHECK(reformat(t, v, v, json::default_layout()) == "{\n  \"a\": 1.0,\n  \"b\": [\n    1,\n    2\n  ]\n}\n");
+}

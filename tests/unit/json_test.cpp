@@ -1,0 +1,159 @@
+// lib/core/json, path and assign: parsing, layout, numbers, edits.
+#include <catch2/catch.hpp>
+
+#include "core/assign.hpp"
+#include "core/json.hpp"
+#include "core/path.hpp"
+#include "sys/error.hpp"
+
+using namespace loopkit;
+
+static Exit code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return Exit::ok;
+}
+
+TEST_CASE("parse refuses what is not exactly one document") {
+  CHECK(code_of([] { json::parse("", "x"); }) == Exit::data);
+  CHECK(code_of([] { json::parse("  \n", "x"); }) == Exit::data);
+  CHECK(code_of([] { json::parse("{} {}", "x"); }) == Exit::data);
+  CHECK(code_of([] { json::parse("{\"a\":", "x"); }) == Exit::data);
+  CHECK(code_of([] { json::parse("\"\xff\"", "x"); }) == Exit::data);
+  CHECK(json::parse(" {\"a\": [1, 2.5, null]} \n", "x").at("a").as_array().size() == 3);
+}
+
+TEST_CASE("parse error names the file, line and column") {
+  try {
+    json::parse("{\n  \"a\": tru\n}", "state.json");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("'state.json': not valid JSON") == 0);
+    CHECK(std::string(e.what()).find("line 2") != std::string::npos);
+  }
+}
+
+TEST_CASE("the depth limit is deliberate: 1000 levels read, more is bad data") {
+  std::string ok = std::string(900, '[') + std::string(900, ']');
+  CHECK_NOTHROW(json::parse(ok, "x"));
+  std::string deep = std::string(5000, '[') + std::string(5000, ']');
+  CHECK(code_of([&] { json::parse(deep, "x"); }) == Exit::data);
+}
+
+TEST_CASE("parse_many reads JSON lines and concatenated documents") {
+  auto docs = json::parse_many("{\"a\":1}\n{\"a\":2}{\"a\":3}\n", "x");
+  REQUIRE(docs.size() == 3);
+  CHECK(docs[2].at("a").as_int64() == 3);
+  CHECK(json::parse_many("  ", "x").empty());
+}
+
+TEST_CASE("numbers print as jq does, never 1E0") {
+  CHECK(json::number_text(json::parse("1.0", "x")) == "1");
+  CHECK(json::number_text(json::parse("0.25", "x")) == "0.25");
+  CHECK(json::number_text(json::parse("12345678901234567890", "x")) == "12345678901234567890");
+  CHECK(json::number_text(json::parse("-5", "x")) == "-5");
+  CHECK(json::number_text(json::parse("1e100", "x")) == "1e+100");
+}
+
+TEST_CASE("strings are escaped for JSON, UTF-8 kept") {
+  CHECK(json::quote("a\"b\\c\n\x01é") == "\"a\\\"b\\\\c\\n\\u0001é\"");
+}
+
+TEST_CASE("layouts are detected from text") {
+  auto pretty = json::detect_layout("{\n    \"a\": 1\n}\n");
+  CHECK(pretty.pretty);
+  CHECK(pretty.indent == "    ");
+  CHECK(pretty.final_newline);
+  auto tabs = json::detect_layout("{\n\t\"a\":1\n}");
+  CHECK(tabs.indent == "\t");
+  CHECK_FALSE(tabs.space_after_colon);
+  CHECK_FALSE(tabs.final_newline);
+  auto python = json::detect_layout("{\"a\": 1, \"b\": 2}");
+  CHECK_FALSE(python.pretty);
+  CHECK(python.space_after_colon);
+  CHECK(python.space_after_comma);
+}
+
+TEST_CASE("to_text writes jq's 2-space layout") {
+  auto v = json::parse(R"({"a":{"b":[1,{}]},"c":[]})", "x");
+  CHECK(json::to_text(v, json::default_layout()) ==
+        "{\n  \"a\": {\n    \"b\": [\n      1,\n      {}\n    ]\n  },\n  \"c\": []\n}\n");
+  CHECK(json::compact(v) == R"({"a":{"b":[1,{}]},"c":[]})");
+}
+
+TEST_CASE("paths: members, indices, [] and quoted names") {
+  auto p = parse_path(".stages[1].name");
+  REQUIRE(p.segments.size() == 3);
+  CHECK(p.segments[1].kind == Segment::elem);
+  CHECK(p.segments[1].index == 1);
+  CHECK(parse_path("history.bd-001").segments[1].name == "bd-001");
+  CHECK(parse_path(R"(.history["bd.7"].attempts)").segments[1].name == "bd.7");
+  CHECK(parse_path(R"(["a\"b"])").segments[0].name == "a\"b");
+  CHECK(parse_path(".[0]").segments[0].kind == Segment::elem);
+  CHECK(parse_path(R"(."key")").segments[0].name == "key");
+  CHECK(parse_path(".stages.[1]").segments.size() == 2);
+  CHECK(parse_path(".").segments.empty());
+  CHECK(parse_path(".a[]").has_all());
+  CHECK(parse_path(".a.b[-1]").segments[2].index == -1);
+}
+
+TEST_CASE("malformed paths are usage errors") {
+  for (const char* bad : {"", ".history[", ".a..b", "a[x]", "a]", "[\"open", ".a b", "a[99999999999999999999]"})
+    CHECK(code_of([&] { parse_path(bad); }) == Exit::usage);
+}
+
+TEST_CASE("lookup: missing is null, through a scalar is bad data") {
+  auto doc = json::parse(R"({"a":{"b":[10,20]},"s":"x","n":null})", "x");
+  CHECK(lookup(doc, parse_path(".a.b[-1]"))[0]->as_int64() == 20);
+  CHECK(lookup(doc, parse_path(".a.b[5]"))[0] == nullptr);
+  CHECK(lookup(doc, parse_path(".n.deeper"))[0] == nullptr);
+  CHECK(lookup(doc, parse_path(".a.b[]")).size() == 2);
+  CHECK(code_of([&] { lookup(doc, parse_path(".s.x")); }) == Exit::data);
+  CHECK(code_of([&] { lookup(doc, parse_path(".s[]")); }) == Exit::data);
+}
+
+TEST_CASE("assignments parse into edits") {
+  CHECK(parse_assignment("a=1").operand.as_string() == "1");
+  CHECK(parse_assignment("a:=1").operand.as_int64() == 1);
+  CHECK(parse_assignment("a=x=y").operand.as_string() == "x=y");
+  CHECK(parse_assignment("tags[]=a").op == Edit::append);
+  CHECK(parse_assignment("tags[]:={\"x\":1}").op == Edit::append);
+  CHECK(parse_assignment("c?=x").op == Edit::set_if_missing);
+  CHECK(parse_assignment("c?:=null").op == Edit::set_if_missing);
+  CHECK(parse_assignment("n+=2").op == Edit::add);
+  for (const char* bad : {"justtext", "=x", "a:={not json", "n+=x", "a[].b=1", "a!=1"})
+    CHECK(code_of([&] { parse_assignment(bad); }) == Exit::usage);
+}
+
+TEST_CASE("edits apply in order and create what is missing") {
+  json::value doc = json::object();
+  apply(doc, parse_assignment("a.b.c:=1"));
+  apply(doc, parse_assignment("list[]:=1"));
+  apply(doc, parse_assignment("list[]:=2"));
+  apply(doc, parse_assignment("list[-1]:=3"));
+  apply(doc, parse_assignment("n+=2"));
+  apply(doc, parse_assignment("n+=0.5"));
+  apply(doc, parse_assignment("c?=first"));
+  apply(doc, parse_assignment("c?=second"));
+  apply(doc, delete_edit(".list[0]"));
+  apply(doc, delete_edit(".nothing.here"));
+  CHECK(json::compact(doc) == R"({"a":{"b":{"c":1}},"list":[3],"n":2.5,"c":"first"})");
+}
+
+TEST_CASE("a type clash is bad data, an absurd index too") {
+  json::value doc = json::parse(R"({"s":"x","a":[1]})", "x");
+  CHECK(code_of([&] { apply(doc, parse_assignment("s.x=1")); }) == Exit::data);
+  CHECK(code_of([&] { apply(doc, parse_assignment("s+=1")); }) == Exit::data);
+  CHECK(code_of([&] { apply(doc, parse_assignment("s[]=1")); }) == Exit::data);
+  CHECK(code_of([&] { apply(doc, parse_assignment("a[999999999999]=1")); }) == Exit::data);
+}
+
+TEST_CASE("integer sums stay exact, overflow becomes a double") {
+  json::value doc = json::parse(R"({"n":9223372036854775807})", "x");
+  apply(doc, parse_assignment("n+=1"));
+  CHECK(doc.at("n").is_uint64());
+  CHECK(json::number_text(doc.at("n")) == "9223372036854775808");
+}
