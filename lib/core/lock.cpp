@@ -1,0 +1,398 @@
+#include "core/lock.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <fmt/format.h>
+#include <random>
+#include <unistd.h>
+
+#include "sys/clock.hpp"
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/folder.hpp"
+#include "sys/proc.hpp"
+
+// Why takeover and reaping are race-free
+// ---------------------------------------
+// A lock file's name changes state in only these ways:
+//   absent -> present   only by link() of a fully written, fsynced temporary
+//                       file (write_file_atomic's exclusive mode), which fails
+//                       when the name exists: of many creators exactly one wins;
+//   present -> present' (takeover, heartbeat, "already ours") only by rename()
+//                       of a fully written temporary file over it;
+//   present -> absent   (release, reap) only by unlink().
+// Every rename and unlink happens while holding an exclusive flock on the
+// lock's folder, after re-reading the file under that flock and deciding
+// again from what it holds then. Outside the flock the name can therefore
+// only appear, never change or vanish, and the decision made under the flock
+// is still true when acted upon:
+// - two contenders for a stale lock both fail to link(), then take the flock
+//   in turn; the first replaces the lock, the second re-reads it, finds the
+//   first alive and gives up. Exactly one wins.
+// - a reaper re-reads under the flock; an owner's heartbeat or a takeover
+//   happens wholly before (the reaper sees it and keeps the lock) or wholly
+//   after (the owner finds the lock gone and says so). Nobody can link() a
+//   new lock between the reaper's re-read and its unlink, as the name exists.
+// Readers never need the flock: every state of the name is a whole file.
+// What this cannot cover: tools that rewrite lock files without the folder's
+// flock (an mv over a bare-pid file, say) can still race with a reaper.
+
+namespace loopkit {
+
+namespace {
+const std::string& this_host() {
+  static const std::string h = host_name();
+  return h;
+}
+const std::string& this_boot() {
+  static const std::string b = boot_id();
+  return b;
+}
+
+bool is_local(const LockRecord& r) { return r.host.empty() || r.host == this_host(); }
+bool is_earlier_boot(const LockRecord& r) {
+  return is_local(r) && !r.boot_id.empty() && !this_boot().empty() && r.boot_id != this_boot();
+}
+
+std::optional<int64_t> integer_member(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  if (it == o.end()) return std::nullopt;
+  const json::value& v = it->value();
+  if (v.is_int64()) return v.get_int64();
+  if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get_uint64());
+  if (v.is_double()) return static_cast<int64_t>(v.get_double());
+  if (v.is_string()) {  // "12345" from a shell that quoted everything
+    const auto& s = v.get_string();
+    if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return std::stoll(std::string(s));
+  }
+  return std::nullopt;
+}
+
+std::string string_member(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
+}
+
+std::string lock_text(const json::object& record) { return json::compact(record) + "\n"; }
+
+// The link() half of the argument above: false when the name already exists.
+bool create_lock_exclusively(const std::string& path, const json::object& record) {
+  try {
+    write_file_atomic(path, lock_text(record), {.mode = 0644, .keep_existing_mode = false, .follow_symlink = false,
+                                                .exclusive = true});
+    return true;
+  } catch (const Error&) {
+    if (path_exists(path)) return false;  // EEXIST, or lost the race to it
+    throw;
+  }
+}
+
+// The rename() half: only ever called holding the folder's flock.
+void replace_lock_under_flock(const std::string& path, const json::object& record) {
+  write_file_atomic(path, lock_text(record), {.mode = 0644, .follow_symlink = false});
+}
+
+json::object refreshed_record(const LockFile& lock, const Owner& owner, int64_t now) {
+  if (lock.record.bare_pid) return new_lock_record(std::string(lock.record.session), owner, now);
+  json::object o = lock.record.fields;
+  o["heartbeat"] = iso8601_utc(now);
+  o["heartbeat_epoch"] = now;
+  return o;
+}
+}  // namespace
+
+LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
+  LockRecord r;
+  auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) fail_data(quoted(subject) + ": empty lock file");
+  auto last = text.find_last_not_of(" \t\r\n");
+  std::string_view core = text.substr(first, last - first + 1);
+  if (core.size() <= 9 && std::all_of(core.begin(), core.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    r.pid = static_cast<pid_t>(std::stol(std::string(core)));  // a bare pid, as `echo $$ >F` leaves
+    r.bare_pid = true;
+    r.fields["pid"] = r.pid;
+  } else {
+    json::value v = json::parse(text, subject);
+    if (!v.is_object()) fail_data(quoted(subject) + ": not a lock record: not a JSON object");
+    r.fields = std::move(v.as_object());
+    auto pid = integer_member(r.fields, "pid");
+    if (!pid || *pid <= 0 || *pid > INT_MAX) fail_data(quoted(subject) + ": not a lock record: no valid pid");
+    r.pid = static_cast<pid_t>(*pid);
+    r.session = string_member(r.fields, "session");
+    r.host = string_member(r.fields, "host");
+    r.boot_id = string_member(r.fields, "boot_id");
+    if (auto s = integer_member(r.fields, "pid_start"); s && *s >= 0) r.pid_start = static_cast<uint64_t>(*s);
+    r.heartbeat_epoch = integer_member(r.fields, "heartbeat_epoch");
+    if (!r.heartbeat_epoch) r.heartbeat_epoch = parse_iso8601(string_member(r.fields, "heartbeat"));
+    if (!r.heartbeat_epoch) r.heartbeat_epoch = parse_iso8601(string_member(r.fields, "started_at"));
+  }
+  return r;
+}
+
+LockFile read_lock_file(const std::string& path) {
+  LockFile f;
+  auto snap = read_file_snapshot(path);
+  if (!snap) return f;
+  f.mtime = snap->mtime;
+  try {
+    f.record = parse_lock_record(snap->data, path);
+    f.state = LockFile::readable;
+  } catch (const Error& e) {
+    if (e.code() != Exit::data) throw;
+    f.state = LockFile::unreadable;
+    std::string prefix = quoted(path) + ": ";
+    f.problem = e.what();
+    if (f.problem.rfind(prefix, 0) == 0) f.problem.erase(0, prefix.size());
+  }
+  return f;
+}
+
+Owner owner_process(pid_t pid) { return {pid, process_start_time(pid)}; }
+
+Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
+  Verdict v;
+  if (lock.state == LockFile::missing) return v;
+  const LockRecord& r = lock.record;
+  bool readable = lock.state == LockFile::readable;
+  v.age = now_epoch() - (readable && r.heartbeat_epoch ? *r.heartbeat_epoch : lock.mtime);
+  if (readable && is_local(r)) {
+    if (is_earlier_boot(r)) {
+      v.reason = "taken before the host rebooted";
+    } else if (!is_pid_alive(r.pid)) {
+      v.reason = fmt::format("pid {} is not running", r.pid);
+    } else if (r.pid_start) {
+      auto start = process_start_time(r.pid);
+      if (start && *start != *r.pid_start) v.reason = fmt::format("pid {} now belongs to another process", r.pid);
+    }
+  }
+  // Other hosts' processes cannot be seen, only their heartbeats; an
+  // unreadable file ages by its mtime, and only when the caller asks.
+  std::optional<int64_t> limit = policy.stale_after;
+  if (!limit && readable && !is_local(r)) limit = default_remote_stale_after;
+  if (v.reason.empty() && limit && *v.age > *limit)
+    v.reason = readable ? fmt::format("no heartbeat for {}s (over {}s)", *v.age, *limit)
+                        : fmt::format("unreadable and unchanged for {}s (over {}s)", *v.age, *limit);
+  v.stale = !v.reason.empty();
+  return v;
+}
+
+bool is_lock_ours(const LockRecord& r, const Owner& owner) {
+  if (!is_local(r) || is_earlier_boot(r) || r.pid != owner.pid) return false;
+  return !r.pid_start || !owner.start || *r.pid_start == *owner.start;
+}
+
+json::object new_lock_record(const std::string& session, const Owner& owner, int64_t now) {
+  json::object o;
+  o["session"] = session;
+  o["pid"] = owner.pid;
+  o["host"] = this_host();
+  if (owner.start) o["pid_start"] = *owner.start;
+  o["started_at"] = iso8601_utc(now);
+  o["heartbeat"] = iso8601_utc(now);
+  o["heartbeat_epoch"] = now;
+  if (!this_boot().empty()) o["boot_id"] = this_boot();
+  return o;
+}
+
+namespace {
+// One attempt: create, or decide about the existing lock under the flock.
+AcquireResult try_acquire(const std::string& path, const json::object& mine, const AcquireRequest& req) {
+  AcquireResult res;
+  for (;;) {
+    if (create_lock_exclusively(path, mine)) {
+      res.outcome = AcquireResult::created;
+      res.record = mine;
+      return res;
+    }
+    Fd folder = lock_folder(dir_name(path));
+    LockFile held = read_lock_file(path);
+    if (held.state == LockFile::missing) continue;  // released meanwhile: create it afresh
+    if (held.state == LockFile::readable && is_lock_ours(held.record, req.owner)) {
+      res.outcome = AcquireResult::refreshed;
+      res.record = refreshed_record(held, req.owner, now_epoch());
+      replace_lock_under_flock(path, res.record);
+      return res;
+    }
+    res.verdict = judge_lock(held, req.policy);
+    if (!res.verdict.stale) {
+      res.outcome = AcquireResult::held;
+      res.holder = std::move(held);
+      return res;
+    }
+    res.outcome = AcquireResult::took_over;
+    res.record = mine;
+    replace_lock_under_flock(path, mine);
+    return res;
+  }
+}
+}  // namespace
+
+AcquireResult acquire_lock(const std::string& path_given, const AcquireRequest& req) {
+  const std::string path = resolve_symlinks(path_given);
+  make_dirs(dir_name(path));
+  const json::object mine = new_lock_record(req.session, req.owner, now_epoch());
+  const double deadline = monotonic_seconds() + req.wait_seconds;
+  // Jittered exponential backoff, so waiters spread out instead of
+  // stampeding the folder's flock at the same instants.
+  std::minstd_rand jitter(static_cast<unsigned>(getpid()) ^ static_cast<unsigned>(monotonic_seconds() * 1e6));
+  double backoff = 0.01;
+  for (;;) {
+    AcquireResult res = try_acquire(path, mine, req);
+    double left = deadline - monotonic_seconds();
+    if (res.outcome != AcquireResult::held || left <= 0) return res;
+    double nap = std::min(left, backoff * (0.5 + static_cast<double>(jitter() % 1000) / 1000.0));
+    if (req.pause) {
+      if (!req.pause(nap)) {
+        res.outcome = AcquireResult::interrupted;
+        return res;
+      }
+    } else {
+      sleep_seconds(nap);
+    }
+    backoff = std::min(backoff * 2, 0.5);
+  }
+}
+
+RefreshResult refresh_heartbeat(const std::string& path_given, const Owner& owner, int64_t now) {
+  const std::string path = resolve_symlinks(path_given);
+  RefreshResult res;
+  // A lock that is missing or not ours now cannot become ours behind our
+  // back, so only a "yes" needs the flock and a second look.
+  res.holder = read_lock_file(path);
+  if (res.holder.state == LockFile::missing) return res;
+  if (res.holder.state != LockFile::readable || !is_lock_ours(res.holder.record, owner)) {
+    res.outcome = RefreshResult::not_ours;
+    return res;
+  }
+  Fd folder = lock_folder(dir_name(path));
+  res.holder = read_lock_file(path);
+  if (res.holder.state == LockFile::missing) return res;
+  if (res.holder.state != LockFile::readable || !is_lock_ours(res.holder.record, owner)) {
+    res.outcome = RefreshResult::not_ours;
+    return res;
+  }
+  replace_lock_under_flock(path, refreshed_record(res.holder, owner, now));
+  res.outcome = RefreshResult::refreshed;
+  return res;
+}
+
+Released release_lock(const std::string& path_given, const Owner& owner, bool force) {
+  const std::string path = resolve_symlinks(path_given);
+  LockFile lock = read_lock_file(path);
+  if (lock.state == LockFile::missing) return Released::missing;
+  auto ours = [&](const LockFile& l) { return l.state == LockFile::readable && is_lock_ours(l.record, owner); };
+  if (!force && !ours(lock)) return Released::not_ours;
+  Fd folder = lock_folder(dir_name(path));
+  if (!force) {
+    lock = read_lock_file(path);
+    if (lock.state == LockFile::missing) return Released::missing;
+    if (!ours(lock)) return Released::not_ours;
+  }
+  return remove_file(path) ? Released::removed : Released::missing;
+}
+
+namespace {
+ReapResult look_for_reaping(const std::string& path, const StalePolicy& policy) {
+  ReapResult res;
+  res.lock = read_lock_file(path);
+  if (res.lock.state == LockFile::missing) return res;
+  // never removed: it may be another tool's lock caught half-written
+  if (res.lock.state == LockFile::unreadable) {
+    res.outcome = ReapResult::unreadable;
+    return res;
+  }
+  res.verdict = judge_lock(res.lock, policy);
+  res.outcome = res.verdict.stale ? ReapResult::stale : ReapResult::live;
+  return res;
+}
+}  // namespace
+
+ReapResult reap_lock(const std::string& path_given, const StalePolicy& policy, bool dry_run) {
+  const std::string path = resolve_symlinks(path_given);
+  // The first look is without the flock, cheap for the many live locks; a
+  // stale verdict is reached again under the flock before anything goes.
+  ReapResult res = look_for_reaping(path, policy);
+  if (res.outcome != ReapResult::stale || dry_run) return res;
+  try {
+    Fd folder = lock_folder(dir_name(path));
+    res = look_for_reaping(path, policy);
+    if (res.outcome == ReapResult::stale) res.outcome = remove_file(path) ? ReapResult::removed : ReapResult::missing;
+  } catch (const Error& e) {
+    res.outcome = ReapResult::failed;
+    res.error = e.what();
+  }
+  return res;
+}
+
+std::vector<std::string> lock_files_in(const std::vector<std::string>& operands) {
+  std::vector<std::string> files;
+  for (const auto& op : operands) {
+    if (!is_folder(op)) {
+      files.push_back(op);
+      continue;
+    }
+    std::string prefix = op.back() == '/' ? op : op + "/";
+    for (auto& name : list_folder(op, ".lock")) files.push_back(prefix + name);
+  }
+  return files;
+}
+
+std::string session_of_path(const std::string& path) {
+  std::string name = base_name(path);
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0) name.resize(name.size() - 5);
+  return name;
+}
+
+std::string state_name(const LockFile& lock, const Verdict& verdict) {
+  if (lock.state == LockFile::missing) return "free";
+  if (verdict.stale) return "stale";
+  return lock.state == LockFile::unreadable ? "unreadable" : "live";
+}
+
+namespace {
+std::string who(const LockRecord& r) {
+  std::string s = fmt::format("session {}, pid {}", quoted(r.session), r.pid);
+  if (!r.host.empty()) s += " on " + r.host;
+  return s;
+}
+}  // namespace
+
+std::string describe_lock(const std::string& file, const LockFile& lock, const Verdict& verdict) {
+  std::string state = state_name(lock, verdict);
+  std::string line = file + ": " + state;
+  if (verdict.stale) line += " (" + verdict.reason + ")";
+  if (lock.state == LockFile::unreadable) return line + (verdict.stale ? ": " : " (") + lock.problem + (verdict.stale ? "" : ")");
+  if (lock.state == LockFile::missing) return line;
+  line += ", " + who(lock.record);
+  if (lock.record.heartbeat_epoch && verdict.age)
+    line += fmt::format(", heartbeat {}s ago", std::max<int64_t>(0, *verdict.age));
+  else
+    line += ", no heartbeat";
+  return line;
+}
+
+std::string lock_json(const std::string& file, const LockFile& lock, const Verdict& verdict) {
+  json::object o = lock.state == LockFile::readable ? lock.record.fields : json::object();
+  o["file"] = file;
+  o["state"] = state_name(lock, verdict);
+  if (verdict.stale)
+    o["reason"] = verdict.reason;
+  else if (lock.state == LockFile::unreadable)
+    o["reason"] = lock.problem;
+  if (verdict.age) o["age"] = *verdict.age;
+  return json::compact(o);
+}
+
+std::string describe_holder(const LockFile& lock) {
+  if (lock.state == LockFile::missing) return "nobody holds it now";
+  if (lock.state != LockFile::readable) return "held by an unknown owner (" + lock.problem + ")";
+  const LockRecord& r = lock.record;
+  std::string s = "held by " + who(r);
+  std::string since = string_member(r.fields, "started_at");
+  if (!since.empty()) s += " since " + since;
+  return s;
+}
+
+}  // namespace loopkit

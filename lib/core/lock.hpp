@@ -1,0 +1,119 @@
+// Session locks (CONTRACT.md section 5): JSON files naming their owner
+// process, created atomically, judged live or stale, taken over and reaped
+// without races. The argument for why is in lock.cpp, beside the code.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace loopkit {
+
+// A lock record as read: ours, the seed's (no host, pid_start or boot_id),
+// or another tool's bare pid.
+struct LockRecord {
+  json::object fields;  // everything the file holds, in its order
+  std::string session;
+  pid_t pid = 0;
+  std::string host;                   // "" when unknown: taken as local
+  std::optional<uint64_t> pid_start;  // unknown for other tools' locks
+  std::string boot_id;                // "" when unknown
+  std::optional<int64_t> heartbeat_epoch;  // heartbeat_epoch, else heartbeat, else started_at
+  bool bare_pid = false;
+};
+
+// Parses a lock file's text; anything that is not a lock record is exit 3.
+LockRecord parse_lock_record(std::string_view text, std::string_view subject);
+
+// What a lock file holds right now. I/O errors other than absence: exit 4.
+struct LockFile {
+  enum State { missing, readable, unreadable } state = missing;
+  LockRecord record;    // readable
+  std::string problem;  // unreadable: why
+  int64_t mtime = 0;    // when it exists
+};
+LockFile read_lock_file(const std::string& path);
+
+// The process a lock is taken, refreshed or released for.
+struct Owner {
+  pid_t pid = 0;
+  std::optional<uint64_t> start;  // nullopt when it is not running
+};
+Owner owner_process(pid_t pid);
+
+// Whether a lock still protects anything. Local locks (same host, or none
+// named) are stale when their process is gone, was reused (other start
+// time) or belongs to an earlier boot; any lock whose heartbeat is older
+// than stale_after (default 120 s for other hosts' locks, never for local
+// ones) is stale too. Unreadable files are never judged stale here.
+struct StalePolicy {
+  std::optional<int64_t> stale_after;
+};
+inline constexpr int64_t default_remote_stale_after = 120;
+struct Verdict {
+  bool stale = false;
+  std::string reason;                // why stale, or "" when live
+  std::optional<int64_t> age;        // seconds since the last sign of life
+};
+Verdict judge_lock(const LockFile& lock, const StalePolicy& policy);
+bool is_lock_ours(const LockRecord& record, const Owner& owner);
+
+// A fresh record for an owner; session, times and host filled in.
+json::object new_lock_record(const std::string& session, const Owner& owner, int64_t now);
+
+struct AcquireRequest {
+  std::string session;
+  Owner owner;
+  StalePolicy policy;
+  double wait_seconds = 0;  // retry with backoff until then
+  // sleeps between retries; returning false gives up (a signal arrived)
+  std::function<bool(double)> pause;
+};
+struct AcquireResult {
+  enum Outcome { created, took_over, refreshed, held, interrupted } outcome = held;
+  json::object record;  // what we wrote
+  LockFile holder;      // held: who holds it
+  Verdict verdict;      // took_over: why the old one was stale
+};
+AcquireResult acquire_lock(const std::string& path, const AcquireRequest& request);
+
+// Refresh heartbeat and heartbeat_epoch if the lock is ours.
+struct RefreshResult {
+  enum Outcome { refreshed, not_ours, missing } outcome = missing;
+  LockFile holder;  // not_ours: who holds it
+};
+RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now);
+
+// Remove the lock if ours (or anyone's, forced).
+enum class Released { removed, not_ours, missing };
+Released release_lock(const std::string& path, const Owner& owner, bool force);
+
+// Remove the lock if it is stale when looked at under the folder's lock.
+struct ReapResult {
+  enum Outcome { live, stale, removed, unreadable, missing, failed } outcome = missing;
+  LockFile lock;
+  Verdict verdict;
+  std::string error;  // failed: why the stale lock could not be removed
+};
+ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run);
+
+// The lock files that operands name: a folder's *.lock files, or the file.
+std::vector<std::string> lock_files_in(const std::vector<std::string>& operands);
+// Default session: the file name without ".lock".
+std::string session_of_path(const std::string& path);
+
+// For lock-status and lock-reap: the state (live, stale, free, unreadable),
+// one human line, and one JSON object holding the lock's fields plus file,
+// state, reason and age.
+std::string state_name(const LockFile& lock, const Verdict& verdict);
+std::string describe_lock(const std::string& file, const LockFile& lock, const Verdict& verdict);
+std::string lock_json(const std::string& file, const LockFile& lock, const Verdict& verdict);
+// "holds: pid 123 on build-3 (session 'auth') since 2025-01-10T10:00:00Z"
+std::string describe_holder(const LockFile& lock);
+
+}  // namespace loopkit

@@ -1,0 +1,77 @@
+#include "sys/folder.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys/error.hpp"
+#include "sys/flock.hpp"
+
+namespace loopkit {
+
+Fd lock_folder(const std::string& dir) {
+  Fd fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
+  if (!fd) fail_system(errno, "open folder", dir);
+  int rc;
+  do rc = flock(fd.get(), LOCK_EX);
+  while (rc != 0 && errno == EINTR);
+  if (rc == 0) return fd;
+  // NFS emulates flock with byte-range locks, which need a descriptor open
+  // for writing, and a folder cannot be opened so: lock a guard file in the
+  // folder instead. Every client of an NFS folder takes this same path.
+  if (errno != EBADF && errno != ENOLCK && errno != EOPNOTSUPP) fail_system(errno, "lock folder", dir);
+  std::string guard = dir + "/.loopkit-folder-lock";
+  Fd g = open_fd(guard, O_RDWR | O_CREAT, 0644);
+  if (!g) fail_system(errno, "open", guard);
+  flock_wait(g.get(), true, guard);
+  return g;
+}
+
+std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) fail_system(errno, "open folder", dir);
+  std::vector<std::string> names;
+  errno = 0;
+  while (struct dirent* e = readdir(d)) {
+    std::string_view name(e->d_name);
+    if (name.empty() || name[0] == '.' || name.size() < suffix.size()) continue;
+    if (name.substr(name.size() - suffix.size()) == suffix) names.emplace_back(name);
+  }
+  int err = errno;
+  closedir(d);
+  if (err) fail_system(err, "read folder", dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool is_folder(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool remove_file(const std::string& path) {
+  if (unlink(path.c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  fail_system(errno, "remove", path);
+}
+
+std::optional<FileSnapshot> read_file_snapshot(const std::string& path) {
+  Fd fd = open_fd(path, O_RDONLY | O_NOCTTY);
+  if (!fd) {
+    if (errno == ENOENT) return std::nullopt;
+    fail_system(errno, "open", path);
+  }
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+  if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+  FileSnapshot snap;
+  snap.mtime = static_cast<int64_t>(st.st_mtime);
+  snap.data = read_all(fd.get(), path);
+  return snap;
+}
+
+}  // namespace loopkit
