@@ -1,0 +1,303 @@
+#!/usr/bin/env bats
+# progress-append: the layout of 003_26e95c9e0dcadcb1.txt, one locked write
+# per entry, all or nothing.
+load helpers
+
+P=progress-myfeature.md
+
+seed() {
+  cat <<'EOF'
+# Progress: myfeature
+
+Verify: npm test && npm run build
+
+## Codebase Patterns
+(Patterns discovered during implementation)
+
+---
+
+## 2025-01-10 - beads-123
+- Implemented user authentication
+- Files: src/auth/login.ts, src/auth/middleware.ts
+- Learning: Token refresh needs to handle concurrent requests
+
+---
+
+## 2025-01-10 - beads-124
+- Added password reset flow
+- Files: src/auth/reset.ts, src/email/templates/reset.html
+- Learning: Email templates should be tested with real SMTP
+
+---
+EOF
+}
+
+first_two() {
+  progress-append --verify 'npm test && npm run build' --id beads-123 --date 2025-01-10 \
+    --files src/auth/login.ts,src/auth/middleware.ts \
+    --learning 'Token refresh needs to handle concurrent requests' $P 'Implemented user authentication'
+  progress-append --id beads-124 --date 2025-01-10 --files 'src/auth/reset.ts, src/email/templates/reset.html' \
+    --learning 'Email templates should be tested with real SMTP' $P 'Added password reset flow'
+}
+
+# N writers at once, each appending M entries whose only bullet is SIZE bytes
+# made from its own id; then every entry must be whole and present
+concurrent() {
+  local n=$1 m=$2 size=$3 w
+  for w in $(seq "$n"); do
+    (
+      for i in $(seq "$m"); do
+        id="w$w-$i"
+        body=$(printf "%${size}s" '' | tr ' ' "${id: -1}")
+        progress-append --no-sync --id "$id" --date 2025-01-12 $P "$id:$body" || exit 1
+      done
+    ) &
+  done
+  wait
+}
+
+check_entries() {
+  local n=$1 m=$2 size=$3
+  [ "$(grep -c '^## 2025-01-12 - ' $P)" -eq $((n * m)) ]
+  run -0 awk -v size="$size" '
+    /^## 2025-01-12 - / {
+      id = substr($0, 17); seen[id]++
+      getline a; getline blank; getline rule
+      prefix = "- " id ":"; body = substr(a, length(prefix) + 1)
+      whole = substr(a, 1, length(prefix)) == prefix && gsub(substr(id, length(id)), "", body) == size && body == ""
+      if (!whole || blank != "" || rule != "---") { print "torn: " id; bad++ }
+    }
+    END { for (id in seen) if (seen[id] != 1) { print "twice: " id; bad++ }; exit bad > 0 }' $P
+}
+
+@test "the first append writes the seed's header and entry, the next only its entry" {
+  first_two
+  diff <(seed) $P
+}
+
+@test "with no LINE, --id or --pattern it only creates the file" {
+  run -0 progress-append --verify 'npm test && npm run build' $P
+  diff <(seed | head -n 8) $P
+  # ... and leaves an existing one alone
+  first_two
+  cp $P before
+  run -0 progress-append --verify other --session other $P
+  cmp before $P
+}
+
+@test "a new file without --verify says Verify: (none), as the seed's generated files do" {
+  progress-append progress-x.md
+  [ "$(sed -n 3p progress-x.md)" = 'Verify: (none)' ]
+}
+
+@test "the session name comes from --session, progress-NAME.md or the file name" {
+  mkdir -p .claude/pipeline-runs/auth
+  progress-append .claude/pipeline-runs/auth/progress-auth.md
+  [ "$(head -n 1 .claude/pipeline-runs/auth/progress-auth.md)" = '# Progress: auth' ]
+  progress-append notes.md
+  [ "$(head -n 1 notes.md)" = '# Progress: notes' ]
+  progress-append --session given progress-other.md
+  [ "$(head -n 1 progress-other.md)" = '# Progress: given' ]
+}
+
+@test "bullets from arguments and stdin; '- ' lines kept, blank lines dropped" {
+  progress-append $P
+  printf 'from stdin\n\n- already a bullet\n' | progress-append --id b1 --date 2025-01-11 $P 'first' - 'two
+lines'
+  expected='
+## 2025-01-11 - b1
+- first
+- from stdin
+- already a bullet
+- two
+- lines
+
+---'
+  [ "$(tail -n 9 $P)" = "$expected" ]
+}
+
+@test "Files and Learning bullets follow the lines; both options repeat" {
+  progress-append --id b1 --date 2025-01-11 --files a.c --files 'b.c, c.c' --learning 'one, two' --learning three $P 'did it'
+  run -0 tail -n 6 $P
+  assert_output '- did it
+- Files: a.c, b.c, c.c
+- Learning: one, two
+- Learning: three
+
+---'
+}
+
+@test "an entry without --id has the heading '## DATE'" {
+  progress-append --date 2025-01-11 $P 'no id'
+  grep -qx '## 2025-01-11' $P
+}
+
+@test "the date defaults to today in local time, LOOPKIT_NOW honoured" {
+  LOOPKIT_NOW=1736550000 progress-append --id utc $P x                 # 2025-01-10T23:00:00Z
+  LOOPKIT_NOW=1736550000 TZ=Asia/Tokyo progress-append --id tokyo $P x # already the 11th there
+  grep -qx '## 2025-01-10 - utc' $P
+  grep -qx '## 2025-01-11 - tokyo' $P
+}
+
+@test "usage errors change nothing" {
+  first_two
+  cp $P before
+  run -2 --separate-stderr progress-append --date 2025-02-30 --id x $P
+  assert_equal "$stderr" "progress-append: --date: not a date YYYY-MM-DD: '2025-02-30'"
+  run -2 progress-append
+  run -2 progress-append --id x -
+  run -2 progress-append --bogus $P
+  run -2 progress-append --date 2025-01-10 --id x missing.md --date
+  cmp before $P
+  [ ! -e missing.md ]
+}
+
+@test "appending after a blank last line or a missing final newline keeps the layout" {
+  printf '# Progress: s\n\nVerify: (none)\n\n## Codebase Patterns\n(Add patterns discovered during implementation here)\n\n---\n\n' >a.md
+  progress-append --id x --date 2025-01-11 a.md one
+  [ "$(tail -n 5 a.md)" = $'\n## 2025-01-11 - x\n- one\n\n---' ]
+  [ "$(grep -c '^$' a.md)" -eq 5 ]
+  printf 'hand written' >b.md
+  progress-append --id y --date 2025-01-11 b.md two
+  [ "$(cat b.md)" = $'hand written\n\n## 2025-01-11 - y\n- two\n\n---' ]
+}
+
+@test "an append reads at most the last two bytes of the file" {
+  need_strace
+  first_two
+  for i in $(seq 2000); do printf '\n## 2025-01-11 - f%s\n- filler entry number %s\n\n---\n' $i $i; done >>$P
+  strace -o trace -e trace=read,pread64 progress-append --id z --date 2025-01-12 $P last
+  run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
+  [ "$output" -le 2 ]
+  [ "$(tail -n 1 $P)" = '---' ]
+}
+
+@test "16 concurrent appenders: every entry whole, none lost" {
+  progress-append $P
+  concurrent 16 12 60
+  check_entries 16 12 60
+  [ "$(grep -c '^# Progress:' $P)" -eq 1 ]
+}
+
+@test "16 concurrent appenders of entries over 8 KiB: every entry whole" {
+  progress-append $P
+  concurrent 16 4 9000
+  check_entries 16 4 9000
+}
+
+@test "racing first appenders write one header" {
+  concurrent 16 1 10
+  check_entries 16 1 10
+  [ "$(grep -c '^# Progress: myfeature$' $P)" -eq 1 ]
+  [ "$(head -n 1 $P)" = '# Progress: myfeature' ]
+}
+
+@test "--pattern adds under Codebase Patterns, in order, entries untouched" {
+  first_two
+  progress-append --pattern 'Wrap handlers in withAuth()' $P
+  progress-append --pattern 'Run the linter' --id b3 --date 2025-01-11 $P 'with an entry'
+  run -0 sed -n 5,10p $P
+  assert_output '## Codebase Patterns
+(Patterns discovered during implementation)
+- Wrap handlers in withAuth()
+- Run the linter
+
+---'
+  diff <(seed | tail -n +9) <(sed -n '11,$p' $P | head -n 14)
+  [ "$(tail -n 4 $P)" = $'## 2025-01-11 - b3\n- with an entry\n\n---' ]
+}
+
+@test "--pattern on a missing file creates it with the pattern" {
+  progress-append --verify 'npm test && npm run build' --pattern 'p one' $P
+  diff <(seed | head -n 6; echo '- p one'; echo; echo ---) $P
+}
+
+@test "--pattern keeps the file's mode and a symlink a symlink" {
+  first_two
+  chmod 640 $P
+  ln -s $P link.md
+  progress-append --pattern p link.md
+  progress-append --id b9 --date 2025-01-11 link.md through
+  [ -L link.md ]
+  [ "$(stat -c %a $P)" = 640 ]
+  grep -qx -- '- p' $P
+  grep -qx -- '- through' $P
+}
+
+@test "a new file is created 0666 less the umask, as the shell's >> does" {
+  umask 022
+  progress-append $P
+  [ "$(stat -c %a $P)" = 644 ]
+}
+
+@test "--pattern under concurrency loses neither entries nor patterns" {
+  progress-append $P
+  for w in $(seq 4); do
+    (for i in $(seq 6); do progress-append --no-sync --pattern "pattern $w-$i" $P || exit 1; done) &
+  done
+  concurrent 8 10 100
+  wait
+  check_entries 8 10 100
+  for w in $(seq 4); do for i in $(seq 6); do
+    run -0 awk -v want="- pattern $w-$i" '/^---$/ { exit } $0 == want { n++ } END { exit n != 1 }' $P
+  done; done
+  [ ! -e .$P.tmp ]
+}
+
+@test "a full disk during an append: exit 4, the log byte-identical" {
+  need_strace
+  first_two
+  cp $P before
+  rc=0
+  strace -f -o /dev/null -e trace=write -e inject=write:error=ENOSPC:when=1 \
+    progress-append --id b3 --date 2025-01-11 $P 'never written' 2>err || rc=$?
+  [ "$rc" -eq 4 ]
+  grep -q "progress-append: cannot append to '$P': No space left on device" err
+  cmp before $P
+}
+
+@test "a full disk while creating a file: exit 4, no file left" {
+  need_strace
+  rc=0
+  strace -f -o /dev/null -e trace=write -e inject=write:error=ENOSPC:when=1 \
+    progress-append --id b1 --date 2025-01-11 $P 'never written' 2>/dev/null || rc=$?
+  [ "$rc" -eq 4 ]
+  [ ! -e $P ]
+}
+
+@test "a full disk during a --pattern rewrite: exit 4, the log byte-identical" {
+  need_strace
+  first_two
+  cp $P before
+  rc=0
+  strace -f -o /dev/null -e trace=write -e inject=write:error=ENOSPC:when=1 \
+    progress-append --pattern 'never written' $P 2>/dev/null || rc=$?
+  [ "$rc" -eq 4 ]
+  cmp before $P
+  run -0 ls -A
+  assert_output $'before\nhome\n'"$P"$'\ntmp'
+}
+
+@test "a failing fsync takes the entry back" {
+  need_strace
+  first_two
+  cp $P before
+  rc=0
+  strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=1 \
+    progress-append --id b3 --date 2025-01-11 $P 'taken back' 2>/dev/null || rc=$?
+  [ "$rc" -eq 4 ]
+  cmp before $P
+}
+
+@test "an unwritable file: exit 4 with the system's reason" {
+  [ "$(id -u)" -ne 0 ] || skip "root can write anything"
+  first_two
+  chmod 444 $P
+  run -4 --separate-stderr progress-append --id b3 --date 2025-01-11 $P x
+  assert_equal "$stderr" "progress-append: cannot open '$P': Permission denied"
+}
+
+@test "a missing folder is not created: exit 4" {
+  run -4 --separate-stderr progress-append nowhere/$P
+  assert_equal "$stderr" "progress-append: cannot open 'nowhere/$P': No such file or directory"
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env bats
+# progress-show: the header and patterns plus chosen entries; --max-bytes
+# reads little more than it prints.
+load helpers
+
+P=progress-myfeature.md
+
+seed() {
+  cat <<'EOF'
+# Progress: myfeature
+
+Verify: npm test && npm run build
+
+## Codebase Patterns
+(Patterns discovered during implementation)
+
+---
+
+## 2025-01-10 - beads-123
+- Implemented user authentication
+- Files: src/auth/login.ts, src/auth/middleware.ts
+- Learning: Token refresh needs to handle concurrent requests
+
+---
+
+## 2025-01-10 - beads-124
+- Added password reset flow
+- Files: src/auth/reset.ts, src/email/templates/reset.html
+- Learning: Email templates should be tested with real SMTP
+
+---
+EOF
+}
+
+head8() { seed | head -n 8; }
+
+# the seed plus entries b1..bN dated 2025-01-11.. with one bullet each
+log_of() {
+  seed >$P
+  for i in $(seq "$1"); do
+    progress-append --no-sync --id "b$i" --date "2025-01-$(printf %02d $((10 + i % 20)))" $P "entry number $i"
+  done
+}
+
+awk_learnings() { awk '/^---$/{found=1; next} found' "$@"; }
+
+@test "with no option the whole file, byte for byte" {
+  seed >$P
+  progress-show $P >out
+  cmp $P out
+}
+
+@test "--learnings is exactly the seed's awk" {
+  seed >$P
+  progress-show --learnings $P >mine
+  awk_learnings $P >theirs
+  cmp mine theirs
+  # also on the seed's own files, wherever they are
+  for f in "$BATS_TEST_DIRNAME"/fixtures/ap_progress*.md "$LOOPKIT_SOURCE"/../shared/fixtures/ap_progress*.md; do
+    [[ -f $f ]] || continue
+    cmp <(progress-show --learnings "$f") <(awk_learnings "$f")
+  done
+}
+
+@test "--learnings matches the awk on odd files too" {
+  printf 'no rule\n' >a.md
+  printf 'x\n---\n---\n\n--- \n-- \ntail without newline' >b.md
+  printf '# P\n---\n\n## 2025-01-01\n\n---\n\n' >c.md
+  for f in a.md b.md c.md; do cmp <(progress-show --learnings $f) <(awk_learnings $f); done
+}
+
+@test "--last N: the header and patterns plus the newest N entries" {
+  seed >$P
+  run -0 progress-show --last 1 $P
+  assert_output "$(head8; seed | tail -n 7)"
+  run -0 progress-show --last 0 $P
+  assert_output "$(head8)"
+  run -0 progress-show --last 9 $P
+  assert_output "$(seed)"
+}
+
+@test "--id: every entry with that id" {
+  log_of 3
+  progress-append --id b2 --date 2025-01-20 $P 'second attempt'
+  run -0 progress-show --id b2 $P
+  assert_output "$(head8)
+
+## 2025-01-12 - b2
+- entry number 2
+
+---
+
+## 2025-01-20 - b2
+- second attempt
+
+---"
+}
+
+@test "--id or --since that matches nothing: exit 1, nothing printed" {
+  seed >$P
+  run -1 --separate-stderr progress-show --id nope $P
+  assert_equal "$output" ''
+  assert_equal "$stderr" "progress-show: no entry 'nope' in '$P'"
+  run -1 --separate-stderr progress-show -q --since 2026-01-01 $P
+  assert_equal "$stderr" ''
+}
+
+@test "--since DATE: the entries of that day and later" {
+  log_of 5
+  run -0 progress-show --since 2025-01-14 $P
+  [[ $output == *'- b4'* && $output == *'- b5'* && $output != *'- b3'* && $output != *beads-12* ]]
+  [[ $output == '# Progress: myfeature'* ]]
+}
+
+@test "filters combine: --since with --last, --learnings with --id" {
+  log_of 5
+  run -0 progress-show --since 2025-01-12 --last 2 $P
+  [[ $output == *'- b4'* && $output == *'- b5'* && $output != *'- b3'* ]]
+  run -0 progress-show --learnings --id b3 $P
+  assert_output $'\n## 2025-01-13 - b3\n- entry number 3'
+}
+
+@test "--max-bytes: at most N bytes, patterns kept, the newest whole entries" {
+  seed >$P
+  progress-append --pattern 'Always run the linter' $P
+  log_of_more() { for i in $(seq 60); do progress-append --no-sync --id "b$i" --date 2025-01-12 $P "entry number $i"; done; }
+  log_of_more
+  for n in 300 500 1000 2000 4000; do
+    progress-show --max-bytes $n $P >out
+    [ "$(wc -c <out)" -le $n ]
+    grep -q 'Always run the linter' out
+    grep -q '^## 2025-01-12 - b60$' out
+    # whole entries: as many headings as rules after the header
+    [ "$(grep -c '^## 2025' out)" -eq $(($(grep -c '^---$' out) - 1)) ]
+    # and they are the newest: what follows the header is the end of the file
+    tail -n +11 out >entries
+    cmp entries <(tail -c "$(wc -c <entries)" $P)
+  done
+  # one byte more than an output would have let in one more entry
+  progress-show --max-bytes 1000 $P >a
+  progress-show --max-bytes 1001 $P >b
+  [ "$(wc -c <b)" -le 1001 ]
+}
+
+@test "--max-bytes smaller than the header: as many whole lines of it as fit" {
+  seed >$P
+  run -0 progress-show --max-bytes 30 $P
+  assert_output '# Progress: myfeature'
+  run -0 progress-show --max-bytes 0 $P
+  assert_output ''
+}
+
+@test "--max-bytes with --learnings bounds the learnings" {
+  log_of 30
+  progress-show --learnings --max-bytes 200 $P >out
+  [ "$(wc -c <out)" -le 200 ]
+  grep -q '^- entry number 30$' out
+  ! grep -q '^---$' out
+}
+
+@test "--max-bytes reads little more than it prints" {
+  need_strace
+  seed >$P
+  # 5 MB of entries, some far larger than a read block
+  for i in $(seq 4000); do
+    printf '\n## 2025-01-11 - f%s\n- filler entry number %s %s\n\n---\n' $i $i "$( ((i % 500 - 250)) || printf '%9000s' x)"
+  done >>$P
+  strace -o trace -e trace=read,pread64 progress-show --max-bytes 3000 $P >out
+  printed=$(wc -c <out)
+  run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
+  echo "read $output bytes, printed $printed" >&3
+  # the header is printed too, so printed + two 4 KiB blocks bounds it
+  [ "$output" -le $((printed + 8192)) ]
+  grep -q '^## 2025-01-11 - f4000$' out
+  # a newest entry that cannot fit is not read whole either
+  printf '\n## 2025-01-12 - huge\n- %90000s\n\n---\n' x >>$P
+  strace -o trace -e trace=read,pread64 progress-show --max-bytes 3000 $P >out
+  run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
+  [ "$output" -le 16384 ]
+  diff out <(head8)
+}
+
+@test "entries larger than the read block come out whole" {
+  seed >$P
+  big=$(printf '%20000s' '' | tr ' ' x)
+  progress-append --id big --date 2025-01-11 $P "$big"
+  progress-append --id small --date 2025-01-11 $P tiny
+  run -0 progress-show --last 2 $P
+  [[ $output == *"- $big"* && $output == *'- tiny'* && $output != *beads-124* ]]
+  run -0 progress-show --max-bytes 5000 $P
+  [[ $output == *'- tiny'* && $output != *"- x"* ]]
+}
+
+@test "a missing file: exit 1, no such progress file" {
+  run -1 --separate-stderr progress-show missing.md
+  assert_equal "$stderr" "progress-show: no such progress file 'missing.md'"
+  run -1 --separate-stderr progress-show -q missing.md
+  assert_equal "$stderr" ''
+}
+
+@test "- reads stdin and FILE.gz is read transparently" {
+  seed >$P
+  run -0 progress-show --last 1 - <$P
+  assert_output "$(head8; seed | tail -n 7)"
+  gzip -k $P
+  cmp <(progress-show --id beads-123 $P.gz) <(progress-show --id beads-123 $P)
+}
+
+@test "usage errors: exit 2" {
+  seed >$P
+  run -2 progress-show
+  run -2 progress-show $P other.md
+  run -2 progress-show --last x $P
+  run -2 progress-show --last -1 $P
+  run -2 progress-show --max-bytes '' $P
+  run -2 --separate-stderr progress-show --since 2025-1-1 $P
+  assert_equal "$stderr" "progress-show: --since: not a date YYYY-MM-DD: '2025-1-1'"
+}
+
+@test "a folder is exit 4" {
+  mkdir d
+  run -4 progress-show d
+}
