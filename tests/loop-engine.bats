@@ -1,0 +1,352 @@
+#!/usr/bin/env bats
+# scripts/loop-engine: the session lifecycle of 003_26e95c9e0dcadcb1.txt.
+# Fixtures ap_state_*: state files written by agent-pipelines itself (see
+# ../shared/fixtures/README.md of the project for where each comes from).
+load helpers
+
+: "${LOOPKIT_SCRIPTS:=$LOOPKIT_SOURCE/scripts}"
+FIX=$BATS_TEST_DIRNAME/fixtures
+ST=.claude/pipeline-runs/demo/state.json
+LOCK=.claude/locks/demo.lock
+
+engine() { "$LOOPKIT_SCRIPTS/loop-engine" "$@"; }
+
+# wait_for FILE: until FILE exists (bounded: 30 s)
+wait_for() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ -e $1 ]] && return 0; sleep 0.1; done
+  echo "timed out waiting for $1" >&2
+  return 1
+}
+
+# wait_gone PID: until PID has exited (bounded: 40 s)
+wait_gone() {
+  local i
+  for ((i = 0; i < 400; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  echo "process $1 is still alive" >&2
+  return 1
+}
+
+# heartbeats: the lock-heartbeat processes running on this test's files
+heartbeats() { pgrep -f "lock-heartbeat .*$W/" || true; }
+
+# An agent following a plan: lines ITER=JSON (the result it writes), and
+# ITER=block (write block.ITER with its pid and parent's pid, then wait for
+# the file go.ITER).
+make_agent() {
+  cat >agent.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITERATION" >>ran.log
+while IFS= read -r step; do
+  [[ -n $step && ${step%%=*} == "$LOOPKIT_ITERATION" ]] || continue
+  if [[ ${step#*=} == block ]]; then
+    echo "$$ $PPID" >"block.$LOOPKIT_ITERATION.tmp" && mv "block.$LOOPKIT_ITERATION.tmp" "block.$LOOPKIT_ITERATION"
+    for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITERATION ]] && break; sleep 0.1; done
+  else
+    printf '%s' "${step#*=}" >"$LOOPKIT_RESULT"
+  fi
+done <<<"${AGENT_PLAN:-}"
+exit 0
+EOF
+  chmod +x agent.sh
+}
+
+ran() { tr '\n' ' ' <ran.log; }
+
+@test "runs to max_iterations and keeps state, progress and lock as the seed says" {
+  make_agent
+  run -0 --separate-stderr engine --session demo --max-iterations 3 --verify 'make test' -- ./agent.sh
+  [ "$(ran)" = "1 2 3 " ]
+  run -0 state-get "$ST" session type status iteration iteration_completed iteration_started \
+    current_stage stages completion_reason '.history[].iteration' '.history[].plateau'
+  [ "$output" = $'demo\nloop\ncomplete\n3\n3\nnull\n0\n[]\nmax_iterations\n1\n2\n3\nfalse\nfalse\nfalse' ]
+  run -0 state-get "$ST" started_at completed_at '.history[0].timestamp'
+  [ "$output" = $'2025-01-10T10:05:30Z\n2025-01-10T10:05:30Z\n2025-01-10T10:05:30Z' ]
+  run -1 state-get -e "$ST" '.history[0].reasoning'
+  [ ! -e "$LOCK" ]
+  run -0 head -n 3 .claude/pipeline-runs/demo/progress-demo.md
+  [ "$output" = $'# Progress: demo\n\nVerify: make test' ]
+}
+
+@test "the member order of a new state file is the seed's" {
+  make_agent
+  engine --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null
+  run -0 state-get -k "$ST" .
+  [ "$output" = $'session\ntype\nstarted_at\nstatus\niteration\niteration_completed\niteration_started\ncurrent_stage\nstages\nhistory\ncompleted_at\ncompletion_reason' ]
+  run -0 state-get -k "$ST" '.history[0]'
+  [ "$output" = $'iteration\ntimestamp\nplateau' ]
+}
+
+@test "--help, --version and usage errors" {
+  run -0 engine --help
+  [[ $output == Usage:\ loop-engine* ]]
+  run -0 engine --version
+  run -2 engine --session demo
+  run -2 engine -- true
+  run -2 engine --session demo --max-iterations x -- true
+  run -2 engine --session demo --max-iterations 0 -- true
+  run -2 engine --session a/b -- true
+  run -2 engine --bogus --session demo -- true
+  [ ! -e .claude ]
+}
+
+@test "the agent gets its context in the environment, and the engine's stdin" {
+  cat >agent.sh <<'EOF'
+#!/usr/bin/env bash
+{ echo "$LOOPKIT_SESSION|$LOOPKIT_ITERATION|$LOOPKIT_STATE|$LOOPKIT_PROGRESS"
+  [[ -e $LOOPKIT_RESULT ]] && echo "result exists" || echo "result fresh"
+  read -r line && echo "stdin: $line"; } >>env.log
+EOF
+  chmod +x agent.sh
+  printf 'one\ntwo\n' | engine --session demo --max-iterations 2 -- ./agent.sh 2>/dev/null
+  run -0 cat env.log
+  [ "$output" = "demo|1|$W/$ST|$W/.claude/pipeline-runs/demo/progress-demo.md
+result fresh
+stdin: one
+demo|2|$W/$ST|$W/.claude/pipeline-runs/demo/progress-demo.md
+result fresh
+stdin: two" ]
+}
+
+@test "the agent's stop reason ends the session" {
+  make_agent
+  AGENT_PLAN='2={"stop":"beads-empty"}' run -0 engine --session demo --max-iterations 9 -- ./agent.sh
+  run -0 state-get "$ST" status completion_reason iteration_completed
+  [ "$output" = $'complete\nbeads-empty\n2' ]
+}
+
+@test "a plateau vote is counted once: --plateau-after 2 needs two agents" {
+  make_agent
+  AGENT_PLAN=$'1={"plateau":true}\n2={"plateau":false}\n3={"plateau":true,"reasoning":"a"}\n4={"plateau":true,"reasoning":"b"}' \
+    run -0 engine --session demo --max-iterations 9 -- ./agent.sh
+  [ "$(ran)" = "1 2 3 4 " ]
+  run -0 state-get "$ST" completion_reason '.history[].plateau' '.history[-1].reasoning'
+  [ "$output" = $'plateau\ntrue\nfalse\ntrue\ntrue\nb' ]
+}
+
+@test "--plateau-after 1 stops on the first vote, 0 never" {
+  make_agent
+  AGENT_PLAN='2={"plateau":"true"}' run -0 engine --session demo --plateau-after 1 -- ./agent.sh
+  [ "$(ran)" = "1 2 " ]
+  rm ran.log
+  AGENT_PLAN=$'1={"plateau":true}\n2={"plateau":true}' run -0 engine --session other --plateau-after 0 --max-iterations 3 -- ./agent.sh
+  [ "$(ran)" = "1 2 3 " ]
+  run -0 state-get .claude/pipeline-runs/other/state.json completion_reason
+  [ "$output" = max_iterations ]
+}
+
+@test "awkward reasoning is stored exactly" {
+  make_agent
+  AGENT_PLAN='1={"plateau":false,"reasoning":"a=b := c += \"q\" \\ $HOME\nline 2"}' \
+    run -0 engine --session demo --max-iterations 1 -- ./agent.sh
+  run -0 state-get -j "$ST" '.history[0].reasoning'
+  [ "$output" = '"a=b := c += \"q\" \\ $HOME\nline 2"' ]
+}
+
+@test "a result that is not JSON is ignored with a warning" {
+  make_agent
+  AGENT_PLAN='1={"plateau":tru' run -0 --separate-stderr engine --session demo --max-iterations 2 -- ./agent.sh
+  [[ $stderr == *"warning: ignoring the agent's result"* ]]
+  run -0 state-get "$ST" status '.history[0].plateau'
+  [ "$output" = $'complete\nfalse' ]
+}
+
+@test "a failing agent fails the session with its status; a rerun resumes it" {
+  cat >agent.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITERATION" >>ran.log
+if [[ $LOOPKIT_ITERATION == 2 && ! -e fixed ]]; then exit 7; fi
+EOF
+  chmod +x agent.sh
+  run -7 engine --session demo --max-iterations 3 -- ./agent.sh
+  run -0 state-get "$ST" status completion_reason iteration_completed iteration_started
+  [ "$output" = $'failed\nagent-error\n1\nnull' ]
+  run -0 state-get -e "$ST" completed_at
+  [ ! -e "$LOCK" ]
+  [ -z "$(heartbeats)" ]
+  touch fixed
+  run -0 engine --session demo --max-iterations 3 -- ./agent.sh
+  [ "$(ran)" = "1 2 2 3 " ]
+  run -0 state-get "$ST" status completion_reason completed_at '.history[].iteration'
+  [ "$output" = $'complete\nmax_iterations\n2025-01-10T10:05:30Z\n1\n2\n3' ]
+}
+
+@test "an agent that cannot run fails the session with 127" {
+  run -127 engine --session demo -- ./no-such-agent
+  run -0 state-get "$ST" status completion_reason
+  [ "$output" = $'failed\nagent-error' ]
+}
+
+@test "a complete session is left alone" {
+  make_agent
+  engine --session demo --max-iterations 2 -- ./agent.sh 2>/dev/null
+  cp "$ST" before.json
+  run -0 engine --session demo --max-iterations 5 -- ./agent.sh
+  [[ $output == *"already complete"* ]]
+  [ "$(ran)" = "1 2 " ]
+  cmp "$ST" before.json
+  [ ! -e "$LOCK" ]
+}
+
+@test "kill -9 mid-iteration: the rerun resumes without repeating completed iterations" {
+  make_agent
+  AGENT_PLAN='3=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 5 -- ./agent.sh 2>err.log &
+  wait_for block.3
+  read -r agent epid <block.3
+  [ -n "$(heartbeats)" ]
+  run -0 state-get "$ST" status iteration iteration_completed
+  [ "$output" = $'running\n3\n2' ]
+  run -0 state-get -e "$ST" iteration_started
+  kill -9 "$epid"
+  kill -9 "$agent"
+  wait_gone "$epid"
+  run -1 lock-status "$LOCK"
+  run -0 engine --session demo --max-iterations 5 -- ./agent.sh
+  [ "$(ran)" = "1 2 3 3 4 5 " ]
+  run -0 state-get "$ST" status iteration_completed '.history[].iteration'
+  [ "$output" = $'complete\n5\n1\n2\n3\n4\n5' ]
+  [ ! -e "$LOCK" ]
+}
+
+@test "no lock-heartbeat outlives its engine, whatever the exit path" {
+  make_agent
+  # normal end
+  AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  e=$!
+  wait_for block.1
+  [ -n "$(heartbeats)" ]
+  touch go.1
+  wait "$e"
+  [ -z "$(heartbeats)" ]
+  # SIGTERM mid-iteration: the agent is stopped, the state says so, the lock is gone
+  rm -f ran.log block.1 go.1
+  AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session t --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  e=$!
+  wait_for block.1
+  read -r agent _ <block.1
+  kill -TERM "$e"
+  rc=0; wait "$e" || rc=$?
+  [ "$rc" = 143 ]
+  wait_gone "$agent"
+  [ -z "$(heartbeats)" ]
+  [ ! -e .claude/locks/t.lock ]
+  run -0 state-get .claude/pipeline-runs/t/state.json status completion_reason iteration_completed
+  [ "$output" = $'failed\ninterrupted\n0' ]
+}
+
+@test "kill -9: the orphaned heartbeat ends on its own once its owner is gone" {
+  make_agent
+  AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  wait_for block.1
+  read -r agent epid <block.1
+  hb=$(heartbeats)
+  [ -n "$hb" ]
+  kill -9 "$epid" "$agent"
+  wait_gone "$hb"
+}
+
+@test "a second engine on a running session exits 1" {
+  make_agent
+  AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  e=$!
+  wait_for block.1
+  run -1 engine --session demo --max-iterations 1 -- ./agent.sh
+  [ "$(ran)" = "1 " ]
+  touch go.1
+  wait "$e"
+  run -0 state-get "$ST" status
+  [ "$output" = complete ]
+}
+
+@test "log lines into a pipe are timestamped" {
+  make_agent
+  run -0 --separate-stderr engine --session demo --max-iterations 1 -- ./agent.sh
+  [[ ${stderr_lines[0]} =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z\ loop-engine:\ session\ demo: ]]
+  [[ $stderr != *$'\r'* ]]
+}
+
+@test "on a terminal one status line is rewritten in place" {
+  command -v script >/dev/null || skip "script(1) is not installed"
+  make_agent
+  script -qfec "$LOOPKIT_SCRIPTS/loop-engine --session demo --max-iterations 2 -- ./agent.sh" typescript >/dev/null
+  grep -q $'\r\033\\[K' typescript
+  grep -q 'iteration 2 of 2' typescript
+}
+
+@test "a loop session never runs over a pipeline session" {
+  mkdir -p .claude/pipeline-runs/demo
+  cp "$FIX/ap_state_pipeline.doc.json" "$ST"
+  run -1 engine --session demo -- true
+  [ ! -e "$LOCK" ]
+}
+
+# --- state files written by agent-pipelines ----------------------------------
+
+# fixture FILE SESSION: install it as the state of SESSION
+fixture() {
+  mkdir -p ".claude/pipeline-runs/$2"
+  cp "$FIX/$1" ".claude/pipeline-runs/$2/state.json"
+}
+
+@test "resumes a failed agent-pipelines loop (history of another shape, fields missing)" {
+  fixture ap_state_failed_loop.test_resume.json test-resume-history
+  make_agent
+  run -0 engine --session test-resume-history --max-iterations 4 -- ./agent.sh
+  [ "$(ran)" = "3 4 " ]
+  S=.claude/pipeline-runs/test-resume-history/state.json
+  run -0 state-get "$S" status completion_reason iteration_completed '.history[].iteration' '.history[0].decision' started_at
+  [ "$output" = $'complete\nmax_iterations\n4\n1\n2\n3\n4\ncontinue\n2025-01-10T10:05:30Z' ]
+}
+
+@test "resumes a running agent-pipelines loop mid-session" {
+  fixture ap_state_midrun.generated-main.json demo-session
+  make_agent
+  run -0 engine --session demo-session --max-iterations 3 -- ./agent.sh
+  [ "$(ran)" = "3 " ]
+  S=.claude/pipeline-runs/demo-session/state.json
+  run -0 state-get "$S" status started_at event_offset '.history[].iteration'
+  [ "$output" = $'complete\n2026-11-22T03:56:11Z\n0\n1\n2\n3' ]
+}
+
+@test "resumes the unified-loop example at iteration_completed + 1" {
+  fixture ap_state_unified_loop.doc.json myfeature
+  make_agent
+  run -0 engine --session myfeature --max-iterations 6 -- ./agent.sh
+  [ "$(ran)" = "5 6 " ]
+  run -0 state-get .claude/pipeline-runs/myfeature/state.json iteration_completed '.history[].iteration'
+  [ "$output" = $'6\n1\n2\n5\n6' ]
+}
+
+@test "plateau votes written as strings count, once each" {
+  fixture ap_state_plateau_complete.generated-ba90fb6.json p
+  S=.claude/pipeline-runs/p/state.json
+  # complete: nothing to do
+  run -0 engine --session p -- ./agent.sh
+  [ ! -e ran.log ]
+  # reopened: the last vote was "true", this agent's vote makes two
+  state-set "$S" status=running completed_at:=null completion_reason:=null
+  make_agent
+  AGENT_PLAN='3={"plateau":true}' run -0 engine --session p --max-iterations 9 -- ./agent.sh
+  [ "$(ran)" = "3 " ]
+  run -0 state-get "$S" completion_reason '.history[].plateau'
+  [ "$output" = $'plateau\nfalse\ntrue\ntrue' ]
+}
+
+@test "the double-counting fixture: one plateau vote does not stop the loop" {
+  fixture ap_state_plateau_double_count.test.json test-session
+  make_agent
+  AGENT_PLAN=$'2={"plateau":true}\n3={"plateau":true}' run -0 engine --session test-session --max-iterations 9 -- ./agent.sh
+  [ "$(ran)" = "2 3 " ]
+  run -0 state-get .claude/pipeline-runs/test-session/state.json completion_reason iteration_completed
+  [ "$output" = $'plateau\n3' ]
+}
+
+@test "the engines carry the current copy of lib-engine.bash" {
+  local lib=$LOOPKIT_SCRIPTS/lib-engine.bash e
+  [ -f "$lib" ] || skip "lib-engine.bash is not beside the engines"
+  sed -n '/^# --- shared part ---$/,/^# --- end of the shared part ---$/p' "$lib" | sed '1d;$d' >part
+  for e in loop-engine pipeline-engine drain-engine; do
+    sed -n '/^# >>> lib-engine.bash/,/^# <<< lib-engine.bash/p' "$LOOPKIT_SCRIPTS/$e" | sed '1d;$d' >copy
+    diff -u part copy
+  done
+}
