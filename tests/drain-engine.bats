@@ -1,0 +1,248 @@
+#!/usr/bin/env bats
+# scripts/drain-engine: Atari's drain controller over .atari/state.json
+# (000_c3c89309b7636738.txt, 002_0b4f740e0b317d12.txt). Fixtures atari_*:
+# state files from Atari's docs and tests.
+load helpers
+
+: "${LOOPKIT_SCRIPTS:=$LOOPKIT_SOURCE/scripts}"
+FIX=$BATS_TEST_DIRNAME/fixtures
+A=.atari/state.json
+
+engine() { "$LOOPKIT_SCRIPTS/drain-engine" "$@"; }
+
+wait_for() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ -e $1 ]] && return 0; sleep 0.1; done
+  echo "timed out waiting for $1" >&2
+  return 1
+}
+
+# wait_grep TEXT FILE: until FILE holds TEXT (bounded: 30 s)
+wait_grep() {
+  local i
+  for ((i = 0; i < 300; i++)); do grep -qF -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+  echo "timed out waiting for '$1' in $2" >&2
+  return 1
+}
+
+wait_gone() {
+  local i
+  for ((i = 0; i < 400; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+
+# The work queue is ready.txt; the agent logs the item, and follows a plan
+# of lines ITEM=done (removes it from the queue; the default), ITEM=fail
+# (exit 1 with an error), ITEM=block (write block.ITEM, wait for go.ITEM, then
+# done).
+make_agent() {
+  cat >work.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM" >>worked.log
+echo "$LOOPKIT_ITEM $LOOPKIT_ITERATION ${LOOPKIT_STATE#$PWD/}" >>env.log
+action=done
+while IFS= read -r step; do
+  [[ -n $step && ${step%%=*} == "$LOOPKIT_ITEM" ]] && action=${step#*=}
+done <<<"${AGENT_PLAN:-}"
+case $action in
+  fail) printf '{"error":"tests failed","cost":0.5,"turns":2}' >"$LOOPKIT_RESULT"; exit 1 ;;
+  block)
+    echo "$$" >block.tmp && mv block.tmp "block.$LOOPKIT_ITEM"
+    for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done ;;
+esac
+grep -vxF -- "$LOOPKIT_ITEM" ready.txt >ready.new || true
+mv ready.new ready.txt
+printf '{"cost":0.25,"turns":3,"session_id":"sess-%s"}' "$LOOPKIT_ITEM" >"$LOOPKIT_RESULT"
+EOF
+  chmod +x work.sh
+}
+
+worked() { tr '\n' ' ' <worked.log; }
+
+@test "works through the ready items and keeps Atari's state" {
+  make_agent
+  printf 'bd-001\nbd-002\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' -- ./work.sh
+  [ "$(worked)" = "bd-001 bd-002 " ]
+  run -0 state-get "$A" version status iteration current_bead total_cost total_turns updated_at
+  [ "$output" = $'1\nstopped\n2\n\n0.5\n6\n2025-01-10T10:05:30Z' ]
+  run -0 state-get -k "$A" .history.bd-001
+  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id' ]
+  run -0 state-get "$A" .history.bd-001.id .history.bd-001.status .history.bd-001.attempts .history.bd-001.last_attempt .history.bd-002.last_session_id
+  [ "$output" = $'bd-001\ncompleted\n1\n2025-01-10T10:05:30Z\nsess-bd-002' ]
+  run -0 cat env.log
+  [ "$output" = $'bd-001 1 .atari/state.json\nbd-002 2 .atari/state.json' ]
+  [ ! -e .atari/state.json.lock ]
+}
+
+@test "--help and usage errors" {
+  run -0 engine --help
+  [[ $output == Usage:\ drain-engine* ]]
+  run -2 engine -- true
+  run -2 engine --next true
+  run -2 engine --next true --max-attempts 0 -- true
+  run -2 engine --next true --poll soon -- true
+  [ ! -e .atari ]
+}
+
+@test "an empty queue stops at once" {
+  run -0 engine --next true -- false
+  run -0 state-get "$A" version status iteration total_cost history
+  [ "$output" = $'1\nstopped\n0\n0\n{}' ]
+}
+
+@test "a failed item is offered again until --max-attempts, then abandoned" {
+  make_agent
+  printf 'bd-1\nbd-2\n' >ready.txt
+  AGENT_PLAN='bd-1=fail' run -0 engine --next 'cat ready.txt' --max-attempts 3 -- ./work.sh
+  [ "$(worked)" = "bd-1 bd-1 bd-1 bd-2 " ]
+  run -0 state-get "$A" .history.bd-1.status .history.bd-1.attempts .history.bd-1.last_error .history.bd-2.status iteration total_cost total_turns
+  [ "$output" = $'abandoned\n3\ntests failed\ncompleted\n4\n1.75\n9' ]
+}
+
+@test "an agent that fails without a result records its exit status" {
+  printf 'x\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' --max-attempts 2 -- sh -c 'exit 6'
+  run -0 state-get "$A" .history.x.status .history.x.attempts .history.x.last_error
+  [ "$output" = $'abandoned\n2\nagent exited with status 6' ]
+}
+
+@test "a paused drain holds the work until it is resumed" {
+  make_agent
+  printf 'bd-001\nbd-002\n' >ready.txt
+  AGENT_PLAN='bd-001=block' "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' -- ./work.sh 2>err.log &
+  e=$!
+  wait_for block.bd-001
+  state-set "$A" status=paused
+  touch go.bd-001
+  wait_grep 'paused' err.log
+  # bd-001's outcome is saved, and nothing else started
+  run -0 state-get -j "$A" status .history.bd-001.status current_bead
+  [ "$output" = $'"paused"\n"completed"\n""' ]
+  run -1 state-get -e "$A" .history.bd-002
+  [ "$(worked)" = "bd-001 " ]
+  kill -0 "$e"
+  state-set "$A" status=running
+  wait "$e"
+  [ "$(worked)" = "bd-001 bd-002 " ]
+  run -0 state-get "$A" status .history.bd-002.status
+  [ "$output" = $'stopped\ncompleted' ]
+}
+
+@test "a stopped drain ends after the current item" {
+  make_agent
+  printf 'a\nb\n' >ready.txt
+  AGENT_PLAN='a=block' "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' -- ./work.sh 2>/dev/null &
+  e=$!
+  wait_for block.a
+  state-set "$A" status=stopped
+  touch go.a
+  wait "$e"
+  [ "$(worked)" = "a " ]
+  run -0 state-get "$A" status .history.a.status
+  [ "$output" = $'stopped\ncompleted' ]
+}
+
+@test "each outcome is saved before the next item starts" {
+  make_agent
+  printf 'a\nb\n' >ready.txt
+  AGENT_PLAN='b=block' "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' -- ./work.sh 2>/dev/null &
+  e=$!
+  wait_for block.b
+  run -0 state-get "$A" .history.a.status .history.b.status current_bead iteration
+  [ "$output" = $'completed\nworking\nb\n2' ]
+  touch go.b
+  wait "$e"
+}
+
+@test "kill -9 mid-item: the rerun tries the item again and counts the attempt" {
+  make_agent
+  printf 'a\nb\n' >ready.txt
+  AGENT_PLAN='a=block' "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' -- ./work.sh 2>/dev/null &
+  wait_for block.a
+  epid=$(state-get .atari/state.json.lock pid)
+  kill -9 "$epid" "$(cat block.a)"
+  wait_gone "$epid"
+  run -0 engine --next 'cat ready.txt' -- ./work.sh
+  [ "$(worked)" = "a a b " ]
+  run -0 state-get "$A" .history.a.status .history.a.attempts status iteration
+  [ "$output" = $'completed\n2\nstopped\n3' ]
+}
+
+@test "SIGTERM mid-item: the item is marked failed and the drain stopped" {
+  make_agent
+  printf 'a\n' >ready.txt
+  AGENT_PLAN='a=block' "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' -- ./work.sh 2>/dev/null &
+  e=$!
+  wait_for block.a
+  kill -TERM "$e"
+  rc=0; wait "$e" || rc=$?
+  [ "$rc" = 143 ]
+  run -0 state-get "$A" status current_bead .history.a.status .history.a.last_error
+  [ "$output" = $'stopped\n\nfailed\ninterrupted' ]
+  [ ! -e .atari/state.json.lock ]
+}
+
+@test "a second drain on the same state is refused" {
+  make_agent
+  printf 'a\n' >ready.txt
+  AGENT_PLAN='a=block' "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' -- ./work.sh 2>/dev/null &
+  e=$!
+  wait_for block.a
+  run -1 engine --next 'cat ready.txt' -- ./work.sh
+  touch go.a
+  wait "$e"
+  [ "$(worked)" = "a " ]
+}
+
+@test "item ids with dots, quotes and backslashes are kept exactly" {
+  make_agent
+  printf '%s\n' 'bd.7' 'we"ird' 'back\slash' >ready.txt
+  run -0 engine --next 'cat ready.txt' -- ./work.sh
+  run -0 state-get -k "$A" history
+  [ "$output" = $'bd.7\nwe"ird\nback\\slash' ]
+  run -0 state-get "$A" '.history["we\"ird"].id' '.history["back\\slash"].status' '.history["bd.7"].last_session_id'
+  [ "$output" = $'we"ird\ncompleted\nsess-bd.7' ]
+}
+
+@test "a corrupt state file is backed up and reset" {
+  mkdir .atari
+  cp "$FIX/atari_state_corrupt_truncated.statesink_test.json.txt" "$A"
+  run -0 --separate-stderr engine --next true -- true
+  [[ $stderr == *warning* ]]
+  cmp "$FIX/atari_state_corrupt_truncated.statesink_test.json.txt" "$A.backup"
+  run -0 state-get "$A" version status iteration history
+  [ "$output" = $'1\nstopped\n0\n{}' ]
+}
+
+@test "a state file without a version is backed up and reset" {
+  mkdir .atari
+  cp "$FIX/atari_state_v0_noversion.statesink_test.json" "$A"
+  run -0 engine --next true -- true
+  cmp "$FIX/atari_state_v0_noversion.statesink_test.json" "$A.backup"
+  run -0 state-get "$A" version iteration total_cost
+  [ "$output" = $'1\n0\n0' ]
+}
+
+@test "a version 1 state file is carried on" {
+  mkdir .atari
+  cp "$FIX/atari_state_v1.statesink_test.json" "$A"
+  make_agent
+  printf 'bd-old\nbd-new\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' -- ./work.sh
+  [ "$(worked)" = "bd-new " ]
+  [ ! -e "$A.backup" ]
+  run -0 state-get "$A" version status iteration total_cost total_turns .history.bd-old.status .history.bd-new.status
+  [ "$output" = $'1\nstopped\n6\n1.75\n103\ncompleted\ncompleted' ]
+}
+
+@test "the documented state: a failed item with its attempts used up is abandoned, not run" {
+  mkdir .atari
+  cp "$FIX/atari_state.docs.json" "$A"
+  make_agent
+  printf 'bd-001\nbd-002\nbd-123\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' -- ./work.sh
+  [ "$(worked)" = "bd-123 " ]
+  run -0 state-get "$A" .history.bd-002.status .history.bd-002.attempts iteration active_top_level
+  [ "$output" = $'abandoned\n3\n6\nbd-epic-001' ]
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env bats
+# scripts/pipeline-engine: stages in order, each a loop, state type pipeline.
+load helpers
+
+: "${LOOPKIT_SCRIPTS:=$LOOPKIT_SOURCE/scripts}"
+FIX=$BATS_TEST_DIRNAME/fixtures
+S=.claude/pipeline-runs/refine/state.json
+D=.claude/pipeline-runs/refine
+
+engine() { "$LOOPKIT_SCRIPTS/pipeline-engine" "$@"; }
+
+wait_for() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ -e $1 ]] && return 0; sleep 0.1; done
+  echo "timed out waiting for $1" >&2
+  return 1
+}
+
+wait_gone() {
+  local i
+  for ((i = 0; i < 400; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  echo "process $1 is still alive" >&2
+  return 1
+}
+
+# An agent that logs STAGE:ITERATION, prints a line of output, and follows a
+# plan of lines STAGE:ITER=JSON (its result) or STAGE:ITER=block (write
+# block.STAGE.ITER with its pid, then wait for go.STAGE.ITER).
+make_agent() {
+  cat >agent.sh <<'EOF'
+#!/usr/bin/env bash
+me=$LOOPKIT_STAGE:$LOOPKIT_ITERATION
+echo "$me" >>ran.log
+echo "output of $me"
+while IFS= read -r step; do
+  [[ -n $step && ${step%%=*} == "$me" ]] || continue
+  if [[ ${step#*=} == block ]]; then
+    echo "$$" >"block.tmp" && mv block.tmp "block.$LOOPKIT_STAGE.$LOOPKIT_ITERATION"
+    for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_STAGE.$LOOPKIT_ITERATION ]] && break; sleep 0.1; done
+  else
+    printf '%s' "${step#*=}" >"$LOOPKIT_RESULT"
+  fi
+done <<<"${AGENT_PLAN:-}"
+EOF
+  chmod +x agent.sh
+}
+
+make_pipe() { # make_pipe RUNS0 RUNS1 [RUNS2]
+  local i=0 r sep=""
+  {
+    printf '{"name": "full-refine", "stages": ['
+    for r in "$@"; do
+      printf '%s\n  {"name": "s%d", "loop": "loop-%d", "runs": %d, "command": "./agent.sh"}' "$sep" "$i" "$i" "$r"
+      sep=, i=$((i + 1))
+    done
+    printf ']}\n'
+  } >pipe.json
+}
+
+ran() { tr '\n' ' ' <ran.log; }
+
+@test "runs the stages in order, each in its folder, and keeps the pipeline state" {
+  make_agent
+  make_pipe 2 1
+  run -0 engine --session refine pipe.json
+  [ "$(ran)" = "0:1 0:2 1:1 " ]
+  run -0 state-get "$S" session type pipeline status current_stage completion_reason \
+    '.stages[].name' '.stages[].loop' '.stages[].runs' '.stages[].status' '.stages[].iterations_run' '.stages[].reason'
+  [ "$output" = $'refine\npipeline\nfull-refine\ncomplete\n1\nall-stages-complete\ns0\ns1\nloop-0\nloop-1\n2\n1\ncompleted\ncompleted\n2\n1\nmax_iterations\nmax_iterations' ]
+  run -0 state-get "$S" '.stages[0].started_at' '.stages[0].completed_at' started_at completed_at
+  [ "$output" = $'2025-01-10T10:05:30Z\n2025-01-10T10:05:30Z\n2025-01-10T10:05:30Z\n2025-01-10T10:05:30Z' ]
+  run -0 state-get "$S" '.history[].stage'
+  [ "$output" = $'s0\ns0\ns1' ]
+  cmp pipe.json "$D/pipeline.json"
+  [ "$(head -n 1 "$D/stage-0-s0/progress.md")" = '# Progress: s0' ]
+  [ "$(cat "$D/stage-0-s0/output.md")" = $'output of 0:1\noutput of 0:2' ]
+  [ "$(cat "$D/stage-1-s1/output.md")" = 'output of 1:1' ]
+  [ -f "$D/progress-refine.md" ]
+  [ ! -e .claude/locks/refine.lock ]
+}
+
+@test "the command gets the stage in its environment" {
+  cat >pipe.json <<'EOF'
+{"name": "p", "stages": [
+  {"name": "a", "loop": "a", "runs": 1, "command": "echo \"$LOOPKIT_SESSION $LOOPKIT_STAGE $LOOPKIT_ITERATION ${LOOPKIT_STAGE_DIR##*/} ${LOOPKIT_PROGRESS#$PWD/} ${LOOPKIT_STATE#$PWD/}\" >>env.log"},
+  {"name": "b", "loop": "b", "runs": 1, "command": "echo \"$LOOPKIT_STAGE ${LOOPKIT_STAGE_DIR##*/}\" >>env.log"}]}
+EOF
+  run -0 engine --session refine pipe.json
+  run -0 cat env.log
+  [ "$output" = $'refine 0 1 stage-0-a .claude/pipeline-runs/refine/stage-0-a/progress.md .claude/pipeline-runs/refine/state.json\n1 stage-1-b' ]
+}
+
+@test "a stop or a plateau ends the stage, and the next stage starts afresh" {
+  make_agent
+  make_pipe 5 5 2
+  AGENT_PLAN=$'0:2={"stop":"beads-empty"}\n1:1={"plateau":true}\n1:2={"plateau":true,"reasoning":"done"}' \
+    run -0 engine --session refine pipe.json
+  [ "$(ran)" = "0:1 0:2 1:1 1:2 2:1 2:2 " ]
+  run -0 state-get "$S" '.stages[].reason' '.stages[].iterations_run'
+  [ "$output" = $'beads-empty\nplateau\nmax_iterations\n2\n2\n2' ]
+}
+
+@test "a failing stage fails the pipeline; the rerun resumes in that stage" {
+  make_agent
+  make_pipe 1 3
+  cat >fail.sh <<'EOF'
+#!/usr/bin/env bash
+[[ -e fixed ]] || exit 9
+exec ./agent.sh
+EOF
+  chmod +x fail.sh
+  sed -i '0,/"command": ".\/agent.sh"}]/s//"command": ".\/fail.sh"}]/' pipe.json
+  grep -q fail.sh pipe.json
+  run -9 engine --session refine pipe.json
+  run -0 state-get "$S" status completion_reason current_stage '.stages[1].status' '.stages[1].reason'
+  [ "$output" = $'failed\nagent-error\n1\nfailed\nagent-error' ]
+  touch fixed
+  run -0 engine --session refine pipe.json
+  [ "$(ran)" = "0:1 1:1 1:2 1:3 " ]
+  run -0 state-get "$S" status '.stages[].status'
+  [ "$output" = $'complete\ncompleted\ncompleted' ]
+}
+
+@test "kill -9 mid-stage: the rerun resumes at that stage's next iteration" {
+  make_agent
+  make_pipe 2 3 1
+  AGENT_PLAN='1:2=block' "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine pipe.json 2>err.log &
+  wait_for block.1.2
+  epid=$(state-get .claude/locks/refine.lock pid)
+  run -0 state-get "$S" current_stage iteration iteration_completed '.stages[1].status' '.stages[1].iterations_run'
+  [ "$output" = $'1\n2\n1\nrunning\n1' ]
+  kill -9 "$epid" "$(cat block.1.2)"
+  wait_gone "$epid"
+  run -0 engine --session refine pipe.json
+  [ "$(ran)" = "0:1 0:2 1:1 1:2 1:2 1:3 2:1 " ]
+  run -0 state-get "$S" status '.stages[].iterations_run' '.history[].iteration'
+  [ "$output" = $'complete\n2\n3\n1\n1\n2\n1\n2\n3\n1' ]
+}
+
+@test "a complete pipeline is left alone; a second engine is refused" {
+  make_agent
+  make_pipe 1 1
+  AGENT_PLAN='0:1=block' "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine pipe.json 2>/dev/null &
+  e=$!
+  wait_for block.0.1
+  run -1 engine --session refine pipe.json
+  touch go.0.1
+  wait "$e"
+  cp "$S" before.json
+  run -0 engine --session refine pipe.json
+  cmp "$S" before.json
+  [ "$(ran)" = "0:1 1:1 " ]
+}
+
+@test "a bad pipeline file is refused before anything is written" {
+  echo '{"name": "x", "stages": []}' >empty.json
+  run -3 engine --session refine empty.json
+  echo '{"stages": [{"name": "a", "runs": 0, "command": "true"}]}' >zero.json
+  run -3 engine --session refine zero.json
+  echo '{"stages": [{"name": "a", "runs": 1}]}' >nocmd.json
+  run -3 engine --session refine nocmd.json
+  echo '{"stages": [' >broken.json
+  run -3 engine --session refine broken.json
+  run -2 engine --session refine
+  run -2 engine --session refine no-such.json
+  [ ! -e .claude ]
+}
+
+@test "resumes agent-pipelines' crash between stages (history by stage name)" {
+  mkdir -p .claude/pipeline-runs/test-between-crash
+  cp "$FIX/ap_state_between_stage_crash.test_resume.json" .claude/pipeline-runs/test-between-crash/state.json
+  make_agent
+  cat >pipe.json <<'EOF'
+{"name": "two", "stages": [
+  {"name": "stage-0", "loop": "a", "runs": 2, "command": "./agent.sh"},
+  {"name": "stage-1", "loop": "b", "runs": 2, "command": "./agent.sh"}]}
+EOF
+  run -0 engine --session test-between-crash pipe.json
+  [ "$(ran)" = "1:1 1:2 " ]
+  T=.claude/pipeline-runs/test-between-crash/state.json
+  run -0 state-get "$T" status '.stages[0].status' '.stages[1].status' '.stages[1].iterations_run' '.history[].iteration'
+  [ "$output" = $'complete\ncomplete\ncompleted\n2\n1\n2\n1\n2' ]
+}
+
+@test "resumes the crashed stage 3 of the bug report at its first iteration, not the stale iteration_completed" {
+  mkdir -p .claude/pipeline-runs/bug
+  cp "$FIX/ap_state_crashed_stage3.bug-report.json" .claude/pipeline-runs/bug/state.json
+  make_agent
+  cat >pipe.json <<'EOF'
+{"name": "full", "stages": [
+  {"name": "plan-tdd", "runs": 1, "command": "./agent.sh"},
+  {"name": "elegance", "runs": 1, "command": "./agent.sh"},
+  {"name": "create-beads", "runs": 1, "command": "./agent.sh"},
+  {"name": "refine-beads", "runs": 2, "command": "./agent.sh"}]}
+EOF
+  run -0 engine --session bug pipe.json
+  [ "$(ran)" = "3:1 3:2 " ]
+  run -0 state-get .claude/pipeline-runs/bug/state.json status '.stages[3].iterations_run' '.stages[3].loop'
+  [ "$output" = $'complete\n2\nrefine-beads' ]
+}
+
+@test "resumes the documented pipeline state in its running stage" {
+  mkdir -p .claude/pipeline-runs/myrefine
+  cp "$FIX/ap_state_pipeline.doc.json" .claude/pipeline-runs/myrefine/state.json
+  make_agent
+  cat >pipe.json <<'EOF'
+{"name": "full-refine", "stages": [
+  {"name": "improve-plan", "loop": "improve-plan", "runs": 5, "command": "./agent.sh"},
+  {"name": "refine-beads", "loop": "refine-beads", "runs": 1, "command": "./agent.sh"},
+  {"name": "final", "loop": "final", "runs": 1, "command": "./agent.sh"}]}
+EOF
+  run -0 engine --session myrefine pipe.json
+  # current_stage 2 in the file: stages 0 and 1 are behind it
+  [ "$(ran)" = "2:1 " ]
+  run -0 state-get .claude/pipeline-runs/myrefine/state.json status '.stages[0].reason' '.stages[2].status'
+  [ "$output" = $'complete\nplateau\ncompleted' ]
+}
