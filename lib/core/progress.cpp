@@ -41,6 +41,7 @@ void for_each_line(std::string_view text, F f) {
 // Bytes of a progress file, whether an open regular file (read on demand)
 // or a document in memory (stdin, .gz).
 struct Source {
+  std::string name;  // for messages
   uint64_t size;
   std::function<std::string(uint64_t offset, size_t n)> read;
 };
@@ -111,7 +112,7 @@ public:
       }
       size_t n = static_cast<size_t>(std::min<uint64_t>(std::max(kBlock, buf_.size()), pos_ - lo_));
       std::string more = src_.read(pos_ - n, n);
-      if (more.size() != n) fail_system(EIO, "read", "progress file");  // shrank under us
+      if (more.size() != n) fail_system(EIO, "read", src_.name);  // truncated under us: not a progress log
       pos_ -= n;
       buf_.insert(0, more);
       searched_from = n + 1;  // index 0 was undecided before: its previous byte was unknown
@@ -344,7 +345,7 @@ void append(const std::string& path, const AppendRequest& r) {
 }
 
 bool show_text(std::string_view doc, const ShowOptions& options, const Sink& sink) {
-  Source src{doc.size(), [doc](uint64_t offset, size_t n) {
+  Source src{"-", doc.size(), [doc](uint64_t offset, size_t n) {
                return offset >= doc.size() ? std::string() : std::string(doc.substr(offset, n));
              }};
   return select(src, options, sink);
@@ -362,7 +363,7 @@ bool show(const std::string& path, const ShowOptions& options, const Sink& sink)
     fail_system(errno, "open", path);
   }
   int raw = fd.get();
-  Source src{static_cast<uint64_t>(file_size(raw, path)),
+  Source src{path, static_cast<uint64_t>(file_size(raw, path)),
              [raw, &path](uint64_t offset, size_t n) { return read_at(raw, static_cast<off_t>(offset), n, path); }};
   return select(src, options, sink);
 }
