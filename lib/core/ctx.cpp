@@ -1,0 +1,542 @@
+#include "core/ctx.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "sys/beneath.hpp"
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/gz.hpp"
+
+namespace loopkit::ctx {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return u;
+}
+
+std::string_view str(const json::value& v) {
+  const auto& s = v.get_string();
+  return {s.data(), s.size()};
+}
+
+const json::value* member(const json::value& v, std::string_view key) {
+  return v.is_object() ? v.get_object().if_contains(key) : nullptr;
+}
+
+const json::value* at(const json::value& doc, std::initializer_list<std::string_view> keys) {
+  const json::value* v = &doc;
+  for (auto k : keys)
+    if (!(v = member(*v, k))) return nullptr;
+  return v;
+}
+
+// The object at doc.KEYS..., created (replacing anything else) on the way.
+json::object& object_at(json::value& doc, std::initializer_list<std::string_view> keys) {
+  json::value* v = &doc;
+  for (auto k : keys) {
+    if (!v->is_object()) *v = json::object();
+    v = &v->get_object()[k];
+  }
+  if (!v->is_object()) *v = json::object();
+  return v->get_object();
+}
+
+json::array& array_at(json::value& doc, std::initializer_list<std::string_view> keys) {
+  json::value* v = &doc;
+  for (auto k : keys) {
+    if (!v->is_object()) *v = json::object();
+    v = &v->get_object()[k];
+  }
+  if (!v->is_array()) *v = json::array();
+  return v->get_array();
+}
+
+std::optional<double> number(const json::value* v) {
+  if (!v || !v->is_number()) return std::nullopt;
+  return v->to_number<double>();
+}
+
+json::value count_plus_one(const json::value* v) {
+  if (v && v->is_int64()) return v->get_int64() + 1;
+  if (v && v->is_uint64()) return v->get_uint64() + 1;
+  if (v && v->is_double() && std::floor(v->get_double()) == v->get_double() && v->get_double() >= 0)
+    return static_cast<std::int64_t>(v->get_double()) + 1;
+  return std::int64_t{1};
+}
+
+double rounded(double x) { return std::round(x * 10000) / 10000; }
+
+std::vector<std::string> phase_list(const json::value& doc) {
+  std::vector<std::string> names;
+  if (const json::value* s = at(doc, {"phases", "status"}); s && s->is_object())
+    for (const auto& kv : s->get_object()) names.emplace_back(kv.key());
+  if (names.empty())
+    for (auto p : phase_names) names.emplace_back(p);
+  return names;
+}
+
+bool same_kind(const json::value& a, const json::value& b) {
+  if (a.is_number() || b.is_number()) return a.is_number() && b.is_number();
+  return a.kind() == b.kind();
+}
+
+// Objects whose members are filled one by one; the others (status, tech
+// stack, artifacts, quality gates) are the document's own when present.
+bool fill_inside(const std::string& path) {
+  return path == "project" || path == "phases" || path == "context" || path == "context.token_usage" ||
+         path == "configuration" || path == "metadata";
+}
+
+void fill(json::object& obj, const json::object& defaults, const std::string& prefix, std::vector<Filled>& out) {
+  for (const auto& kv : defaults) {
+    std::string path = prefix + std::string(kv.key());
+    json::value* have = obj.if_contains(kv.key());
+    if (!have || !same_kind(*have, kv.value())) {
+      out.push_back({path, have == nullptr});
+      obj[kv.key()] = kv.value();
+    } else if (kv.value().is_object() && fill_inside(path)) {
+      fill(have->get_object(), kv.value().get_object(), path + ".", out);
+    }
+  }
+}
+
+json::value decode(const std::string& raw, const std::string& subject, bool& gz) {
+  gz = is_gzip(raw) || (ends_with(subject, ".gz") && !raw.empty());
+  if (gz) return json::parse(gunzip(raw, subject), subject);
+  return json::parse(raw, subject);
+}
+
+std::pair<std::string_view, std::string_view> split_eq(std::string_view s, std::string_view option,
+                                                       std::string_view form) {
+  auto eq = s.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    fail_usage(fmt::format("{}: expected {}: {}", option, form, quoted(s)));
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+}  // namespace
+
+json::value fresh_save(const std::string& now_iso) {
+  json::object status, gates;
+  for (auto p : phase_names) {
+    status[p] = "pending";
+    gates[p] = false;
+  }
+  return json::object{
+      {"version", "1.0"},
+      {"mode", "auto"},
+      {"timestamp", now_iso},
+      {"project", json::object{{"name", ""}, {"description", ""}, {"tech_stack", json::object()}}},
+      {"phases", json::object{{"current", phase_names[0]}, {"completed", json::array()}, {"status", status}}},
+      {"context", json::object{{"token_usage", json::object{{"total", 0}, {"limit", default_token_limit},
+                                                            {"percentage", 0.0}}},
+                               {"conversation_history", json::array()},
+                               {"artifacts", json::object()},
+                               {"decisions", json::array()}}},
+      {"debates", json::array()},
+      {"errors", json::array()},
+      {"quality_gates", gates},
+      {"configuration", json::object{{"token_limit", default_token_limit},
+                                     {"save_threshold", 0.8},
+                                     {"output_dir", "./mdan-auto-output"},
+                                     {"log_level", "INFO"},
+                                     {"fail_fast", true},
+                                     {"debate_enabled", true}}},
+      {"metadata", json::object{{"created_at", now_iso},
+                                {"updated_at", now_iso},
+                                {"save_count", 0},
+                                {"resume_count", 0}}},
+  };
+}
+
+void check_shape(const json::value& doc, std::string_view subject) {
+  static constexpr std::string_view fields[] = {"version", "mode", "phases", "context", "metadata", "project"};
+  if (!doc.is_object()) fail_data(quoted(subject) + ": not an MDAN-AUTO save (not a JSON object)");
+  for (auto f : fields)
+    if (doc.get_object().contains(f)) return;
+  fail_data(quoted(subject) + ": not an MDAN-AUTO save (no version, phases or context)");
+}
+
+void check_version(const json::value& doc, std::string_view subject) {
+  const json::value* v = member(doc, "version");
+  if (!v) return;  // filled with a warning
+  if (v->is_string() && (str(*v) == "1" || str(*v).substr(0, 2) == "1.")) return;
+  if (v->is_number() && v->to_number<double>() >= 1 && v->to_number<double>() < 2) return;
+  fail_data(fmt::format("{}: unsupported save version {} (this tool reads 1.x)", quoted(subject), json::compact(*v)));
+}
+
+std::vector<Filled> fill_defaults(json::value& doc, const std::string& now_iso) {
+  json::value defaults = fresh_save(now_iso);
+  // Where the document says more than the seed's defaults, derive from it.
+  const json::value* updated = at(doc, {"metadata", "updated_at"});
+  const json::value* stamp = member(doc, "timestamp");
+  if (updated && updated->is_string()) defaults.get_object()["timestamp"] = *updated;
+  if (stamp && stamp->is_string()) {
+    object_at(defaults, {"metadata"})["created_at"] = *stamp;
+    object_at(defaults, {"metadata"})["updated_at"] = *stamp;
+  }
+  auto& usage = object_at(defaults, {"context", "token_usage"});
+  const json::value* have_limit = at(doc, {"context", "token_usage", "limit"});
+  const json::value* config_limit = at(doc, {"configuration", "token_limit"});
+  auto limit = number(have_limit);
+  if (limit) usage["limit"] = *have_limit;
+  else if ((limit = number(config_limit))) usage["limit"] = *config_limit;
+  auto total = number(at(doc, {"context", "token_usage", "total"}));
+  if (total && limit && *limit > 0) usage["percentage"] = rounded(*total / *limit);
+  if (const json::value* cur = at(doc, {"phases", "current"}); cur && cur->is_string()) {
+    object_at(defaults, {"phases"})["current"] = *cur;
+    json::value probe = defaults;
+    try {
+      set_phase(probe, str(*cur).empty() ? phase_names[0] : str(*cur));
+      object_at(defaults, {"phases"})["status"] = *at(probe, {"phases", "status"});
+      object_at(defaults, {"phases"})["completed"] = *at(probe, {"phases", "completed"});
+    } catch (const Error&) {
+      // a phase of its own: the default list says nothing about it
+    }
+  } else if (const json::value* done = at(doc, {"phases", "completed"}); done && done->is_array()) {
+    auto& status = object_at(defaults, {"phases", "status"});
+    for (const auto& p : done->get_array())
+      if (p.is_string() && status.contains(str(p))) status[str(p)] = "complete";
+  }
+  std::vector<Filled> out;
+  if (!doc.is_object()) doc = json::object();
+  fill(doc.get_object(), defaults.get_object(), "", out);
+  return out;
+}
+
+void set_phase(json::value& doc, std::string_view name) {
+  auto names = phase_list(doc);
+  auto it = std::find_if(names.begin(), names.end(), [&](const std::string& n) { return upper(n) == upper(name); });
+  if (it == names.end()) {
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    fail_usage(fmt::format("--phase: unknown phase {} (one of {})", quoted(name), all));
+  }
+  auto& phases = object_at(doc, {"phases"});
+  phases["current"] = *it;
+  json::array completed;
+  json::object status;
+  for (auto n = names.begin(); n != names.end(); ++n) {
+    if (n < it) completed.emplace_back(*n);
+    status[*n] = n < it ? "complete" : n == it ? "in_progress" : "pending";
+  }
+  phases["completed"] = std::move(completed);
+  phases["status"] = std::move(status);
+}
+
+void set_tokens(json::value& doc, std::string_view spec) {
+  auto parse = [&](std::string_view t) -> std::int64_t {
+    std::string s(t);
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || errno || *end || v < 0 || s[0] == '-' || s[0] == '+')
+      fail_usage(fmt::format("--tokens: expected USED/LIMIT in whole tokens: {}", quoted(spec)));
+    return v;
+  };
+  auto slash = spec.find('/');
+  std::int64_t used = parse(spec.substr(0, slash));
+  std::int64_t limit;
+  if (slash != std::string_view::npos) {
+    limit = parse(spec.substr(slash + 1));
+  } else {
+    auto l = number(at(doc, {"context", "token_usage", "limit"}));
+    if (!l || *l <= 0) l = number(at(doc, {"configuration", "token_limit"}));
+    limit = l && *l > 0 ? static_cast<std::int64_t>(*l) : default_token_limit;
+  }
+  if (limit <= 0) fail_usage(fmt::format("--tokens: the limit must be above 0: {}", quoted(spec)));
+  auto& usage = object_at(doc, {"context", "token_usage"});
+  usage["total"] = used;
+  usage["limit"] = limit;
+  usage["percentage"] = rounded(static_cast<double>(used) / static_cast<double>(limit));
+}
+
+double token_ratio(const json::value& doc) {
+  auto total = number(at(doc, {"context", "token_usage", "total"}));
+  auto limit = number(at(doc, {"context", "token_usage", "limit"}));
+  if (total && limit && *limit > 0) return *total / *limit;
+  return number(at(doc, {"context", "token_usage", "percentage"})).value_or(0);
+}
+
+void add_message(json::value& doc, std::string_view role_text, const std::string& now_iso) {
+  auto [role, text] = split_eq(role_text, "--message", "ROLE=TEXT");
+  if (!is_utf8(role_text)) fail_usage("--message: not UTF-8 text");
+  array_at(doc, {"context", "conversation_history"})
+      .emplace_back(json::object{{"role", role}, {"content", text}, {"timestamp", now_iso}});
+}
+
+void add_history(json::value& doc, std::string_view jsonl, std::string_view subject, const std::string& now_iso) {
+  auto docs = json::parse_many(jsonl, subject);
+  auto& history = array_at(doc, {"context", "conversation_history"});
+  std::size_t n = 0;
+  for (auto& m : docs) {
+    ++n;
+    if (!m.is_object()) fail_data(fmt::format("{}: message {} is not a JSON object", quoted(subject), n));
+    const json::value* ts = m.get_object().if_contains("timestamp");
+    if (!ts || ts->is_null()) m.get_object()["timestamp"] = now_iso;
+    history.push_back(std::move(m));
+  }
+}
+
+void add_artifact(json::value& doc, std::string_view name_path) {
+  auto [name, path] = split_eq(name_path, "--artifact", "NAME=PATH");
+  if (path.empty()) fail_usage(fmt::format("--artifact: expected NAME=PATH: {}", quoted(name_path)));
+  std::string content = read_file(std::string(path));
+  if (!is_utf8(content)) fail_data(quoted(path) + ": not UTF-8 text (a save holds text artifacts only)");
+  object_at(doc, {"context", "artifacts"})[name] = json::object{{"file", path}, {"content", std::move(content)}};
+}
+
+void stamp_save(json::value& doc, const std::string& now_iso) {
+  if (!doc.is_object()) doc = json::object();
+  doc.get_object()["timestamp"] = now_iso;
+  auto& meta = object_at(doc, {"metadata"});
+  meta["updated_at"] = now_iso;
+  if (const json::value* c = meta.if_contains("created_at"); !c || c->is_null()) meta["created_at"] = now_iso;
+  meta["save_count"] = count_plus_one(meta.if_contains("save_count"));
+}
+
+void count_resume(json::value& doc) {
+  auto& meta = object_at(doc, {"metadata"});
+  meta["resume_count"] = count_plus_one(meta.if_contains("resume_count"));
+}
+
+std::optional<SaveName> parse_save_name(std::string_view n) {
+  static constexpr std::string_view prefix = "mdan-save-";
+  SaveName s;
+  if (n.substr(0, prefix.size()) != prefix) return std::nullopt;
+  n.remove_prefix(prefix.size());
+  if (ends_with(n, ".json.gz")) {
+    s.gz = true;
+    n.remove_suffix(8);
+  } else if (ends_with(n, ".json")) {
+    n.remove_suffix(5);
+  } else {
+    return std::nullopt;
+  }
+  auto digits = [](std::string_view d, std::int64_t& out) {
+    if (d.empty() || d.size() > 18) return false;
+    out = 0;
+    for (char c : d) {
+      if (c < '0' || c > '9') return false;
+      out = out * 10 + (c - '0');
+    }
+    return true;
+  };
+  auto dash = n.find('-');
+  if (!digits(n.substr(0, dash), s.epoch)) return std::nullopt;
+  if (dash != std::string_view::npos && (!digits(n.substr(dash + 1), s.suffix) || s.suffix < 2)) return std::nullopt;
+  return s;
+}
+
+std::string save_name(const SaveName& n) {
+  return fmt::format("mdan-save-{}{}.json{}", n.epoch, n.suffix > 1 ? fmt::format("-{}", n.suffix) : "",
+                     n.gz ? ".gz" : "");
+}
+
+std::vector<std::string> saves_newest_first(const std::string& dir) {
+  std::vector<std::pair<SaveName, std::string>> found;
+  for (auto& name : own_regular_files(dir))
+    if (auto s = parse_save_name(name)) found.emplace_back(*s, std::move(name));
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    if (a.first.epoch != b.first.epoch) return a.first.epoch > b.first.epoch;
+    if (a.first.suffix != b.first.suffix) return a.first.suffix > b.first.suffix;
+    return a.second > b.second;
+  });
+  std::vector<std::string> names;
+  for (auto& f : found) names.push_back(std::move(f.second));
+  return names;
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+  if (dir.empty() || dir == ".") return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+std::string default_dir() {
+  const char* t = std::getenv("TMPDIR");
+  std::string d = t && *t ? t : "/tmp";
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  return d;
+}
+
+std::string encode(const json::value& doc, bool gz) {
+  std::string text = json::to_text(doc, json::default_layout());
+  return gz ? gzip(text) : text;
+}
+
+std::string write_new_save(const std::string& dir, std::int64_t epoch, std::string_view bytes, bool gz) {
+  AtomicWrite how;
+  how.mode = 0600;
+  how.keep_existing_mode = false;
+  how.follow_symlink = false;
+  how.exclusive = true;
+  for (std::int64_t suffix = 1; suffix <= 1000; ++suffix) {
+    std::string path = join(dir, save_name({epoch, suffix, gz}));
+    // The stem is taken in either form, so .json and .json.gz never share it.
+    if (path_exists(join(dir, save_name({epoch, suffix, false}))) ||
+        path_exists(join(dir, save_name({epoch, suffix, true}))))
+      continue;
+    try {
+      write_file_atomic(path, bytes, how);
+      return path;
+    } catch (const Error&) {
+      if (path_exists(path)) continue;  // another writer took the name first
+      throw;
+    }
+  }
+  fail_system(EEXIST, "create a save in", dir);
+}
+
+void replace_save(const std::string& path, std::string_view bytes) {
+  AtomicWrite how;
+  how.mode = 0600;
+  how.keep_existing_mode = false;
+  how.follow_symlink = false;
+  write_file_atomic(path, bytes, how);
+}
+
+std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, const std::string& spare,
+                                     const Warn& warn) {
+  std::vector<std::string> removed;
+  std::size_t kept = spare.empty() ? 0 : 1;
+  for (const auto& name : saves_newest_first(dir)) {
+    if (name == spare) continue;
+    if (kept < keep) {
+      ++kept;
+      continue;
+    }
+    try {
+      if (unlink_file(join(dir, name))) removed.push_back(name);
+    } catch (const Error& e) {
+      if (warn) warn(e.what());
+    }
+  }
+  return removed;
+}
+
+std::string existing_save_path(const std::string& path) {
+  if (path != "-" && !path_exists(path) && !ends_with(path, ".gz") && path_exists(path + ".gz")) return path + ".gz";
+  return path;
+}
+
+Loaded load_save(const std::string& given) {
+  Loaded l;
+  l.path = existing_save_path(given);
+  std::string raw;
+  if (l.path == "-") {
+    raw = read_all(0, "standard input");
+  } else {
+    if (!path_exists(l.path)) fail_no("no save " + quoted(given));
+    LockedForReplace held = lock_for_replace(l.path);
+    if (!held.exists) fail_no("no save " + quoted(given));
+    raw = std::move(held.contents);
+    l.lock = std::move(held.fd);
+  }
+  l.doc = decode(raw, l.path, l.gz);
+  check_shape(l.doc, l.path);
+  check_version(l.doc, l.path);
+  return l;
+}
+
+std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn) {
+  for (const auto& name : saves_newest_first(dir)) {
+    Loaded l;
+    l.path = join(dir, name);
+    try {
+      LockedForReplace held = lock_for_replace(l.path);
+      if (!held.exists) continue;  // removed since we listed the folder
+      l.lock = std::move(held.fd);
+      l.doc = decode(held.contents, l.path, l.gz);
+      check_shape(l.doc, l.path);
+    } catch (const Error& e) {
+      // tmux-resurrect's lesson: never promote a broken newer save, never lose it
+      if (warn) warn(fmt::format("skipping {}", e.what()));
+      continue;
+    }
+    check_version(l.doc, l.path);
+    return l;
+  }
+  return std::nullopt;
+}
+
+std::size_t restore_artifacts(const json::value& doc, const std::string& dir) {
+  const json::value* arts = at(doc, {"context", "artifacts"});
+  if (!arts || !arts->is_object()) return 0;
+  for (const auto& kv : arts->get_object()) {
+    const json::value* file = member(kv.value(), "file");
+    const json::value* content = member(kv.value(), "content");
+    if (!file || !file->is_string() || !content || !content->is_string())
+      fail_data(fmt::format("artifact {}: needs a string 'file' and 'content'", quoted(kv.key())));
+    if (!is_plain_relative(str(*file)))
+      fail_data(fmt::format("refusing to restore artifact {}: {} is absolute or leaves the folder",
+                            quoted(kv.key()), quoted(str(*file))));
+  }
+  std::size_t n = 0;
+  for (const auto& kv : arts->get_object()) {
+    write_file_beneath(dir, str(*member(kv.value(), "file")), str(*member(kv.value(), "content")));
+    ++n;
+  }
+  return n;
+}
+
+std::string shell_quote(std::string_view s) {
+  bool safe = !s.empty();
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          std::string_view("_@%+=:,./-").find(c) != std::string_view::npos))
+      safe = false;
+  if (safe) return std::string(s);
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+bool is_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n;
+    std::uint32_t cp;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;
+    for (std::size_t k = 1; k <= n; ++k) {
+      auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    // overlong forms, surrogates and beyond U+10FFFF are not UTF-8
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+}  // namespace loopkit::ctx

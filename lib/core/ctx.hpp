@@ -1,0 +1,117 @@
+// MDAN-AUTO v1.0 context saves (001_7fc93a44833fc18b.txt): the document and
+// its defaults, the phase and token rules, save names, and the save folder
+// (new saves, pruning, finding the newest valid one, restoring artifacts).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.hpp"
+#include "sys/fd.hpp"
+
+namespace loopkit::ctx {
+
+inline constexpr std::array<std::string_view, 8> phase_names{"LOAD", "DISCOVER", "PLAN",   "ARCHITECT",
+                                                             "IMPLEMENT", "TEST", "DEPLOY", "DOC"};
+inline constexpr std::int64_t default_token_limit = 128000;
+inline constexpr std::int64_t default_gzip_over = 1 << 20;
+
+using Warn = std::function<void(const std::string&)>;
+
+// A complete v1.0 document: every field of the seed, phases all pending,
+// current LOAD, save_count 0 (stamp() makes it 1).
+json::value fresh_save(const std::string& now_iso);
+
+// An object with at least one MDAN field, else exit 3 (a save that is `{}`,
+// `[]` or some other JSON is not resumed). Version "1" or "1.x" (or a number
+// from 1 up to 2), missing allowed; anything else is exit 3.
+void check_shape(const json::value& doc, std::string_view subject);
+void check_version(const json::value& doc, std::string_view subject);
+
+struct Filled {
+  std::string path;  // "debates", "context.token_usage"
+  bool missing;      // false: present with the wrong type
+};
+// Missing or mistyped fields get their defaults, derived from the rest of the
+// document where it says more (phases.status from current and completed,
+// token_usage.limit from configuration.token_limit, created_at from
+// timestamp). A missing object is one entry, not one per member.
+std::vector<Filled> fill_defaults(json::value& doc, const std::string& now_iso);
+
+// phases.current = NAME (matched without regard to case against the keys of
+// phases.status, else the default list; unknown: exit 2); earlier phases
+// complete and listed in phases.completed, later ones pending.
+void set_phase(json::value& doc, std::string_view name);
+// "USED/LIMIT" or "USED" (limit kept): total, limit and percentage (4
+// decimals); malformed: exit 2.
+void set_tokens(json::value& doc, std::string_view used_limit);
+// total/limit (percentage when they are not numbers); 0 when unknown
+double token_ratio(const json::value& doc);
+// "ROLE=TEXT" appended to context.conversation_history; exit 2 if malformed.
+void add_message(json::value& doc, std::string_view role_text, const std::string& now_iso);
+// JSON lines of message objects (exit 3 otherwise); those without a
+// timestamp get now.
+void add_history(json::value& doc, std::string_view jsonl, std::string_view subject, const std::string& now_iso);
+// "NAME=PATH": context.artifacts.NAME = {file: PATH, content}; a file that is
+// not UTF-8 text is exit 3.
+void add_artifact(json::value& doc, std::string_view name_path);
+// timestamp and metadata.updated_at now, created_at if missing, save_count+1
+void stamp_save(json::value& doc, const std::string& now_iso);
+void count_resume(json::value& doc);
+
+// mdan-save-EPOCH[-N].json[.gz]; suffix 1 means none
+struct SaveName {
+  std::int64_t epoch = 0;
+  std::int64_t suffix = 1;
+  bool gz = false;
+};
+std::optional<SaveName> parse_save_name(std::string_view name);
+std::string save_name(const SaveName& n);
+// Our own regular files named like saves, newest first (by EPOCH, then N).
+std::vector<std::string> saves_newest_first(const std::string& dir);
+std::string join(const std::string& dir, const std::string& name);
+std::string default_dir();  // $TMPDIR or /tmp
+
+std::string encode(const json::value& doc, bool gz);
+// A new save DIR/mdan-save-EPOCH.json[.gz] (-2, -3, ... when the name is
+// taken in either form), linked into place whole and never through a
+// symlink; returns its path.
+std::string write_new_save(const std::string& dir, std::int64_t epoch, std::string_view bytes, bool gz);
+// Atomic replacement of path, mode 0600; a symlink at path is replaced.
+void replace_save(const std::string& path, std::string_view bytes);
+// Deletes all but the newest keep saves in dir, never `spare` (the save just
+// written); returns the names removed. Failures are warnings.
+std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, const std::string& spare,
+                                     const Warn& warn);
+
+// path, or path.gz when only that exists (a save that outgrew --gzip-over)
+std::string existing_save_path(const std::string& path);
+
+struct Loaded {
+  std::string path;
+  json::value doc;
+  bool gz = false;
+  Fd lock;  // flock on the save while it is read, changed and written back
+};
+// The save at path, locked, shape and version checked: missing exit 1;
+// "-" reads stdin (nothing to lock).
+Loaded load_save(const std::string& path);
+// The newest save in dir that reads as one; newer corrupt, empty or
+// unreadable ones are reported through warn and left in place. A newer save
+// of another major version is exit 3, not skipped. None: nullopt.
+std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn);
+
+// Each artifact's content to DIR/its file. Every file name is checked first
+// (absolute, "..", not a string: exit 3, nothing written); symlinks inside
+// DIR are never followed (exit 4). Returns how many were written.
+std::size_t restore_artifacts(const json::value& doc, const std::string& dir);
+
+// for eval: bare when safe, else single-quoted
+std::string shell_quote(std::string_view s);
+bool is_utf8(std::string_view s);
+
+}  // namespace loopkit::ctx

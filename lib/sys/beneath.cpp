@@ -1,0 +1,114 @@
+#include "sys/beneath.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys/error.hpp"
+#include "sys/fd.hpp"
+#include "sys/file.hpp"
+
+namespace loopkit {
+
+namespace {
+std::vector<std::string> components(std::string_view rel) {
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i <= rel.size()) {
+    std::size_t slash = rel.find('/', i);
+    if (slash == std::string_view::npos) slash = rel.size();
+    std::string_view c = rel.substr(i, slash - i);
+    if (!c.empty() && c != ".") parts.emplace_back(c);
+    i = slash + 1;
+  }
+  return parts;
+}
+}  // namespace
+
+bool is_plain_relative(std::string_view rel) {
+  if (rel.empty() || rel[0] == '/' || rel.back() == '/' || rel.find('\0') != std::string_view::npos) return false;
+  auto parts = components(rel);
+  if (parts.empty() || parts.back() == "..") return false;
+  return std::none_of(parts.begin(), parts.end(), [](const std::string& p) { return p == ".."; });
+}
+
+void write_file_beneath(const std::string& dir, std::string_view rel, std::string_view data, mode_t file_mode,
+                        mode_t dir_mode) {
+  if (!is_plain_relative(rel)) fail_data("refusing to write " + quoted(rel) + " outside " + quoted(dir));
+  make_dirs(dir, dir_mode);
+  Fd at = open_fd(dir, O_RDONLY | O_DIRECTORY);
+  if (!at) fail_system(errno, "open folder", dir);
+  auto parts = components(rel);
+  std::string shown = dir;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    shown += "/" + parts[i];
+    Fd next = open_fd_at(at.get(), parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (!next && errno == ENOENT) {
+      if (mkdirat(at.get(), parts[i].c_str(), dir_mode) != 0 && errno != EEXIST)
+        fail_system(errno, "create folder", shown);
+      next = open_fd_at(at.get(), parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    }
+    if (!next) {
+      struct stat st;
+      if ((errno == ELOOP || errno == ENOTDIR) && fstatat(at.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISLNK(st.st_mode))
+        fail(Exit::system, "refusing to write through symlink " + quoted(shown));
+      fail_system(errno, "open folder", shown);
+    }
+    at = std::move(next);
+  }
+  const std::string& name = parts.back();
+  shown += "/" + name;
+  const std::string tmp = "." + name + "." + std::to_string(getpid()) + ".tmp";
+  unlinkat(at.get(), tmp.c_str(), 0);  // a stray of a writer that was killed
+  Fd fd = open_fd_at(at.get(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, file_mode);
+  if (!fd) fail_system(errno, "create", shown);
+  try {
+    write_all(fd.get(), data, shown);
+    if (fsync(fd.get()) != 0) fail_system(errno, "sync", shown);
+    fd.close(shown);
+    // renameat replaces a symlink planted at the name; it never follows it
+    if (renameat(at.get(), tmp.c_str(), at.get(), name.c_str()) != 0) fail_system(errno, "rename", shown);
+  } catch (...) {
+    unlinkat(at.get(), tmp.c_str(), 0);
+    throw;
+  }
+  if (fsync(at.get()) != 0 && errno != EINVAL && errno != ENOTSUP) fail_system(errno, "sync folder", dir);
+}
+
+std::vector<std::string> own_regular_files(const std::string& dir) {
+  std::vector<std::string> names;
+  Fd d = open_fd(dir, O_RDONLY | O_DIRECTORY);
+  if (!d) {
+    if (errno == ENOENT) return names;
+    fail_system(errno, "open folder", dir);
+  }
+  DIR* dp = fdopendir(d.get());
+  if (!dp) fail_system(errno, "read folder", dir);
+  d.release();  // closedir closes it
+  const uid_t me = geteuid();
+  errno = 0;
+  while (struct dirent* e = readdir(dp)) {
+    struct stat st;
+    if (e->d_name[0] != '.' && fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == me)
+      names.emplace_back(e->d_name);
+    errno = 0;
+  }
+  int err = errno;
+  closedir(dp);
+  if (err) fail_system(err, "read folder", dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool unlink_file(const std::string& path) {
+  if (unlink(path.c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  fail_system(errno, "remove", path);
+}
+
+}  // namespace loopkit
