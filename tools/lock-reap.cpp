@@ -55,9 +55,8 @@ static int run(const Config& c) {
         if (c.json) {
           cli::out(lock_json(file, r.lock, r.verdict) + "\n");
         } else {
-          const auto& rec = r.lock.record;
-          cli::out(fmt::format("{} {}: session {}, pid {}: {}\n", c.dry_run ? "would remove" : "removed", file,
-                               quoted(rec.session), rec.pid, r.verdict.reason));
+          cli::out(fmt::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", file,
+                               describe_owner(r.lock.record), r.verdict.reason));
         }
         break;
       default:  // live, or gone meanwhile

@@ -333,7 +333,7 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
       files.push_back(op);
       continue;
     }
-    std::string prefix = op.back() == '/' ? op : op + "/";
+    std::string prefix = op == "." ? "" : op.back() == '/' ? op : op + "/";
     for (auto& name : list_folder(op, ".lock")) files.push_back(prefix + name);
   }
   return files;
@@ -352,12 +352,14 @@ std::string state_name(const LockFile& lock, const Verdict& verdict) {
 }
 
 namespace {
-std::string who(const LockRecord& r) {
-  std::string s = fmt::format("session {}, pid {}", quoted(r.session), r.pid);
-  if (!r.host.empty()) s += " on " + r.host;
-  return s;
+std::string pid_on_host(const LockRecord& r) {
+  return r.host.empty() ? fmt::format("pid {}", r.pid) : fmt::format("pid {} on {}", r.pid, r.host);
 }
 }  // namespace
+
+std::string describe_owner(const LockRecord& r) {
+  return r.session.empty() ? pid_on_host(r) : fmt::format("session {}, {}", quoted(r.session), pid_on_host(r));
+}
 
 std::string describe_lock(const std::string& file, const LockFile& lock, const Verdict& verdict) {
   std::string state = state_name(lock, verdict);
@@ -365,7 +367,7 @@ std::string describe_lock(const std::string& file, const LockFile& lock, const V
   if (verdict.stale) line += " (" + verdict.reason + ")";
   if (lock.state == LockFile::unreadable) return line + (verdict.stale ? ": " : " (") + lock.problem + (verdict.stale ? "" : ")");
   if (lock.state == LockFile::missing) return line;
-  line += ", " + who(lock.record);
+  line += ", " + describe_owner(lock.record);
   if (lock.record.heartbeat_epoch && verdict.age)
     line += fmt::format(", heartbeat {}s ago", std::max<int64_t>(0, *verdict.age));
   else
@@ -389,9 +391,11 @@ std::string describe_holder(const LockFile& lock) {
   if (lock.state == LockFile::missing) return "nobody holds it now";
   if (lock.state != LockFile::readable) return "held by an unknown owner (" + lock.problem + ")";
   const LockRecord& r = lock.record;
-  std::string s = "held by " + who(r);
+  std::string s = "held by " + pid_on_host(r);
+  if (!r.session.empty()) s += " (session " + quoted(r.session) + ")";
   std::string since = string_member(r.fields, "started_at");
   if (!since.empty()) s += " since " + since;
+  if (r.heartbeat_epoch) s += fmt::format(", last heartbeat {}s ago", std::max<int64_t>(0, now_epoch() - *r.heartbeat_epoch));
   return s;
 }
 

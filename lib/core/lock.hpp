@@ -113,7 +113,9 @@ std::string session_of_path(const std::string& path);
 std::string state_name(const LockFile& lock, const Verdict& verdict);
 std::string describe_lock(const std::string& file, const LockFile& lock, const Verdict& verdict);
 std::string lock_json(const std::string& file, const LockFile& lock, const Verdict& verdict);
-// "holds: pid 123 on build-3 (session 'auth') since 2025-01-10T10:00:00Z"
+// "session 'auth', pid 123 on build-3"
+std::string describe_owner(const LockRecord& record);
+// "held by pid 123 on build-3 (session 'auth') since ..., last heartbeat 5s ago"
 std::string describe_holder(const LockFile& lock);
 
 }  // namespace loopkit

@@ -15,10 +15,20 @@
 namespace loopkit {
 
 namespace {
+// Termination signals ignored when we started (nohup, a shell's background
+// job) stay ignored: neither held nor passed on, as a shell would do.
+bool is_ignored(int sig) {
+  struct sigaction sa;
+  return sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler == SIG_IGN;
+}
+
 sigset_t held_set(bool with_child) {
+  static const bool ignored[3] = {is_ignored(SIGINT), is_ignored(SIGTERM), is_ignored(SIGHUP)};
   sigset_t set;
   sigemptyset(&set);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  int i = 0;
+  for (int s : {SIGINT, SIGTERM, SIGHUP})
+    if (!ignored[i++]) sigaddset(&set, s);
   if (with_child) sigaddset(&set, SIGCHLD);
   return set;
 }

@@ -10,7 +10,8 @@ namespace loopkit {
 
 // While alive, SIGINT, SIGTERM, SIGHUP and SIGCHLD are blocked, so none of
 // them can kill the caller between taking a resource and handing it back;
-// they wait, pending, to be read by pause() or run_child(). Destroying it
+// they wait, pending, to be read by pause() or run_child(). Those ignored
+// when the process started (nohup) stay ignored. Destroying it
 // does not unblock them: a signal still pending then dies with the process.
 class HeldSignals {
 public:

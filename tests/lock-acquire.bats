@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# lock-acquire: creation, refusal, takeover, races, --wait and -- COMMAND.
+load helpers
+
+# start time of a process, field 22 of /proc/PID/stat
+pid_start() {
+  local s; s=$(</proc/"$1"/stat); s=${s##*) }
+  # shellcheck disable=SC2086
+  set -- $s; echo "${20}"
+}
+
+seed_lock() { # FILE PID [EXTRA JSON MEMBERS]
+  printf '{"session":"s","pid":%s,"started_at":"2025-01-10T10:00:00Z"%s}\n' "$2" "${3:-}" >"$1"
+}
+
+# wait (up to 10 s of real time) for a file to appear
+wait_for_file() {
+  local _; for _ in $(seq 200); do [[ -e $1 ]] && return 0; sleep 0.05; done
+  return 1
+}
+
+@test "creates the lock and its folders with the record's fields" {
+  run -0 lock-acquire --pid $$ a/b/auth.lock
+  run -0 cat a/b/auth.lock
+  assert_output --partial "\"session\":\"auth\",\"pid\":$$,\"host\":\"$(uname -n)\",\"pid_start\":$(pid_start $$)"
+  assert_output --partial '"heartbeat_epoch":1736503530'
+  assert_output --partial "\"boot_id\":\"$(cat /proc/sys/kernel/random/boot_id)\""
+}
+
+@test "--session names the session, --json prints the record" {
+  run -0 --separate-stderr lock-acquire --json --session other --pid $$ a.lock
+  assert_output "$(cat a.lock)"
+  assert_output --partial '"session":"other"'
+}
+
+@test "the owner defaults to the calling shell" {
+  run -0 bash -c 'lock-acquire a.lock && [ "$(state-get a.lock pid)" = $$ ]'
+}
+
+@test "refuses a lock held by a live owner, naming pid, host, session and time" {
+  holder=$(live)
+  lock-acquire --pid "$holder" --session mine a.lock
+  run -1 --separate-stderr lock-acquire --pid $$ a.lock
+  assert_equal "$stderr" "lock-acquire: cannot acquire 'a.lock': held by pid $holder on $(uname -n) (session 'mine') since 2025-01-10T10:05:30Z, last heartbeat 0s ago"
+  run -1 --separate-stderr lock-acquire -q --pid $$ a.lock
+  assert_equal "$stderr" ""
+}
+
+@test "takes over the lock of a dead pid, a bare pid file and a reused pid" {
+  seed_lock a.lock "$(dead_pid)"
+  run -0 lock-acquire --pid $$ a.lock
+  assert_equal "$(state-get a.lock pid)" "$$"
+  dead_pid >b.lock
+  run -0 lock-acquire --pid $$ b.lock
+  assert_equal "$(state-get b.lock pid)" "$$"
+  holder=$(live)
+  seed_lock c.lock "$holder" ',"pid_start":1'
+  run -0 lock-acquire --pid $$ c.lock
+  assert_equal "$(state-get c.lock pid)" "$$"
+}
+
+@test "a bare pid file of a live process is held" {
+  holder=$(live)
+  echo "$holder" >a.lock
+  run -1 lock-acquire --pid $$ a.lock
+  assert_equal "$(cat a.lock)" "$holder"
+}
+
+@test "an unreadable lock file is held, unless unchanged for --stale-after" {
+  printf 'garbage' >a.lock
+  run -1 --separate-stderr lock-acquire --pid $$ a.lock
+  assert_equal "$stderr" "lock-acquire: cannot acquire 'a.lock': held by an unknown owner (not valid JSON: syntax error at line 1, column 1)"
+  touch -d @$((LOOPKIT_NOW - 1000)) a.lock
+  run -1 lock-acquire --pid $$ a.lock
+  run -0 lock-acquire --pid $$ --stale-after 60 a.lock
+  assert_equal "$(state-get a.lock pid)" "$$"
+}
+
+@test "a pid that is not running cannot take a lock" {
+  run -1 --separate-stderr lock-acquire --pid "$(dead_pid)" a.lock
+  assert [ ! -e a.lock ]
+  run -2 lock-acquire --pid x a.lock
+  run -2 lock-acquire --pid $$ a.lock -- true
+  run -2 lock-acquire
+}
+
+@test "of 20 contenders exactly one wins, fresh and stale, round after round" {
+  for round in 1 2 3; do
+    for kind in fresh stale; do
+      rm -f race.lock rc.*
+      [[ $kind == stale ]] && seed_lock race.lock "$(dead_pid)"
+      pids=()
+      for i in $(seq 20); do pids+=("$(live)"); done
+      for i in $(seq 20); do
+        (rc=0; lock-acquire -q --pid "${pids[$((i - 1))]}" race.lock || rc=$?; echo "$rc" >rc.$i) &
+      done
+      wait
+      assert_equal "$(cat rc.* | grep -c '^0$')" 1
+      assert_equal "$(cat rc.* | grep -c '^1$')" 19
+      winner=$(state-get race.lock pid)
+      [[ " ${pids[*]} " == *" $winner "* ]]
+      kill "${pids[@]}"
+    done
+  done
+}
+
+@test "a takeover slowed down inside the folder lock still has one winner" {
+  need_strace
+  seed_lock race.lock "$(dead_pid)"
+  a=$(live) b=$(live)
+  # the first contender holds the folder's flock for a second around its rename
+  (rc=0; strace -f -o /dev/null -e inject=rename:delay_enter=1000000 lock-acquire -q --pid "$a" race.lock || rc=$?
+   echo "$rc" >rc.a) &
+  # its temporary file exists only while it holds the flock
+  wait_for_file .race.lock.tmp
+  (rc=0; lock-acquire -q --pid "$b" race.lock || rc=$?; echo "$rc" >rc.b) &
+  wait
+  assert_equal "$(cat rc.a rc.b)" $'0\n1'
+  assert_equal "$(state-get race.lock pid)" "$a"
+}
+
+@test "--wait keeps critical sections from overlapping" {
+  worker() {
+    for _ in $(seq 8); do
+      lock-acquire -w 60 cs.lock -- sh -c 'mkdir inside || echo overlap >>bad; sleep 0.05; rmdir inside' || echo "failed $?" >>bad
+    done
+  }
+  for w in 1 2 3 4; do worker & done
+  wait
+  assert [ ! -e bad ]
+  assert [ ! -e cs.lock ]
+}
+
+@test "--wait gives up with exit 1 when the time is up" {
+  holder=$(live)
+  lock-acquire --pid "$holder" h.lock
+  run -1 --separate-stderr lock-acquire --wait 0.3 --pid $$ h.lock
+  [[ $stderr == *"within 0.3s: held by pid $holder"* ]]
+}
+
+@test "a failed write exits 4 and leaves no lock and no temporary file" {
+  need_strace
+  run -4 strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO lock-acquire --pid $$ a.lock
+  run -4 strace -f -o /dev/null -e trace=write -e inject=write:error=ENOSPC:when=1 lock-acquire --pid $$ a.lock
+  assert_equal "$(ls -A)" "home
+tmp"
+}
+
+@test "a failed takeover leaves the stale lock as it was" {
+  need_strace
+  seed_lock a.lock "$(dead_pid)"
+  cp a.lock before
+  run -4 strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO lock-acquire --pid $$ a.lock
+  cmp a.lock before
+  assert_equal "$(ls -A | grep -c tmp$)" 1 # only $TMPDIR
+}
+
+@test "-- COMMAND: the lock is held by lock-acquire while the command runs" {
+  run -0 lock-acquire r.lock -- sh -c 'test "$(state-get r.lock pid)" = "$PPID"'
+  assert [ ! -e r.lock ]
+}
+
+@test "-- COMMAND: exit status is the command's, 128+N when killed" {
+  run -3 lock-acquire r.lock -- sh -c 'exit 3'
+  run -137 lock-acquire r.lock -- sh -c 'kill -KILL $$'
+  run -143 lock-acquire r.lock -- sh -c 'kill -TERM $$'
+  assert [ ! -e r.lock ]
+}
+
+@test "-- COMMAND: 127 when not found, 126 when it cannot run" {
+  run -127 --separate-stderr lock-acquire r.lock -- no-such-command-here
+  assert_equal "$stderr" "lock-acquire: cannot run 'no-such-command-here': No such file or directory"
+  printf 'not a program' >prog && chmod 644 prog
+  run -126 lock-acquire r.lock -- ./prog
+  assert [ ! -e r.lock ]
+}
+
+@test "-- COMMAND: SIGTERM reaches the command and the lock is released" {
+  lock-acquire r.lock -- sh -c 'trap "echo got >term; exit 3" TERM; touch ready; while :; do sleep 0.05; done' &
+  acq=$!
+  wait_for_file ready
+  assert [ -e r.lock ]
+  kill -TERM "$acq"
+  rc=0; wait "$acq" || rc=$?
+  assert_equal "$rc" 3
+  assert_equal "$(cat term)" got
+  assert [ ! -e r.lock ]
+}
+
+@test "-- COMMAND: SIGINT and SIGHUP are passed on too" {
+  for sig in INT HUP; do
+    rm -f ready got
+    # a shell's background job ignores SIGINT; lock-acquire would keep it so
+    env --default-signal="$sig" lock-acquire r.lock -- sh -c "trap 'echo $sig >got; exit 5' $sig; touch ready; while :; do sleep 0.05; done" &
+    acq=$!
+    wait_for_file ready
+    kill -"$sig" "$acq"
+    rc=0; wait "$acq" || rc=$?
+    assert_equal "$rc" 5
+    assert_equal "$(cat got)" "$sig"
+    assert [ ! -e r.lock ]
+  done
+}
+
+@test "-- COMMAND: the heartbeat is refreshed while the command runs" {
+  unset LOOPKIT_NOW
+  run -0 lock-acquire --heartbeat 0.1 r.lock -- sh -c '
+    a=$(state-get r.lock heartbeat_epoch); sleep 2.2; b=$(state-get r.lock heartbeat_epoch); test "$b" -gt "$a"'
+}
+
+@test "-- COMMAND: a lock lost meanwhile is reported and not released" {
+  run -0 --separate-stderr lock-acquire --heartbeat 0.05 r.lock -- sh -c '
+    lock-release --force r.lock; lock-acquire --pid '$$' r.lock; sleep 0.5'
+  [[ $stderr == *"warning: lost the lock 'r.lock'"* ]]
+  assert_equal "$(state-get r.lock pid)" "$$"
+}
+
+@test "on our own lock, the heartbeat is refreshed and started_at kept" {
+  lock-acquire --pid $$ a.lock
+  LOOPKIT_NOW=1736503600 run -0 lock-acquire --pid $$ a.lock
+  assert_equal "$(state-get a.lock started_at heartbeat heartbeat_epoch)" $'2025-01-10T10:05:30Z\n2025-01-10T10:06:40Z\n1736503600'
+}

@@ -1,0 +1,214 @@
+// lib/core/lock: records, verdicts and the operations, in a scratch folder.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "core/lock.hpp"
+#include "sys/clock.hpp"
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/proc.hpp"
+
+using namespace loopkit;
+
+namespace {
+struct ScratchFolder {
+  std::string dir;
+  ScratchFolder() {
+    char tmpl[] = "/tmp/lock-test.XXXXXX";
+    dir = mkdtemp(tmpl);
+  }
+  ~ScratchFolder() { (void)!std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+};
+
+pid_t dead_pid() {
+  pid_t p = fork();
+  if (p == 0) _exit(0);
+  waitpid(p, nullptr, 0);
+  return p;
+}
+
+LockFile readable(const std::string& text) {
+  LockFile f;
+  f.state = LockFile::readable;
+  f.record = parse_lock_record(text, "t.lock");
+  return f;
+}
+
+std::string record_text(pid_t pid, const std::string& extra) {
+  return fmt::format(R"({{"session":"s","pid":{},"started_at":"2025-01-10T10:00:00Z"{}}})", pid, extra);
+}
+}  // namespace
+
+TEST_CASE("a full record is read field by field", "[lock]") {
+  auto r = parse_lock_record(R"({"session":"auth","pid":12345,"host":"build-3","pid_start":8123456,
+    "started_at":"2025-01-10T10:00:00Z","heartbeat":"2025-01-10T10:05:30Z","heartbeat_epoch":1736503530})",
+                             "t.lock");
+  CHECK(r.session == "auth");
+  CHECK(r.pid == 12345);
+  CHECK(r.host == "build-3");
+  CHECK(r.pid_start == 8123456u);
+  CHECK(r.heartbeat_epoch == 1736503530);
+  CHECK_FALSE(r.bare_pid);
+}
+
+TEST_CASE("other tools' locks are understood", "[lock]") {
+  SECTION("the seed's record without heartbeat ages from started_at") {
+    auto r = parse_lock_record(R"({"session":"demo","pid":20995,"started_at":"2025-01-10T10:00:00Z"})", "t");
+    CHECK(r.host.empty());
+    CHECK_FALSE(r.pid_start);
+    CHECK(r.heartbeat_epoch == 1736503200);
+  }
+  SECTION("a bare pid") {
+    auto r = parse_lock_record("12345\n", "t");
+    CHECK(r.bare_pid);
+    CHECK(r.pid == 12345);
+  }
+  SECTION("a pid written as a string") { CHECK(parse_lock_record(R"({"pid":"42"})", "t").pid == 42); }
+}
+
+TEST_CASE("what is not a lock record is bad data", "[lock]") {
+  for (const char* text : {"", "  \n", "not json", "[1,2]", R"({"session":"s"})", R"({"pid":-3})", R"({"pid":"x"})"}) {
+    INFO(text);
+    try {
+      parse_lock_record(text, "t.lock");
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == Exit::data);
+    }
+  }
+}
+
+TEST_CASE("local locks live and die with their process", "[lock]") {
+  StalePolicy policy;
+  SECTION("our own process is live") { CHECK_FALSE(judge_lock(readable(record_text(getpid(), "")), policy).stale); }
+  SECTION("a dead pid is stale") {
+    auto v = judge_lock(readable(record_text(dead_pid(), "")), policy);
+    CHECK(v.stale);
+    CHECK_THAT(v.reason, Catch::Contains("not running"));
+  }
+  SECTION("a live pid with another start time was reused") {
+    auto start = *process_start_time(getpid());
+    auto v = judge_lock(readable(record_text(getpid(), fmt::format(R"(,"pid_start":{})", start + 1))), policy);
+    CHECK(v.stale);
+    CHECK_THAT(v.reason, Catch::Contains("another process"));
+    CHECK_FALSE(judge_lock(readable(record_text(getpid(), fmt::format(R"(,"pid_start":{})", start))), policy).stale);
+  }
+  SECTION("a lock from an earlier boot is stale") {
+    if (boot_id().empty()) return;
+    auto v = judge_lock(readable(record_text(getpid(), R"(,"boot_id":"00000000-0000-0000-0000-000000000000")")), policy);
+    CHECK(v.stale);
+  }
+  SECTION("an old heartbeat matters only with stale_after") {
+    auto text = record_text(getpid(), fmt::format(R"(,"heartbeat_epoch":{})", now_epoch() - 1000));
+    CHECK_FALSE(judge_lock(readable(text), policy).stale);
+    policy.stale_after = 60;
+    CHECK(judge_lock(readable(text), policy).stale);
+  }
+}
+
+TEST_CASE("other hosts' locks go stale by heartbeat age", "[lock]") {
+  auto at = [](int64_t age) {
+    return readable(record_text(1, fmt::format(R"(,"host":"elsewhere.invalid","heartbeat_epoch":{})", now_epoch() - age)));
+  };
+  StalePolicy policy;
+  CHECK_FALSE(judge_lock(at(10), policy).stale);
+  CHECK(judge_lock(at(default_remote_stale_after + 1), policy).stale);
+  policy.stale_after = 5000;
+  CHECK_FALSE(judge_lock(at(1000), policy).stale);
+}
+
+TEST_CASE("ours means same pid, start time, host and boot", "[lock]") {
+  Owner me = owner_process(getpid());
+  auto rec = [](const std::string& extra) { return parse_lock_record(record_text(getpid(), extra), "t"); };
+  CHECK(is_lock_ours(rec(""), me));
+  CHECK(is_lock_ours(rec(fmt::format(R"(,"pid_start":{})", *me.start)), me));
+  CHECK_FALSE(is_lock_ours(rec(fmt::format(R"(,"pid_start":{})", *me.start + 1)), me));
+  CHECK_FALSE(is_lock_ours(rec(R"(,"host":"elsewhere.invalid")"), me));
+  CHECK_FALSE(is_lock_ours(rec(""), owner_process(getppid())));
+}
+
+TEST_CASE("acquire creates, refreshes, refuses and takes over", "[lock]") {
+  ScratchFolder d;
+  const std::string f = d.path("sub/a.lock");
+  AcquireRequest me{"a", owner_process(getpid()), {}, 0, {}};
+  CHECK(acquire_lock(f, me).outcome == AcquireResult::created);
+  CHECK(read_lock_file(f).record.session == "a");
+  CHECK(acquire_lock(f, me).outcome == AcquireResult::refreshed);
+
+  AcquireRequest parent{"a", owner_process(getppid()), {}, 0, {}};
+  auto held = acquire_lock(f, parent);
+  CHECK(held.outcome == AcquireResult::held);
+  CHECK(held.holder.record.pid == getpid());
+
+  d.write("sub/a.lock", record_text(dead_pid(), ""));
+  auto took = acquire_lock(f, parent);
+  CHECK(took.outcome == AcquireResult::took_over);
+  CHECK_THAT(took.verdict.reason, Catch::Contains("not running"));
+  CHECK(read_lock_file(f).record.pid == getppid());
+}
+
+TEST_CASE("an unreadable lock is held, unless unchanged past stale_after", "[lock]") {
+  ScratchFolder d;
+  d.write("j.lock", "garbage");
+  AcquireRequest me{"j", owner_process(getpid()), {}, 0, {}};
+  CHECK(acquire_lock(d.path("j.lock"), me).outcome == AcquireResult::held);
+  CHECK(reap_lock(d.path("j.lock"), {}, false).outcome == ReapResult::unreadable);
+  struct utimbuf old{now_epoch() - 1000, now_epoch() - 1000};
+  utime(d.path("j.lock").c_str(), &old);
+  CHECK(acquire_lock(d.path("j.lock"), me).outcome == AcquireResult::held);
+  me.policy.stale_after = 60;
+  CHECK(acquire_lock(d.path("j.lock"), me).outcome == AcquireResult::took_over);
+}
+
+TEST_CASE("heartbeat and release act only on our own lock", "[lock]") {
+  ScratchFolder d;
+  const std::string f = d.path("h.lock");
+  Owner me = owner_process(getpid()), other = owner_process(getppid());
+  CHECK(refresh_heartbeat(f, me, 100).outcome == RefreshResult::missing);
+  CHECK(release_lock(f, me, false) == Released::missing);
+  acquire_lock(f, {"h", me, {}, 0, {}});
+  CHECK(refresh_heartbeat(f, other, 100).outcome == RefreshResult::not_ours);
+  CHECK(refresh_heartbeat(f, me, 100).outcome == RefreshResult::refreshed);
+  CHECK(read_lock_file(f).record.heartbeat_epoch == 100);
+  CHECK(read_lock_file(f).record.fields.at("heartbeat").as_string() == "1970-01-01T00:01:40Z");
+  CHECK(release_lock(f, other, false) == Released::not_ours);
+  CHECK(release_lock(f, me, false) == Released::removed);
+  CHECK_FALSE(path_exists(f));
+  acquire_lock(f, {"h", me, {}, 0, {}});
+  CHECK(release_lock(f, other, true) == Released::removed);
+}
+
+TEST_CASE("reap removes stale locks only, and lists a folder's *.lock files", "[lock]") {
+  ScratchFolder d;
+  acquire_lock(d.path("live.lock"), {"live", owner_process(getpid()), {}, 0, {}});
+  d.write("dead.lock", record_text(dead_pid(), ""));
+  d.write("other.txt", "1");
+  auto files = lock_files_in({d.dir});
+  REQUIRE(files.size() == 2);
+  CHECK(files[0] == d.path("dead.lock"));
+  CHECK(reap_lock(files[0], {}, true).outcome == ReapResult::stale);
+  CHECK(path_exists(files[0]));
+  CHECK(reap_lock(files[0], {}, false).outcome == ReapResult::removed);
+  CHECK_FALSE(path_exists(files[0]));
+  CHECK(reap_lock(files[1], {}, false).outcome == ReapResult::live);
+  CHECK(reap_lock(d.path("none.lock"), {}, false).outcome == ReapResult::missing);
+}
+
+TEST_CASE("status lines and JSON name the lock and its state", "[lock]") {
+  LockFile none;
+  CHECK(describe_lock("n.lock", none, {}) == "n.lock: free");
+  CHECK(lock_json("n.lock", none, {}) == R"({"file":"n.lock","state":"free"})");
+  auto live = readable(record_text(getpid(), ""));
+  Verdict v = judge_lock(live, {});
+  CHECK_THAT(describe_lock("l.lock", live, v), Catch::StartsWith("l.lock: live, session 's', pid "));
+  CHECK_THAT(lock_json("l.lock", live, v), Catch::Contains(R"("file":"l.lock","state":"live")"));
+  CHECK(session_of_path("a/b/auth.lock") == "auth");
+  CHECK(session_of_path("plain") == "plain");
+}
