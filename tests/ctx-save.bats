@@ -1,0 +1,219 @@
+#!/usr/bin/env bats
+# ctx-save: MDAN-AUTO v1.0 saves (CONTRACT.md section 7).
+load helpers
+
+FIX=$BATS_TEST_DIRNAME/fixtures
+SAVE=saves/mdan-save-1736503530.json
+
+save1() { ctx-save --dir saves "$@"; }
+
+@test "a fresh save holds every field of the seed with its defaults" {
+  run -0 save1
+  assert_output "CONTEXT SAVE $SAVE"
+  run -0 state-get --json "$SAVE" phases.current phases.completed phases.status.LOAD phases.status.DOC \
+    quality_gates.IMPLEMENT context.token_usage.total context.token_usage.limit configuration.token_limit \
+    configuration.save_threshold configuration.output_dir configuration.log_level configuration.fail_fast \
+    configuration.debate_enabled project.name debates errors context.decisions context.artifacts
+  assert_output $'"LOAD"\n[]\n"pending"\n"pending"\nfalse\n0\n128000\n128000\n0.8\n"./mdan-auto-output"\n"INFO"\ntrue\ntrue\n""\n[]\n[]\n[]\n{}'
+}
+
+@test "the default folder is \$TMPDIR, created 0700 when missing" {
+  export TMPDIR=$W/tmp/new/
+  run -0 ctx-save
+  assert_output "CONTEXT SAVE $W/tmp/new/mdan-save-1736503530.json"
+  [ "$(stat -c %a "$W/tmp/new")" = 700 ]
+  [ "$(stat -c %a "$W/tmp/new/mdan-save-1736503530.json")" = 600 ]
+}
+
+@test "a taken name gets -2, -3 before .json, in either form" {
+  save1 >/dev/null
+  run -0 save1
+  assert_output "CONTEXT SAVE saves/mdan-save-1736503530-2.json"
+  : >saves/mdan-save-1736503530-3.json.gz
+  run -0 save1
+  assert_output "CONTEXT SAVE saves/mdan-save-1736503530-4.json"
+}
+
+@test "a symlink planted at the save's name in a shared folder is never followed" {
+  mkdir -m 1777 shared
+  printf 'precious\n' >victim
+  ln -s ../victim shared/mdan-save-1736503530.json
+  ln -s ../nowhere shared/mdan-save-1736503530-2.json
+  run -0 ctx-save --dir shared
+  assert_output "CONTEXT SAVE shared/mdan-save-1736503530-3.json"
+  [ "$(cat victim)" = precious ]
+  [ -L shared/mdan-save-1736503530.json ] && [ -L shared/mdan-save-1736503530-2.json ] && [ ! -e nowhere ]
+}
+
+@test "an explicit SAVEFILE that is a symlink is replaced, not written through" {
+  printf 'precious\n' >victim
+  ln -s victim my.json
+  run -0 ctx-save my.json
+  assert_output "CONTEXT SAVE my.json"
+  [ "$(cat victim)" = precious ]
+  [ ! -L my.json ] && [ "$(stat -c %a my.json)" = 600 ]
+}
+
+@test "an explicit SAVEFILE, also the --from file, is replaced with mode 0600" {
+  mkdir d && cd d
+  ctx-save --phase PLAN my.json >/dev/null
+  chmod 644 my.json
+  LOOPKIT_NOW=1736503600 run -0 ctx-save --from my.json --phase TEST my.json
+  run -0 state-get my.json metadata.save_count phases.current metadata.created_at timestamp
+  assert_output $'2\nTEST\n2025-01-10T10:05:30Z\n2025-01-10T10:06:40Z'
+  [ "$(stat -c %a my.json)" = 600 ]
+  [ "$(ls -A | tr '\n' ' ')" = "my.json " ]
+}
+
+@test "--phase matches without regard to case and marks the phases" {
+  run -0 save1 --phase architect
+  run -0 state-get --json "$SAVE" phases.current phases.completed phases.status.PLAN phases.status.ARCHITECT phases.status.DOC
+  assert_output $'"ARCHITECT"\n["LOAD","DISCOVER","PLAN"]\n"complete"\n"in_progress"\n"pending"'
+}
+
+@test "--phase with an unknown name is a usage error" {
+  run -2 --separate-stderr save1 --phase LUNCH
+  [[ $stderr == *"unknown phase 'LUNCH'"* ]]
+  [ ! -e "$SAVE" ]
+}
+
+@test "--tokens USED keeps the limit; malformed counts are usage errors" {
+  run -0 save1 --tokens 32000
+  run -0 state-get "$SAVE" context.token_usage.total context.token_usage.limit context.token_usage.percentage
+  assert_output $'32000\n128000\n0.25'
+  run -2 save1 --tokens 10/0
+  run -2 save1 --tokens -5/100
+  run -2 save1 --tokens lots
+}
+
+@test "--message keeps commas and needs ROLE=TEXT" {
+  run -0 save1 --message 'user=a, b, and c'
+  run -0 state-get "$SAVE" '.context.conversation_history[0].content'
+  assert_output 'a, b, and c'
+  run -2 save1 --message 'no role here'
+}
+
+@test "--history and --message append in command-line order" {
+  printf '%s\n' '{"role":"system","content":"first"}' >h.jsonl
+  run -0 save1 --message 'user=zero' --history h.jsonl --message 'assistant=second'
+  run -0 state-get "$SAVE" '.context.conversation_history[].content'
+  assert_output $'zero\nfirst\nsecond'
+}
+
+@test "--history that is not objects is bad data" {
+  printf '[1]\n' >h.jsonl
+  run -3 save1 --history h.jsonl
+  printf '{"role":' >h.jsonl
+  run -3 save1 --history h.jsonl
+  [ ! -e "$SAVE" ]
+}
+
+@test "--set works as state-set does and fails as it does" {
+  run -0 save1 --set 'project.tech_stack.language=C++' --set 'errors[]:={"id":"e1"}' --set metadata.save_count+=10
+  run -0 state-get "$SAVE" project.tech_stack.language '.errors[0].id' metadata.save_count
+  assert_output $'C++\ne1\n11'
+  run -2 save1 --set 'x:={bad'
+  run -3 save1 --set 'version.major=1'
+}
+
+@test "--if-over exits 1 below the ratio, quietly with -q" {
+  run -1 --separate-stderr save1 --tokens 100/1000 --if-over 0.5
+  [[ $stderr == *"below"* ]]
+  run -1 --separate-stderr save1 -q --tokens 100/1000 --if-over 0.5
+  [ -z "$stderr" ]
+  [ ! -e saves ] || [ -z "$(ls -A saves)" ]
+  run -0 save1 --tokens 500/1000 --if-over 0.5
+}
+
+@test "--keep spares the save just written and files that are not saves" {
+  mkdir saves
+  : >saves/notes.json
+  for t in 1736503600 1736503700; do LOOPKIT_NOW=$t ctx-save --dir saves >/dev/null; done
+  run -0 save1 --keep 1
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1736503530.json notes.json " ]
+}
+
+@test "--artifact stores the file; a binary or missing file fails" {
+  printf 'hello\n' >a.md
+  run -0 save1 --artifact notes=a.md
+  run -0 state-get --json "$SAVE" context.artifacts.notes
+  assert_output '{"file":"a.md","content":"hello\n"}'
+  printf '\xff\xfe\x00' >bin
+  run -3 save1 --artifact blob=bin
+  run -4 save1 --artifact gone=missing.md
+}
+
+@test "--artifact with an absolute path warns that it cannot be restored" {
+  printf 'x\n' >a.md
+  run -0 --separate-stderr save1 --artifact a="$W/a.md"
+  [[ $stderr == *warning*"will refuse it"* ]]
+}
+
+@test "a SAVEFILE that outgrows --gzip-over becomes SAVEFILE.gz" {
+  head -c 5000 /dev/zero | tr '\0' 'x' >big.txt
+  ctx-save --phase PLAN my.json >/dev/null
+  run -0 ctx-save --gzip-over 1000 --from my.json --artifact big=big.txt my.json
+  assert_output "CONTEXT SAVE my.json.gz"
+  [ ! -e my.json ]
+  gzip -t my.json.gz
+  [ "$(stat -c %a my.json.gz)" = 600 ]
+  run -0 ctx-resume --peek my.json
+  assert_output PLAN
+}
+
+@test "--from reads the MDAN spec fixture and fills the minimal one with warnings" {
+  run -0 save1 --from "$FIX/mdan_context_save.spec-fae63f1e.json"
+  run -0 state-get "$SAVE" phases.current metadata.save_count metadata.created_at '.debates[0].winner'
+  assert_output $'IMPLEMENT\n2\n2024-01-15T10:00:00Z\narchitect'
+  run -0 --separate-stderr save1 --from "$FIX/mdan_save_minimal.test_cli.json"
+  [[ $stderr == *"missing 'version'"* && $stderr == *"missing 'debates'"* ]]
+  run -0 state-get saves/mdan-save-1736503530-2.json version project.name phases.status.ARCHITECT phases.status.IMPLEMENT
+  assert_output $'1.0\ntest-project\ncomplete\nin_progress'
+}
+
+@test "--from another major version or a non-save is bad data" {
+  printf '{"version":"2.0"}\n' >v2.json
+  run -3 save1 --from v2.json
+  printf '[]\n' >list.json
+  run -3 save1 --from list.json
+}
+
+@test "each kind of secret is redacted, with a count on stderr" {
+  pem=$'-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----'
+  run -0 --separate-stderr save1 \
+    --message 'user=sk-proj-AbCdEfGhIjKlMnOpQrStUvWx12' --message 'user=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv' \
+    --message 'user=AIzaSyA1234567890abcdefghijklmnopqrstu' --message 'user=sk_live_1234567890abcdefXYZ' \
+    --message 'user=ghs_abcdefghijklmnopqrstuvwxyz0123456789' --message 'user=xoxb-1234567890-abcdefghij' \
+    --message 'user=AKIAIOSFODNN7EXAMPLE' --message 'user=Authorization: Bearer eyJhbGciOi.J9xyz12' \
+    --message "user=$pem" --message 'user=db password=hunter2' --set 'project.client_secret=s3cr3t'
+  [[ $stderr == *"redacted 11 secrets"* ]]
+  run -0 state-get "$SAVE" '.context.conversation_history[].content' project.client_secret
+  assert_output $'[REDACTED]\n[REDACTED]\n[REDACTED]\n[REDACTED]\n[REDACTED]\n[REDACTED]\n[REDACTED]\nAuthorization: Bearer [REDACTED]\n[REDACTED]\ndb password=[REDACTED]\n[REDACTED]'
+}
+
+@test "ordinary text and token counts are not redacted" {
+  run -0 --separate-stderr save1 --tokens 900/1000 --set context.max_tokens:=4096 --set 'project.token_limit=500' \
+    --message 'user=the bearer of bad news asked for a task-force and sk-learn; token_usage: 5'
+  [ -z "$stderr" ]
+  run -0 state-get "$SAVE" context.token_usage.total context.max_tokens project.token_limit '.context.conversation_history[0].content'
+  assert_output $'900\n4096\n500\nthe bearer of bad news asked for a task-force and sk-learn; token_usage: 5'
+}
+
+@test "a write that fails with ENOSPC exits 4 and leaves no partial save" {
+  need_strace
+  mkdir saves
+  rc=0; strace -f -o /dev/null -e inject=write:error=ENOSPC ctx-save --dir saves 2>/dev/null || rc=$?
+  [ "$rc" = 4 ]
+  [ -z "$(ls -A saves)" ]
+}
+
+@test "an fsync that fails with EIO exits 4 and leaves the old save whole" {
+  need_strace
+  mkdir d && cd d
+  ctx-save --phase PLAN my.json >/dev/null
+  cp my.json before.json
+  rc=0; strace -f -o /dev/null -e inject=fsync:error=EIO ctx-save --from my.json --phase DOC my.json 2>/dev/null || rc=$?
+  [ "$rc" = 4 ]
+  cmp my.json before.json
+  [ "$(ls -A | tr '\n' ' ')" = "before.json my.json " ]
+}
