@@ -210,6 +210,14 @@ lk_lock_take() {
   LK_HB_PID=$!
 }
 
+# lk_lock_check: refresh the lock now and make sure it is still ours (someone
+# may have forced it away); lost: exit 1.
+lk_lock_check() {
+  [[ -n $LK_LOCK ]] || return 0
+  lock-heartbeat -q --pid $$ "$LK_LOCK" ||
+    lk_die 1 "lost the lock $LK_LOCK (removed or taken over by someone else); stopping"
+}
+
 lk_lock_drop() {
   if [[ -n $LK_HB_PID ]]; then
     kill "$LK_HB_PID" 2>/dev/null || true

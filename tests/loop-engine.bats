@@ -258,6 +258,20 @@ EOF
   [ "$output" = complete ]
 }
 
+@test "an engine whose lock was forced away stops before the next iteration" {
+  make_agent
+  AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 3 -- ./agent.sh 2>err.log &
+  e=$!
+  wait_for block.1
+  lock-release --force "$LOCK"
+  touch go.1
+  rc=0; wait "$e" || rc=$?
+  [ "$rc" = 1 ]
+  grep -q 'lost the lock' err.log
+  [ "$(ran)" = "1 " ]
+  [ -z "$(heartbeats)" ]
+}
+
 @test "log lines into a pipe are timestamped" {
   make_agent
   run -0 --separate-stderr engine --session demo --max-iterations 1 -- ./agent.sh
