@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# lock-heartbeat: refresh only our own lock, once or until the owner dies.
+load helpers
+
+@test "refreshes heartbeat and heartbeat_epoch of our own lock, keeping the rest" {
+  lock-acquire --pid $$ a.lock
+  LOOPKIT_NOW=1736503600 run -0 lock-heartbeat --pid $$ a.lock
+  assert_equal "$(state-get a.lock started_at heartbeat heartbeat_epoch pid)" \
+    $'2025-01-10T10:05:30Z\n2025-01-10T10:06:40Z\n1736503600\n'"$$"
+}
+
+@test "the owner defaults to the calling shell" {
+  run -0 bash -c 'lock-acquire a.lock && LOOPKIT_NOW=1736503600 lock-heartbeat a.lock && true'
+  assert_equal "$(state-get a.lock heartbeat_epoch)" 1736503600
+}
+
+@test "someone else's lock is left untouched, and named" {
+  holder=$(live)
+  lock-acquire --pid "$holder" a.lock
+  cp a.lock before
+  run -1 --separate-stderr lock-heartbeat --pid $$ a.lock
+  [[ $stderr == "lock-heartbeat: 'a.lock' is not ours (pid $$): held by pid $holder"* ]]
+  cmp a.lock before
+}
+
+@test "a lock with our pid but another start time is not ours" {
+  printf '{"session":"s","pid":%s,"pid_start":1,"heartbeat_epoch":1}\n' $$ >a.lock
+  cp a.lock before
+  run -1 lock-heartbeat --pid $$ a.lock
+  cmp a.lock before
+}
+
+@test "a missing lock, or a dead owner, is exit 1" {
+  run -1 --separate-stderr lock-heartbeat --pid $$ missing.lock
+  assert_equal "$stderr" "lock-heartbeat: no lock 'missing.lock'"
+  run -1 lock-heartbeat --pid "$(dead_pid)" missing.lock
+  run -2 lock-heartbeat --every 0 --pid $$ missing.lock
+}
+
+@test "a seed-format lock with our pid is ours and gets a heartbeat" {
+  printf '{"session":"s","pid":%s,"started_at":"2025-01-10T10:00:00Z"}\n' $$ >a.lock
+  run -0 lock-heartbeat --pid $$ a.lock
+  assert_equal "$(state-get a.lock heartbeat_epoch)" 1736503530
+}
+
+@test "--every leaves promptly once the owner dies" {
+  sleep 1 & owner=$!
+  lock-acquire --pid "$owner" b.lock
+  # an interval far longer than the test: only the owner's death ends it
+  SECONDS=0
+  run -0 lock-heartbeat --every 600 --pid "$owner" b.lock
+  [ "$SECONDS" -lt 60 ]
+}
+
+@test "--every with an owner already gone exits 0 without touching the lock" {
+  printf '{"session":"s","pid":%s}\n' "$(dead_pid)" >a.lock
+  cp a.lock before
+  run -0 lock-heartbeat --every 1 --pid "$(dead_pid)" a.lock
+  cmp a.lock before
+}
+
+@test "--every stops with exit 1 when the lock is released under it" {
+  owner=$(live)
+  lock-acquire --pid "$owner" b.lock
+  lock-heartbeat --every 0.05 --pid "$owner" b.lock 2>err & hb=$!
+  lock-release --pid "$owner" b.lock
+  rc=0; wait "$hb" || rc=$?
+  assert_equal "$rc" 1
+  assert_equal "$(cat err)" "lock-heartbeat: no lock 'b.lock'"
+}
+
+@test "--every stops with exit 1 when the lock is taken over" {
+  owner=$(live)
+  lock-acquire --pid "$owner" b.lock
+  lock-heartbeat --every 0.05 --pid "$owner" b.lock 2>/dev/null & hb=$!
+  lock-release --force b.lock
+  lock-acquire --pid $$ b.lock
+  rc=0; wait "$hb" || rc=$?
+  assert_equal "$rc" 1
+  assert_equal "$(state-get b.lock pid)" "$$"
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# lock-reap: remove stale locks, never live ones, not even under contention.
+load helpers
+
+seed_dead() { printf '{"session":"%s","pid":%s}\n' "${2:-s}" "$(dead_pid)" >"$1"; }
+
+@test "removes stale locks, one line each naming file, session, pid and why" {
+  mkdir locks
+  holder=$(live)
+  lock-acquire --pid "$holder" locks/live.lock
+  p=$(dead_pid)
+  printf '{"session":"gone","pid":%s}\n' "$p" >locks/dead.lock
+  run -0 --separate-stderr lock-reap locks
+  assert_output "removed locks/dead.lock: session 'gone', pid $p: pid $p is not running"
+  assert [ ! -e locks/dead.lock ]
+  assert [ -e locks/live.lock ]
+}
+
+@test "--dry-run lists what it would remove and removes nothing" {
+  seed_dead a.lock
+  run -0 lock-reap -n a.lock
+  assert_output --partial "would remove a.lock: session 's'"
+  assert [ -e a.lock ]
+  run -0 lock-reap --dry-run --json a.lock
+  assert_equal "$(state-get - file state session <<<"$output")" $'a.lock\nstale\ns'
+  assert [ -e a.lock ]
+}
+
+@test "--json gives the lock's fields plus file and reason" {
+  seed_dead a.lock auth
+  run -0 lock-reap --json .
+  assert_equal "$(state-get - file session reason <<<"$output")" $'a.lock\nauth\npid '"$(state-get - pid <<<"$output")"' is not running'
+}
+
+@test "unreadable lock files are warnings, kept, and exit 0" {
+  printf 'garbage' >junk.lock
+  : >empty.lock
+  run -0 --separate-stderr lock-reap .
+  assert_output ""
+  assert_equal "$stderr" "lock-reap: warning: 'empty.lock': empty lock file; kept
+lock-reap: warning: 'junk.lock': not valid JSON: syntax error at line 1, column 1; kept"
+  assert [ -e junk.lock ]
+}
+
+@test "other hosts' locks go by heartbeat age, local ones with --stale-after" {
+  printf '{"session":"r","pid":1,"host":"elsewhere.invalid","heartbeat_epoch":%s}\n' $((LOOPKIT_NOW - 1000)) >remote.lock
+  holder=$(live)
+  lock-acquire --pid "$holder" local.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 100)) run -0 lock-reap .
+  assert_output --partial "removed remote.lock"
+  assert [ -e local.lock ]
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 100)) run -0 lock-reap --stale-after 60 .
+  assert_output "removed local.lock: session 'local', pid $holder on $(uname -n): no heartbeat for 100s (over 60s)"
+}
+
+@test "missing operands are nothing to do" {
+  run -0 lock-reap none.lock nodir
+  assert_output ""
+}
+
+@test "a stale lock that cannot be removed is exit 4, the others still go" {
+  need_strace
+  seed_dead a.lock
+  seed_dead b.lock
+  run -4 --separate-stderr strace -f -o /dev/null -e trace=unlink -e inject=unlink:error=EIO:when=1 lock-reap .
+  assert_equal "$stderr" "lock-reap: cannot remove 'a.lock': Input/output error"
+  assert [ -e a.lock ]
+  assert [ ! -e b.lock ]
+}
+
+@test "a heartbeat that lands while the sweep waits for the folder keeps the lock" {
+  need_strace
+  holder=$(live)
+  lock-acquire --pid "$holder" a.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW - 1000)) lock-heartbeat --pid "$holder" a.lock
+  here=$(pwd -P)
+  # the sweep finds the lock stale, opens the folder, and is held at its flock
+  strace -f -o /dev/null -e trace=flock -e inject=flock:delay_enter=2000000 \
+    lock-reap --stale-after 60 a.lock >out & st=$!
+  reaper=""
+  for _ in $(seq 400); do
+    reaper=$(pgrep -P "$st" || true)
+    if [[ -n $reaper ]]; then
+      for fd in /proc/"$reaper"/fd/*; do [[ $(readlink "$fd" 2>/dev/null) == "$here" ]] && break 2; done
+    fi
+    sleep 0.025
+  done
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 5)) run -0 lock-heartbeat --pid "$holder" a.lock
+  wait "$st"
+  assert_equal "$(cat out)" ""
+  assert [ -e a.lock ]
+}
+
+@test "without that heartbeat the same sweep removes the lock" {
+  holder=$(live)
+  lock-acquire --pid "$holder" a.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW - 1000)) lock-heartbeat --pid "$holder" a.lock
+  run -0 lock-reap --stale-after 60 a.lock
+  assert [ ! -e a.lock ]
+}
+
+@test "a sweeping loop never removes a lock that live owners hold" {
+  worker() {
+    local me=$BASHPID
+    for _ in $(seq 15); do
+      lock-acquire -w 60 --pid "$me" "shared.lock" || { echo "acquire $?" >>bad; continue; }
+      lock-acquire --pid "$me" "own$1.lock" || echo "own $?" >>bad
+      lock-heartbeat --pid "$me" shared.lock || echo "heartbeat shared $?" >>bad
+      lock-heartbeat --pid "$me" "own$1.lock" || echo "heartbeat own $?" >>bad
+      lock-release --pid "$me" "own$1.lock" || echo "release own $?" >>bad
+      lock-release --pid "$me" shared.lock || echo "release shared $?" >>bad
+    done
+  }
+  sweeper() {
+    while [[ ! -e done ]]; do
+      printf '{"session":"dead","pid":%s}\n' "$(dead_pid)" >"dead$RANDOM.lock"
+      lock-reap . >>reaped 2>>warnings || echo "reap $?" >>bad
+    done
+  }
+  sweeper & sw=$!
+  pids=()
+  for w in 1 2 3; do worker "$w" & pids+=($!); done
+  wait "${pids[@]}"
+  touch done
+  wait "$sw"
+  assert [ ! -e bad ]
+  assert [ -s reaped ]
+  run grep -v "session 'dead'" reaped
+  assert_output ""
+}

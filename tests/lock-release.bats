@@ -1,0 +1,70 @@
+#!/usr/bin/env bats
+# lock-release: remove our own lock; --force removes any.
+load helpers
+
+@test "removes our own lock" {
+  lock-acquire --pid $$ a.lock
+  run -0 lock-release --pid $$ a.lock
+  assert [ ! -e a.lock ]
+}
+
+@test "the owner defaults to the calling shell" {
+  run -0 bash -c 'lock-acquire a.lock && lock-release a.lock && [ ! -e a.lock ]'
+}
+
+@test "someone else's lock is kept and its holder named" {
+  holder=$(live)
+  lock-acquire --pid "$holder" a.lock
+  run -1 --separate-stderr lock-release --pid $$ a.lock
+  [[ $stderr == "lock-release: 'a.lock' is not ours (pid $$): held by pid $holder"* ]]
+  assert [ -e a.lock ]
+  run -1 --separate-stderr lock-release -q --pid $$ a.lock
+  assert_equal "$stderr" ""
+}
+
+@test "no lock is exit 1" {
+  run -1 --separate-stderr lock-release --pid $$ none.lock
+  assert_equal "$stderr" "lock-release: no lock 'none.lock'"
+  run -1 lock-release --force none.lock
+}
+
+@test "--force removes anyone's lock, even an unreadable one" {
+  holder=$(live)
+  lock-acquire --pid "$holder" a.lock
+  run -0 lock-release --force a.lock
+  assert [ ! -e a.lock ]
+  printf 'garbage' >b.lock
+  run -1 lock-release --pid $$ b.lock
+  run -0 lock-release -f b.lock
+  assert [ ! -e b.lock ]
+}
+
+@test "a dead owner's lock can be released by naming its pid" {
+  p=$(dead_pid)
+  printf '{"session":"s","pid":%s}\n' "$p" >a.lock
+  run -0 lock-release --pid "$p" a.lock
+  assert [ ! -e a.lock ]
+}
+
+@test "a lock of the same pid on another host is not ours" {
+  printf '{"session":"s","pid":%s,"host":"elsewhere.invalid"}\n' $$ >a.lock
+  run -1 lock-release --pid $$ a.lock
+  assert [ -e a.lock ]
+}
+
+@test "a failed removal is exit 4 and keeps the lock" {
+  mkdir d
+  lock-acquire --pid $$ d/a.lock
+  [[ $(id -u) == 0 ]] && skip "root may remove files from read-only folders"
+  chmod 555 d
+  run -4 lock-release --pid $$ d/a.lock
+  chmod 755 d
+  assert [ -e d/a.lock ]
+}
+
+@test "a failed removal is exit 4 (injected)" {
+  need_strace
+  lock-acquire --pid $$ a.lock
+  run -4 strace -f -o /dev/null -e trace=unlink -e inject=unlink:error=EIO lock-release --pid $$ a.lock
+  assert [ -e a.lock ]
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# lock-status: one line (or JSON object) per lock; the exit status answers
+# for a single lock file.
+load helpers
+
+# start time of a process, field 22 of /proc/PID/stat
+pid_start() {
+  local s; s=$(</proc/"$1"/stat); s=${s##*) }
+  # shellcheck disable=SC2086
+  set -- $s; echo "${20}"
+}
+
+@test "a live lock: its line, and exit 0" {
+  holder=$(live)
+  lock-acquire --pid "$holder" --session auth a.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 42)) run -0 lock-status a.lock
+  assert_output "a.lock: live, session 'auth', pid $holder on $(uname -n), heartbeat 42s ago"
+}
+
+@test "a dead owner's lock is stale, and exit 1" {
+  p=$(dead_pid)
+  printf '{"session":"s","pid":%s,"heartbeat_epoch":%s}\n' "$p" $((LOOPKIT_NOW - 5)) >a.lock
+  run -1 lock-status a.lock
+  assert_output "a.lock: stale (pid $p is not running), session 's', pid $p, heartbeat 5s ago"
+}
+
+@test "a free lock is exit 1" {
+  run -1 lock-status none.lock
+  assert_output "none.lock: free"
+}
+
+@test "an unreadable lock file is bad data, exit 3" {
+  printf 'garbage' >a.lock
+  run -3 lock-status a.lock
+  assert_output "a.lock: unreadable (not valid JSON: syntax error at line 1, column 1)"
+}
+
+@test "a live pid with another start time is stale (pid reuse)" {
+  holder=$(live)
+  printf '{"session":"s","pid":%s,"host":"%s","pid_start":%s}\n' "$holder" "$(uname -n)" $(($(pid_start "$holder") + 1)) >a.lock
+  run -1 lock-status a.lock
+  assert_output --partial "stale (pid $holder now belongs to another process)"
+  printf '{"session":"s","pid":%s,"host":"%s","pid_start":%s}\n' "$holder" "$(uname -n)" "$(pid_start "$holder")" >a.lock
+  run -0 lock-status a.lock
+}
+
+@test "a lock from before the last boot is stale" {
+  holder=$(live)
+  printf '{"session":"s","pid":%s,"boot_id":"00000000-0000-0000-0000-000000000000"}\n' "$holder" >a.lock
+  run -1 lock-status a.lock
+  assert_output --partial "stale (taken before the host rebooted)"
+}
+
+@test "another user's live process is alive (EPERM is not death)" {
+  [[ $(id -u) == 0 ]] || skip "needs root to run as nobody"
+  command -v setpriv >/dev/null || skip "setpriv is not installed"
+  chmod 755 "$W"
+  printf '{"session":"s","pid":1,"host":"%s","pid_start":%s}\n' "$(uname -n)" "$(pid_start 1)" >one.lock
+  chmod 644 one.lock
+  run -0 setpriv --reuid=nobody --regid=nogroup --clear-groups lock-status one.lock
+  assert_output --partial "one.lock: live"
+  run -0 setpriv --reuid=nobody --regid=nogroup --clear-groups lock-reap one.lock
+  assert [ -e one.lock ]
+}
+
+@test "other hosts' locks go stale by heartbeat age, 120 s unless told" {
+  printf '{"session":"s","pid":1,"host":"elsewhere.invalid","heartbeat_epoch":%s}\n' $((LOOPKIT_NOW - 100)) >a.lock
+  run -0 lock-status a.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 21)) run -1 lock-status a.lock
+  assert_output --partial "stale (no heartbeat for 121s (over 120s))"
+  run -1 lock-status --stale-after 50 a.lock
+  run -0 lock-status --stale-after 500 "$PWD/a.lock"
+}
+
+@test "a folder lists its *.lock files in order, exit 0 whatever their state" {
+  mkdir locks
+  holder=$(live)
+  lock-acquire --pid "$holder" locks/b.lock
+  printf '{"pid":%s}\n' "$(dead_pid)" >locks/a.lock
+  printf 'x' >locks/c.lock
+  touch locks/notes.txt locks/.hidden.lock
+  run -0 --separate-stderr lock-status locks
+  assert_equal "${#lines[@]}" 3
+  [[ ${lines[0]} == "locks/a.lock: stale "* ]]
+  [[ ${lines[1]} == "locks/b.lock: live, session 'b', pid $holder "* ]]
+  [[ ${lines[2]} == "locks/c.lock: unreadable "* ]]
+  run -0 lock-status locks/a.lock locks/none.lock
+  assert_equal "${#lines[@]}" 2
+}
+
+@test "--json: the lock's fields plus file, state, reason and age" {
+  holder=$(live)
+  lock-acquire --pid "$holder" a.lock
+  run -0 lock-status --json a.lock
+  assert_equal "$(state-get - file state age session pid <<<"$output")" $'a.lock\nlive\n0\na\n'"$holder"
+  p=$(dead_pid)
+  printf '{"session":"s","pid":%s}\n' "$p" >d.lock
+  run -1 lock-status --json d.lock
+  assert_equal "$(state-get - state reason <<<"$output")" $'stale\npid '"$p"' is not running'
+  run -1 lock-status --json none.lock
+  assert_output '{"file":"none.lock","state":"free"}'
+}
+
+@test "an operand that cannot be read is exit 4" {
+  touch f
+  run -4 --separate-stderr lock-status f/a.lock
+  assert_equal "$stderr" "lock-status: cannot open 'f/a.lock': Not a directory"
+}
