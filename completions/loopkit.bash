@@ -55,6 +55,40 @@ _loopkit_complete() {
   return 0
 }
 
+_loopkit_ctx_resume() {
+  _loopkit_complete 0 \
+    '|--dir|dir' \
+    '|--peek|flag' \
+    '-s|--shell|flag' \
+    '|--history|flag' \
+    '|--json|flag' \
+    '|--restore-artifacts|dir' \
+    '|--delete|flag' \
+    '-q|--quiet|flag' \
+    '-h|--help|flag' \
+    '|--version|flag'
+}
+complete -F _loopkit_ctx_resume ctx-resume
+
+_loopkit_ctx_save() {
+  _loopkit_complete 0 \
+    '|--dir|dir' \
+    '|--from|file' \
+    '|--phase|none' \
+    '|--tokens|none' \
+    '|--message|none' \
+    '|--history|file' \
+    '|--artifact|none' \
+    '|--set|none' \
+    '|--if-over|none' \
+    '|--keep|none' \
+    '|--gzip-over|none' \
+    '-q|--quiet|flag' \
+    '-h|--help|flag' \
+    '|--version|flag'
+}
+complete -F _loopkit_ctx_save ctx-save
+
 _loopkit_lock_acquire() {
   _loopkit_complete 1 \
     '|--pid|none' \

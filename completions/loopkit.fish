@@ -8,6 +8,34 @@ if set -q __loopkit_completions_loaded
 end
 set -g __loopkit_completions_loaded 1
 
+# ctx-resume
+complete -c ctx-resume -l dir -d 'folder to look for saves in (default $TMPDIR or /tmp)' -x -a '(__fish_complete_directories)'
+complete -c ctx-resume -l peek -d 'change nothing in the save (no resume counted)'
+complete -c ctx-resume -s s -l shell -d 'print MDAN_SAVE, MDAN_PHASE, ... for eval'
+complete -c ctx-resume -l history -d 'print the conversation as JSON lines'
+complete -c ctx-resume -l json -d 'print the whole validated document'
+complete -c ctx-resume -l restore-artifacts -d 'write each artifact\'s content to DIR/its file' -x -a '(__fish_complete_directories)'
+complete -c ctx-resume -l delete -d 'remove the save after a successful resume'
+complete -c ctx-resume -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
+complete -c ctx-resume -s h -l help -d 'print this help and exit'
+complete -c ctx-resume -l version -d 'print the version and exit'
+
+# ctx-save
+complete -c ctx-save -l dir -d 'folder of default-named saves (default $TMPDIR or /tmp)' -x -a '(__fish_complete_directories)'
+complete -c ctx-save -l from -d 'start from this save instead of a fresh one' -r -F
+complete -c ctx-save -l phase -d 'set phases.current; earlier phases complete' -x
+complete -c ctx-save -l tokens -d 'set context.token_usage' -x
+complete -c ctx-save -l message -d 'append a message (repeatable)' -x
+complete -c ctx-save -l history -d 'append the messages of a JSON lines file (repeatable)' -r -F
+complete -c ctx-save -l artifact -d 'store a file as context.artifacts.NAME (repeatable)' -x
+complete -c ctx-save -l set -d 'apply a state-set assignment (repeatable)' -x
+complete -c ctx-save -l if-over -d 'save only when token usage is at least RATIO, else exit 1' -x
+complete -c ctx-save -l keep -d 'then delete all but the newest N saves in the folder' -x
+complete -c ctx-save -l gzip-over -d 'gzip saves larger than BYTES (default 1048576)' -x
+complete -c ctx-save -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
+complete -c ctx-save -s h -l help -d 'print this help and exit'
+complete -c ctx-save -l version -d 'print the version and exit'
+
 # lock-acquire
 complete -c lock-acquire -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
 complete -c lock-acquire -l pid -d 'the owner process (default: the calling shell)' -x
