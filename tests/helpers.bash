@@ -16,16 +16,18 @@ setup() {
   export PATH="$LOOPKIT_BIN:/usr/local/bin:/usr/bin:/bin"
   export LOOPKIT_NOW=1736503530 # 2025-01-10T10:05:30Z
   export TZ=UTC LC_ALL=C
-  W=$(mktemp -d "${BATS_TMPDIR:-/tmp}/loopkit-test.XXXXXX")
-  export HOME=$W/home TMPDIR=$W/tmp
-  mkdir -p "$HOME" "$TMPDIR"
+  # the scratch folder W holds only what a test makes; HOME and TMPDIR sit beside it
+  BASE=$(mktemp -d "${BATS_TMPDIR:-/tmp}/loopkit-test.XXXXXX")
+  W=$BASE/work
+  export HOME=$BASE/home TMPDIR=$BASE/tmp
+  mkdir -p "$W" "$HOME" "$TMPDIR"
   cd "$W" || return 1
 }
 
 teardown() {
   jobs -p | xargs -r kill 2>/dev/null || true
   if [[ -f $W.pids ]]; then xargs -r kill <"$W.pids" 2>/dev/null || true; rm -f "$W.pids"; fi
-  cd / && rm -rf "$W"
+  cd / && rm -rf "$BASE"
 }
 
 # a live process that is not ours to wait for; killed at teardown

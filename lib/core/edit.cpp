@@ -125,8 +125,6 @@ private:
       if (its.size() > 1) {
         std::string_view sep = t_.substr(its[1].prefix, its[1].key - its[1].prefix);
         l.space_after_comma = sep.find(' ') != std::string_view::npos;
-      } else {
-        l.space_after_comma = layout_.space_after_comma;
       }
     }
     if (members) {
@@ -134,6 +132,8 @@ private:
       std::string_view colon = t_.substr(kend, its[0].value - kend);
       l.space_after_colon = colon.find(' ') != std::string_view::npos || colon.find('\t') != std::string_view::npos;
     }
+    // one item on one line shows no comma: guess that it spaces like its colon
+    if (!l.pretty && its.size() == 1) l.space_after_comma = members ? l.space_after_colon : layout_.space_after_colon;
     (void)b;
     (void)e;
     return l;

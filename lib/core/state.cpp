@@ -50,8 +50,9 @@ QueryResult query_state(const Query& q) {
   if (!text) {
     docs.emplace_back(json::object());  // a missing file reads as {}
   } else {
-    docs = json::parse_many(*text, q.file == "-" ? "standard input" : q.file, arena);
-    if (docs.empty() && q.file != "-") fail_data(fmt::format("{}: not valid JSON: empty document", quoted(q.file)));
+    // stdin may carry JSON lines (lock-status --json | state-get - pid); a file is one document
+    if (q.file == "-") docs = json::parse_many(*text, "standard input", arena);
+    else docs.push_back(json::parse(*text, q.file, arena));
   }
   std::string shell_out;
   for (const auto& doc : docs) {

@@ -42,9 +42,11 @@ LineRead read_line(int fd, std::string& line, double seconds) {
       g_buffer.clear();
       return LineRead::line;
     }
-    if (g_signal) return LineRead::interrupted;
+    // after a signal, lines already in the pipe are still taken, then we stop
     int ms = -1;
-    if (seconds >= 0) {
+    if (g_signal) {
+      ms = 0;
+    } else if (seconds >= 0) {
       double left = deadline - monotonic_seconds();
       if (left <= 0) return LineRead::timeout;
       ms = static_cast<int>(left * 1000) + 1;
@@ -52,10 +54,13 @@ LineRead read_line(int fd, std::string& line, double seconds) {
     struct pollfd p{fd, POLLIN, 0};
     int rc = poll(&p, 1, ms);
     if (rc < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) continue;  // g_signal is looked at on the next turn
       fail_system(errno, "wait for", "standard input");
     }
-    if (rc == 0) continue;  // deadline check above
+    if (rc == 0) {
+      if (g_signal) return LineRead::interrupted;
+      continue;  // the deadline is checked above
+    }
     char buf[65536];
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {

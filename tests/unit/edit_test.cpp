@@ -49,7 +49,7 @@ TEST_CASE("arrays: append, delete inside, fill an empty one") {
   CHECK(edited(t, {"-h[0]"}) == "{\n  \"h\": [\n    {\"i\": 2}\n  ],\n  \"e\": []\n}\n");
   CHECK(edited(t, {"e[]=x"}) == "{\n  \"h\": [\n    {\"i\": 1.0},\n    {\"i\": 2}\n  ],\n  \"e\": [\n    \"x\"\n  ]\n}\n");
   CHECK(edited(t, {"h[1].j:=true"}) ==
-        "{\n  \"h\": [\n    {\"i\": 1.0},\n    {\"i\": 2,\"j\":true}\n  ],\n  \"e\": []\n}\n");
+        "{\n  \"h\": [\n    {\"i\": 1.0},\n    {\"i\": 2, \"j\": true}\n  ],\n  \"e\": []\n}\n");
 }
 
 TEST_CASE("nothing changed: every byte kept, odd whitespace included") {

@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# state-get: reading values, every option, and bad input as clean errors.
+load helpers
+
+doc() {
+  cat >state.json <<'JSON'
+{
+  "session": "demo",
+  "iteration": 5,
+  "ratio": 1.0,
+  "history": [
+    {"iteration": 1, "plateau": false},
+    {"iteration": 2, "plateau": true, "reasoning": "flat"}
+  ],
+  "tags": {"bd-001": "a", "odd key": "b"},
+  "note": "two\nlines",
+  "gone": null
+}
+JSON
+}
+
+@test "values print raw, containers compact, in path order" {
+  doc
+  run -0 state-get state.json session iteration '.history[0]' ratio
+  assert_output $'demo\n5\n{"iteration":1,"plateau":false}\n1'
+}
+
+@test "[] expands arrays and objects" {
+  doc
+  run -0 state-get state.json '.history[].iteration' '.tags[]'
+  assert_output $'1\n2\na\nb'
+}
+
+@test "a missing path names itself on stderr; the found ones still print" {
+  doc
+  run -1 --separate-stderr state-get state.json session nope '.history[5]'
+  assert_output demo
+  [[ $stderr == *"state-get: nope: not found"* && $stderr == *"state-get: .history[5]: not found"* ]]
+}
+
+@test "--default replaces missing and null, also under []" {
+  doc
+  run -0 state-get -d '-' state.json gone '.history[].reasoning'
+  assert_output $'-\n-\nflat'
+}
+
+@test "--exists counts null as present" {
+  doc
+  run -0 state-get -e state.json gone session
+  run -1 --separate-stderr state-get -e state.json nothing
+  [ -z "$stderr" ]
+}
+
+@test "-0 ends values with NUL, so newlines inside survive" {
+  doc
+  state-get -0 state.json note session >out
+  [ "$(tr '\0' '|' <out)" = $'two\nlines|demo|' ]
+}
+
+@test "--pretty indents containers" {
+  doc
+  run -0 state-get --pretty state.json '.history[0]'
+  assert_output $'{\n  "iteration": 1,\n  "plateau": false\n}'
+}
+
+@test "--keys lists indices of arrays and refuses scalars" {
+  doc
+  run -0 state-get -k state.json history
+  assert_output $'0\n1'
+  run -0 state-get -k state.json
+  assert_line -n 0 session
+  run -3 state-get -k state.json session
+}
+
+@test "--shell: [] gives a bash array, odd names become identifiers, missing prints nothing" {
+  doc
+  run -0 state-get -s state.json '.history[].iteration' 'tags.bd-001' 'n=.note'
+  eval "$output"
+  [ "${iteration[1]}" = 2 ]
+  [ "$bd_001" = a ]
+  [ "$n" = $'two\nlines' ]
+  run -1 --separate-stderr state-get -s state.json session nope
+  [ -z "$output" ]
+  run -2 state-get -s state.json '.history[0]'
+}
+
+@test "reads .gz files and stdin with several documents" {
+  doc
+  gzip -k state.json
+  run -0 state-get state.json.gz session
+  assert_output demo
+  run -0 bash -c 'printf "{\"a\":1}\n{\"a\":2}\n" | state-get - a'
+  assert_output $'1\n2'
+  run -0 bash -c 'state-get - a </dev/null'
+  assert_output ''
+}
+
+@test "bad input is a clean exit 3: garbage, empty file, invalid UTF-8, deep nesting" {
+  head -c 512 /dev/urandom >garbage.json
+  : >empty.json
+  printf '{"a":"\xff\xfe"}' >utf8.json
+  python3 -c 'print("[" * 100000 + "]" * 100000)' >deep.json
+  for f in garbage empty utf8 deep; do
+    run -3 --separate-stderr state-get "$f.json" a
+    [[ $stderr == "state-get: '$f.json': not valid JSON"* ]]
+  done
+}
+
+@test "a folder where a file should be is a system error" {
+  mkdir dir.json
+  run -4 --separate-stderr state-get dir.json a
+  [[ $stderr == *"dir.json"*"Is a directory"* ]]
+}
+
+@test "an unreadable file is a system error" {
+  [ "$(id -u)" -ne 0 ] || skip "root reads everything"
+  echo '{}' >locked.json
+  chmod 000 locked.json
+  run -4 state-get locked.json a
+}
+
+@test "absurd indices are a clean 'not found' or usage error" {
+  doc
+  run -1 state-get state.json '.history[999999999999]' '.history[-999999999999]'
+  run -2 state-get state.json '.history[99999999999999999999999]'
+  run -3 state-get state.json '.session[0]'
+}
+
+@test "every JSONTestSuite file: y_ reads, n_ is exit 3, i_ never crashes" {
+  bad=()
+  for f in "$LOOPKIT_SOURCE"/tests/fixtures/JSONTestSuite/test_parsing/*.json; do
+    name=${f##*/}
+    rc=0; state-get "$f" . >/dev/null 2>&1 || rc=$?
+    case $name in
+      y_*) [ "$rc" -eq 0 ] || bad+=("$name:$rc") ;;
+      n_*) [ "$rc" -eq 3 ] || bad+=("$name:$rc") ;;
+      i_*) [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || bad+=("$name:$rc") ;;
+    esac
+  done
+  [ ${#bad[@]} -eq 0 ] || { printf '%s\n' "${bad[@]}"; false; }
+}
+
+@test "a closed stdout is a system error, not silence" {
+  doc
+  run -4 --separate-stderr bash -c 'state-get state.json session >/dev/full'
+  [[ $stderr == *"cannot write to standard output"* ]]
+}
