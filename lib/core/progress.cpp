@@ -275,7 +275,10 @@ std::string entry_after(std::string_view tail, const Entry& entry) {
 
 std::string add_patterns(std::string_view doc, const std::vector<std::string>& patterns) {
   std::string lines;
-  for (const auto& p : patterns) lines += "- " + one_line(p) + "\n";
+  for (const auto& p : patterns) {
+    std::string line = one_line(p);
+    lines += (starts_with(line, "- ") ? "" : "- ") + line + "\n";
+  }
   // offsets of the line starts up to the first "---" line (the head)
   size_t rule = std::string_view::npos, section = std::string_view::npos, section_end = std::string_view::npos;
   size_t at = 0;
