@@ -364,3 +364,18 @@ fixture() {
     diff -u part copy
   done
 }
+
+@test "a complete agent-pipelines session is left alone" {
+  fixture ap_state_complete.generated-main.json demo-session
+  run -0 engine --session demo-session -- false
+  cmp "$FIX/ap_state_complete.generated-main.json" .claude/pipeline-runs/demo-session/state.json
+}
+
+@test "scripts/demo runs the example agent to a plateau" {
+  [ -x "$LOOPKIT_SCRIPTS/demo" ] || skip "no scripts/demo"
+  DEMO_DELAY=0 run -0 "$LOOPKIT_SCRIPTS/demo"
+  [[ $output == *"Finished with status 0"* ]]
+  [[ $output == *"plateau"* ]]
+  [[ $output == *"FizzBuzz"* ]]
+  [[ $output == *"Inspect it yourself"* ]]
+}
