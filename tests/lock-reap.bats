@@ -75,7 +75,7 @@ lock-reap: warning: 'junk.lock': not valid JSON: syntax error at line 1, column 
   LOOPKIT_NOW=$((LOOPKIT_NOW - 1000)) lock-heartbeat --pid "$holder" a.lock
   here=$(pwd -P)
   # the sweep finds the lock stale, opens the folder, and is held at its flock
-  strace -f -o /dev/null -e trace=flock -e inject=flock:delay_enter=2000000 \
+  strace -f -o /dev/null -e trace=flock -e inject=flock:delay_enter=3000000 \
     lock-reap --stale-after 60 a.lock >out & st=$!
   reaper=""
   for _ in $(seq 400); do
