@@ -281,7 +281,7 @@ lk_stop_agent() {
 # lk_on_signal SIGNAL: the engine's lk_interrupted hook records the
 # interruption, then the EXIT trap cleans up.
 lk_on_signal() {
-  trap '' INT TERM
+  trap '' INT TERM HUP
   lk_stop_agent
   if declare -F lk_interrupted >/dev/null; then lk_interrupted "$1" || true; fi
   lk_say "interrupted by SIG$1"
@@ -290,7 +290,7 @@ lk_on_signal() {
 
 lk_on_exit() {
   local rc=$?
-  trap '' INT TERM
+  trap '' INT TERM HUP
   set +e
   lk_stop_agent
   lk_lock_drop
