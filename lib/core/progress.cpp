@@ -14,8 +14,11 @@ namespace loopkit::progress {
 namespace {
 
 constexpr std::string_view kRule = "---";
-constexpr size_t kBlock = 4096;            // small reads: --max-bytes reads little beyond what it prints
-constexpr size_t kCopyBlock = 1 << 20;     // whole-file passes
+// Reads grow from small blocks, so that a bounded show reads little beyond
+// what it prints, and double, so that a large header or entry costs linear time.
+constexpr size_t kFirstHeadRead = 512;
+constexpr size_t kFirstEntryRead = 4096;
+constexpr size_t kCopyBlock = 1 << 20;  // whole-file passes
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -55,7 +58,7 @@ struct Head {
 
 Head find_head(const Source& src) {
   Head h;
-  size_t line_start = 0;
+  size_t line_start = 0, block = kFirstHeadRead;
   for (;;) {
     size_t nl = h.text.find('\n', line_start);
     if (nl == std::string::npos) {
@@ -63,13 +66,14 @@ Head find_head(const Source& src) {
         h.end = src.size;
         return h;
       }
-      std::string block = src.read(h.end, kBlock);
-      if (block.empty()) {
+      std::string more = src.read(h.end, block);
+      if (more.empty()) {
         h.end = h.text.size();
         return h;
       }
-      h.end += block.size();
-      h.text += block;
+      h.end += more.size();
+      h.text += more;
+      block = std::min(block * 2, kCopyBlock);
       continue;
     }
     if (std::string_view(h.text).substr(line_start, nl - line_start) == kRule) {
@@ -89,6 +93,7 @@ class BackwardEntries {
 public:
   BackwardEntries(const Source& src, uint64_t lo, uint64_t hi) : src_(src), lo_(lo), pos_(hi) {}
 
+  static constexpr size_t kNoLimit = SIZE_MAX;
   // nullopt at the start of the entries, or (too_big) when the entry being
   // collected has grown past limit bytes before its start was found
   std::optional<std::string> next(size_t limit, bool& too_big) {
@@ -110,7 +115,13 @@ public:
         too_big = true;
         return std::nullopt;
       }
-      size_t n = static_cast<size_t>(std::min<uint64_t>(std::max(kBlock, buf_.size()), pos_ - lo_));
+      // with a limit, read just enough to decide whether the entry fits
+      // (its rule's 5 bytes "\n---\n" included); else grow geometrically
+      size_t want = limit != kNoLimit
+                        ? std::clamp<size_t>(limit + 5 - buf_.size(), 256, std::max(kCopyBlock, buf_.size()))
+                        : std::max({kFirstEntryRead, buf_.size(), std::min(2 * last_read_, kCopyBlock)});
+      size_t n = static_cast<size_t>(std::min<uint64_t>(want, pos_ - lo_));
+      last_read_ = n;
       std::string more = src_.read(pos_ - n, n);
       if (more.size() != n) fail_system(EIO, "read", src_.name);  // truncated under us: not a progress log
       pos_ -= n;
@@ -139,6 +150,7 @@ private:
   uint64_t lo_;
   uint64_t pos_;  // file offset of buf_[0]
   std::string buf_;
+  size_t last_read_ = 0;
   bool done_ = false;
 };
 
@@ -185,7 +197,7 @@ bool select(const Source& src, const ShowOptions& o, const Sink& sink) {
   while (!o.last || picked.size() < *o.last) {
     // an entry that cannot fit ends the search unless filters may skip it;
     // without_rules takes at most its closing "---\n" away
-    size_t limit = filtered || remaining > SIZE_MAX - 4 ? SIZE_MAX : remaining + (o.learnings ? 4 : 0);
+    size_t limit = filtered || !o.max_bytes ? BackwardEntries::kNoLimit : remaining + (o.learnings ? 4 : 0);
     bool too_big = false;
     auto entry = entries.next(limit, too_big);
     if (!entry) {
