@@ -215,3 +215,20 @@ EOF
   run -0 state-get .claude/pipeline-runs/myrefine/state.json status '.stages[0].reason' '.stages[2].status'
   [ "$output" = $'complete\nplateau\ncompleted' ]
 }
+
+@test "a pipeline whose last stage finished before a crash is completed, not rerun" {
+  mkdir -p .claude/pipeline-runs/x
+  cat >.claude/pipeline-runs/x/state.json <<'JSON'
+{"session": "x", "type": "pipeline", "status": "failed", "current_stage": 1,
+ "stages": [{"name": "a", "status": "complete"}, {"name": "b", "status": "complete"}],
+ "history": []}
+JSON
+  make_agent
+  cat >pipe.json <<'JSON'
+{"name": "p", "stages": [{"name": "a", "runs": 1, "command": "./agent.sh"}, {"name": "b", "runs": 1, "command": "./agent.sh"}]}
+JSON
+  run -0 engine --session x pipe.json
+  [ ! -e ran.log ]
+  run -0 state-get .claude/pipeline-runs/x/state.json status completion_reason
+  [ "$output" = $'complete\nall-stages-complete' ]
+}
