@@ -232,3 +232,19 @@ JSON
   run -0 state-get .claude/pipeline-runs/x/state.json status completion_reason
   [ "$output" = $'complete\nall-stages-complete' ]
 }
+
+@test "SIGTERM mid-stage: stage and pipeline marked interrupted, the rerun resumes there" {
+  make_agent
+  make_pipe 1 2
+  AGENT_PLAN='1:1=block' "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine pipe.json 2>/dev/null &
+  e=$!
+  wait_for block.1.1
+  kill -TERM "$e"
+  rc=0; wait "$e" || rc=$?
+  [ "$rc" = 143 ]
+  run -0 state-get "$S" status completion_reason current_stage '.stages[1].status' '.stages[1].reason'
+  [ "$output" = $'failed\ninterrupted\n1\nfailed\ninterrupted' ]
+  [ ! -e .claude/locks/refine.lock ]
+  run -0 engine --session refine pipe.json
+  [ "$(ran)" = "0:1 1:1 1:1 1:2 " ]
+}
