@@ -67,6 +67,16 @@ std::string big_log(int n, size_t (*size_of)(int)) {
   return doc;
 }
 
+template <class F>
+void for_each_line_test(std::string_view text, F f) {
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    f(text.substr(0, nl), nl != std::string_view::npos);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
 std::string id_line(int i) {
   std::string s = " - e";
   s += std::to_string(i);
@@ -298,4 +308,91 @@ TEST_CASE("progress append creates the header once, then appends", "[progress]")
   unlink(fresh.c_str());
   unlink(path.c_str());
   rmdir(tmpl);
+}
+
+namespace {
+
+// The selection written the plain way: split forwards at rule lines, then
+// filter and take from the end. show_text must agree on any input.
+std::string naive_show(std::string_view doc, const ShowOptions& o, bool& found) {
+  std::vector<std::string> chunks;
+  std::string head, cur;
+  bool in_head = true;
+  for_each_line_test(doc, [&](std::string_view line, bool has_nl) {
+    std::string l = std::string(line) + (has_nl ? "\n" : "");
+    if (in_head) {
+      head += l;
+      if (line == "---") in_head = false;
+      return;
+    }
+    cur += l;
+    if (line == "---" && has_nl) chunks.push_back(std::move(cur)), cur.clear();
+  });
+  if (!cur.empty()) chunks.push_back(cur);
+  bool filtered = !o.id.empty() || !o.since.empty();
+  found = true;
+  if (!filtered && !o.last && !o.max_bytes) return o.learnings ? without_rules(doc.substr(in_head ? doc.size() : head.size())) : std::string(doc);
+  size_t budget = o.max_bytes.value_or(SIZE_MAX);
+  std::string head_out = o.learnings ? "" : head;
+  if (head_out.size() > budget) {
+    size_t nl = budget == 0 ? std::string::npos : head_out.rfind('\n', budget - 1);
+    head_out.resize(nl == std::string::npos ? 0 : nl + 1);
+  }
+  size_t remaining = budget - head_out.size();
+  std::vector<std::string> picked;
+  bool matched = false;
+  for (auto it = chunks.rbegin(); it != chunks.rend(); ++it) {
+    if (o.last && picked.size() >= *o.last) break;
+    auto h = heading_of(*it);
+    if (!h && without_rules(*it).find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    if (!o.id.empty() && (!h || h->id != o.id)) continue;
+    if (!o.since.empty() && (!h || h->date.empty() || h->date < o.since)) continue;
+    matched = true;
+    std::string t = o.learnings ? without_rules(*it) : *it;
+    if (t.size() > remaining) break;
+    remaining -= t.size();
+    picked.push_back(t);
+  }
+  if (filtered && !matched) {
+    found = false;
+    return "";
+  }
+  std::string out = head_out;
+  for (auto it = picked.rbegin(); it != picked.rend(); ++it) out += *it;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("progress show agrees with a plain forward split on random files", "[progress]") {
+  std::srand(20250110);
+  auto pick = [](int n) { return std::rand() % n; };
+  for (int round = 0; round < 400; ++round) {
+    std::string doc;
+    int lines = pick(4) == 0 ? pick(8) : pick(400);
+    for (int i = 0; i < lines; ++i) {
+      switch (pick(9)) {
+        case 0: case 1: doc += "---"; break;
+        case 2: doc += fmt::format("## 2025-01-0{} - id{}", 1 + pick(9), pick(5)); break;
+        case 3: doc += "## not a date"; break;
+        case 4: doc += ""; break;
+        case 5: doc += std::string(pick(3) == 0 ? 5000 + pick(5000) : pick(80), 'x'); break;
+        case 6: doc += pick(2) ? "x---" : "--- "; break;
+        default: doc += "- bullet"; break;
+      }
+      if (i + 1 < lines || pick(2)) doc += '\n';
+    }
+    ShowOptions o;
+    if (pick(3) == 0) o.last = static_cast<size_t>(pick(6));
+    if (pick(3) == 0) o.max_bytes = static_cast<size_t>(pick(2) ? pick(200) : pick(40000));
+    if (pick(5) == 0) o.id = fmt::format("id{}", pick(5));
+    if (pick(5) == 0) o.since = fmt::format("2025-01-0{}", 1 + pick(9));
+    o.learnings = pick(3) == 0;
+    bool mine_found = false, plain_found = false;
+    std::string mine = shown(doc, o, &mine_found);
+    std::string plain = naive_show(doc, o, plain_found);
+    INFO("round " << round << " size " << doc.size());
+    REQUIRE(mine_found == plain_found);
+    REQUIRE(mine == plain);
+  }
 }
