@@ -143,6 +143,13 @@ save1() { ctx-save --dir saves "$@"; }
   run -4 save1 --artifact gone=missing.md
 }
 
+@test "text that is not UTF-8 is refused, never saved unreadable" {
+  run -3 --separate-stderr save1 --set $'project.name=\xff\xfe'
+  [[ $stderr == *"not UTF-8"* ]]
+  [ ! -e "$SAVE" ]
+  run -2 save1 --message $'user=\xc3'
+}
+
 @test "--artifact with an absolute path warns that it cannot be restored" {
   printf 'x\n' >a.md
   run -0 --separate-stderr save1 --artifact a="$W/a.md"

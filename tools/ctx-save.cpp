@@ -84,6 +84,7 @@ static int run(const Config& c) {
     }
   }
   ctx::stamp_save(doc, now);
+  ctx::check_utf8(doc);
   std::vector<std::string> found;
   redact(doc, [&](const std::string& what) { found.push_back(what); });
   if (!found.empty()) {

@@ -491,6 +491,23 @@ std::size_t restore_artifacts(const json::value& doc, const std::string& dir) {
   return n;
 }
 
+static void check_utf8_at(const json::value& v, const std::string& path) {
+  auto bad = [&](const std::string& where) { fail_data("text that is not UTF-8 at " + where + ": not saved"); };
+  if (v.is_string()) {
+    if (!is_utf8(str(v))) bad(path.empty() ? "." : path);
+  } else if (v.is_object()) {
+    for (const auto& kv : v.get_object()) {
+      std::string p = path + "[" + json::quote(kv.key()) + "]";
+      if (!is_utf8(kv.key())) bad(path.empty() ? "." : path);
+      check_utf8_at(kv.value(), p);
+    }
+  } else if (v.is_array()) {
+    for (std::size_t i = 0; i < v.get_array().size(); ++i) check_utf8_at(v.get_array()[i], path + fmt::format("[{}]", i));
+  }
+}
+
+void check_utf8(const json::value& doc) { check_utf8_at(doc, ""); }
+
 std::string shell_quote(std::string_view s) {
   bool safe = !s.empty();
   for (char c : s)

@@ -110,6 +110,10 @@ std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn);
 // DIR are never followed (exit 4). Returns how many were written.
 std::size_t restore_artifacts(const json::value& doc, const std::string& dir);
 
+// Every string and member name is UTF-8, else exit 3 naming where: a save
+// that JSON readers (ctx-resume among them) cannot read back is never written.
+void check_utf8(const json::value& doc);
+
 // for eval: bare when safe, else single-quoted
 std::string shell_quote(std::string_view s);
 bool is_utf8(std::string_view s);

@@ -153,6 +153,36 @@ std::pair<std::size_t, std::size_t> match_bearer(std::string_view s, std::size_t
   return {t, e};
 }
 
+// scheme://user:PASSWORD@host: returns the password's extent, or {0, 0}.
+std::pair<std::size_t, std::size_t> match_url_password(std::string_view s, std::size_t i) {
+  if (!starts_with_at(s, i, "://")) return {0, 0};
+  std::size_t b = i + 3, colon = 0, e = b;
+  for (; e < s.size() && s[e] != '@'; ++e) {
+    char c = s[e];
+    if (c == '/' || c == '?' || c == '#' || is_space(c) || c == '\n' || c == '"' || c == '\'') return {0, 0};
+    if (c == ':' && !colon) colon = e;
+  }
+  if (e == s.size() || !colon || colon + 1 == e || starts_with_at(s, colon + 1, redacted_marker)) return {0, 0};
+  return {colon + 1, e};
+}
+
+// eyJ...header.payload.signature
+std::size_t match_jwt(std::string_view s, std::size_t i) {
+  if (!starts_with_at(s, i, "eyJ")) return 0;
+  std::size_t e = i, dots = 0, part = 0;
+  for (; e < s.size(); ++e) {
+    if (in_class(s[e], Chars::word_dash)) {
+      ++part;
+    } else if (s[e] == '.' && part >= 10 && dots < 2) {
+      ++dots;
+      part = 0;
+    } else {
+      break;
+    }
+  }
+  return dots == 2 && part >= 10 ? e : 0;
+}
+
 struct PrefixMatch {
   std::size_t end = 0;
   const char* kind = nullptr;
@@ -239,6 +269,10 @@ std::size_t redact_text(std::string& s, const std::function<void(const std::stri
         continue;
       }
     } else if (c == '=' || c == ':') {
+      if (auto [b, e] = match_url_password(s, i); e) {
+        replace(b, e, "password in a URL");
+        continue;
+      }
       Assignment a = match_assignment(s, i);
       if (a.value_end) {
         replace(a.value_begin, a.value_end, "value of " + quoted(a.key));
@@ -248,6 +282,11 @@ std::size_t redact_text(std::string& s, const std::function<void(const std::stri
       auto [t, e] = match_bearer(s, i);
       if (e) {
         replace(t, e, "bearer token");
+        continue;
+      }
+    } else if (boundary && c == 'e') {
+      if (std::size_t e = match_jwt(s, i)) {
+        replace(i, e, "JSON web token");
         continue;
       }
     } else if (boundary) {

@@ -49,6 +49,14 @@ TEST_CASE("password assignments lose their value, not their name") {
   CHECK(red("dbPassword=x") == "dbPassword=[REDACTED]");
 }
 
+TEST_CASE("passwords in URLs and JSON web tokens are redacted") {
+  CHECK(red("DATABASE_URL=postgres://app:s3cr3t@db:5432/x") == "DATABASE_URL=postgres://app:[REDACTED]@db:5432/x");
+  CHECK(red("https://example.com:8080/a@b") == "https://example.com:8080/a@b");
+  CHECK(red("t eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U x") ==
+        "t [REDACTED] x");
+  CHECK(red("eyJustSomeWord.here") == "eyJustSomeWord.here");
+}
+
 TEST_CASE("ordinary text is left alone") {
   for (const char* s :
        {"token_usage: 5, token_limit=128000, max_tokens=4096", "the bearer of bad news", "Bearer authentication",
