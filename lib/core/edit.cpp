@@ -2,24 +2,18 @@
 
 #include <vector>
 
+#include "core/jsontext.hpp"
+
 namespace loopkit {
 
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-struct Item {           // a member or an element in the original text
-  std::size_t prefix;   // start of what precedes it: whitespace, and a comma for all but the first
-  std::size_t key;      // start of the key literal (members)
-  std::size_t value;    // start of the value
-  std::size_t end;      // end of the value
-  std::string name;     // decoded key (members)
-};
+using Item = JsonText::Item;
 
 class Rewriter {
 public:
   Rewriter(std::string_view text, const json::Layout& layout, bool reformat)
-      : t_(text), layout_(layout), reformat_(reformat) {}
+      : t_(text), jt_(text), layout_(layout), reformat_(reformat) {}
 
   std::string run(const json::value& before, const json::value& after) {
     std::size_t b = ws(0);
@@ -39,69 +33,14 @@ public:
 
 private:
   std::string_view t_;
+  JsonText jt_;
   json::Layout layout_;
   bool reformat_;
 
-  std::size_t ws(std::size_t p) const {
-    while (p < t_.size() && is_ws(t_[p])) ++p;
-    return p;
-  }
-  std::size_t skip_string(std::size_t p) const {
-    ++p;
-    for (;;) {
-      char c = t_[p];
-      if (c == '\\') p += 2;
-      else if (c == '"') return p + 1;
-      else ++p;
-    }
-  }
-  std::size_t skip_value(std::size_t p) const {
-    char c = t_[p];
-    if (c == '"') return skip_string(p);
-    if (c == '{' || c == '[') {
-      int depth = 0;
-      for (;;) {
-        c = t_[p];
-        if (c == '"') {
-          p = skip_string(p);
-          continue;
-        }
-        if (c == '{' || c == '[') ++depth;
-        else if ((c == '}' || c == ']') && --depth == 0) return p + 1;
-        ++p;
-      }
-    }
-    while (p < t_.size() && !is_ws(t_[p]) && t_[p] != ',' && t_[p] != '}' && t_[p] != ']') ++p;
-    return p;
-  }
-  std::string key_name(std::size_t b, std::size_t e) const {
-    std::string_view lit = t_.substr(b, e - b);
-    if (lit.find('\\') == std::string_view::npos) return std::string(lit.substr(1, lit.size() - 2));
-    return std::string(json::parse(lit, "key").get_string());
-  }
-
-  // the items of the container spanning [b, e)
-  std::vector<Item> items(std::size_t b, std::size_t e, bool members) const {
-    std::vector<Item> out;
-    std::size_t p = b + 1;
-    for (;;) {
-      std::size_t prefix = p;
-      p = ws(p);
-      if (p >= e - 1) break;
-      if (t_[p] == ',') p = ws(p + 1);
-      Item it{prefix, p, p, p, {}};
-      if (members) {
-        std::size_t kend = skip_string(p);
-        it.name = key_name(p, kend);
-        p = ws(kend) + 1;  // past ':'
-        it.value = ws(p);
-      }
-      it.end = skip_value(it.value);
-      p = it.end;
-      out.push_back(std::move(it));
-    }
-    return out;
-  }
+  std::size_t ws(std::size_t p) const { return jt_.ws(p); }
+  std::size_t skip_string(std::size_t p) const { return jt_.skip_string(p); }
+  std::size_t skip_value(std::size_t p) const { return jt_.skip_value(p); }
+  std::vector<Item> items(std::size_t b, std::size_t, bool) const { return jt_.items(b); }
 
   // the indentation of the line an item starts on, from its prefix
   std::string indent_of(const Item& it, const std::string& fallback) const {
@@ -209,8 +148,9 @@ private:
       const auto& bo = before.get_object();
       const auto& ao = after.get_object();
       for (std::size_t i = 0; i < its.size(); ++i) {
-        const auto* nv = ao.if_contains(its[i].name);
-        const auto* ov = bo.if_contains(its[i].name);
+        std::string name = jt_.key_name(its[i]);
+        const auto* nv = ao.if_contains(name);
+        const auto* ov = bo.if_contains(name);
         if (nv && ov) put_old(its[i], i, *ov, *nv);
       }
       for (const auto& kv : ao) {

@@ -202,3 +202,60 @@ std::vector<const json::value*> lookup(const json::value& doc, const Path& path)
 }
 
 }  // namespace loopkit
+
+#include "core/jsontext.hpp"
+
+namespace loopkit {
+
+static const char* text_type(char c) {
+  switch (c) {
+    case '{': return "object";
+    case '[': return "array";
+    case '"': return "string";
+    case 't': case 'f': return "boolean";
+    case 'n': return "null";
+    default: return "number";
+  }
+}
+
+std::vector<std::optional<Span>> lookup_spans(const JsonText& jt, const Path& path) {
+  std::size_t root = jt.root();
+  std::vector<std::optional<Span>> cur{Span{root, jt.skip_value(root)}}, next;
+  for (const auto& seg : path.segments) {
+    next.clear();
+    for (const auto& s : cur) {
+      if (!s || jt.at(s->begin) == 'n') {
+        next.emplace_back();
+        continue;
+      }
+      char c = jt.at(s->begin);
+      switch (seg.kind) {
+        case Segment::key: {
+          if (c != '{')
+            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type(c)));
+          auto m = jt.member(s->begin, seg.name);
+          next.push_back(m ? std::optional<Span>(Span{m->value, m->end}) : std::nullopt);
+          break;
+        }
+        case Segment::elem: {
+          if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type(c), seg.index));
+          auto its = jt.items(s->begin);
+          long long n = static_cast<long long>(its.size());
+          long long i = seg.index < 0 ? n + seg.index : seg.index;
+          if (i >= 0 && i < n) next.push_back(Span{its[i].value, its[i].end});
+          else next.emplace_back();
+          break;
+        }
+        case Segment::all:
+          if (c != '[' && c != '{')
+            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type(c)));
+          for (const auto& it : jt.items(s->begin)) next.push_back(Span{it.value, it.end});
+          break;
+      }
+    }
+    std::swap(cur, next);
+  }
+  return cur;
+}
+
+}  // namespace loopkit

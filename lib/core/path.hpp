@@ -1,5 +1,6 @@
 // The path syntax of CONTRACT.md section 2: .a.b, ["k"], [3], [-1], [].
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,4 +37,14 @@ std::vector<const json::value*> lookup(const json::value& doc, const Path& path)
 // "string", "number", "object", ... for messages
 const char* type_name(const json::value& v);
 
+}  // namespace loopkit
+
+namespace loopkit {
+class JsonText;
+struct Span {
+  std::size_t begin, end;
+};
+// lookup() on text: the spans of the values the path names, nullopt where
+// missing or null on the way; the same errors. Nothing is parsed.
+std::vector<std::optional<Span>> lookup_spans(const JsonText& text, const Path& path);
 }  // namespace loopkit

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/edit.hpp"
+#include "core/jsontext.hpp"
 #include "core/redact.hpp"
 #include "core/shellwords.hpp"
 #include "sys/error.hpp"
@@ -43,21 +44,41 @@ void keys_of(const json::value& v, const Path& p, std::string& out, char term) {
 
 QueryResult query_state(const Query& q) {
   QueryResult r;
-  auto text = read_file_if_exists(q.file);
+  auto file = view_file_if_exists(q.file);
+  std::optional<std::string_view> text;
+  if (file) text = file->view();
   // a read-only run never frees: an arena makes parsing a big file cheaper
   boost::json::storage_ptr arena = boost::json::make_shared_resource<boost::json::monotonic_resource>();
   std::vector<json::value> docs;
+  // A named file is one document, read lazily: validated without building
+  // it, then only the values asked for are parsed. Stdin may carry several
+  // (JSON lines: lock-status --json | state-get - pid).
+  std::optional<JsonText> lazy;
   if (!text) {
     docs.emplace_back(json::object());  // a missing file reads as {}
+  } else if (q.file == "-") {
+    docs = json::parse_many(*text, "standard input", arena);
   } else {
-    // stdin may carry JSON lines (lock-status --json | state-get - pid); a file is one document
-    if (q.file == "-") docs = json::parse_many(*text, "standard input", arena);
-    else docs.push_back(json::parse(*text, q.file, arena));
+    validate_json(*text, q.file);
+    lazy.emplace(*text);
+    docs.emplace_back();  // one pass over the items below
   }
   std::string shell_out;
+  std::vector<json::value> parsed;
   for (const auto& doc : docs) {
     for (const auto& item : q.items) {
-      auto found = lookup(doc, item.path);
+      std::vector<const json::value*> found;
+      if (lazy) {
+        auto spans = lookup_spans(*lazy, item.path);
+        parsed.clear();
+        parsed.reserve(spans.size());
+        for (const auto& s : spans) {
+          if (s) parsed.push_back(json::parse(lazy->text().substr(s->begin, s->end - s->begin), q.file, arena));
+          found.push_back(s ? &parsed.back() : nullptr);
+        }
+      } else {
+        found = lookup(doc, item.path);
+      }
       std::vector<std::string> values;
       bool missing_here = false;
       for (const json::value* v : found) {

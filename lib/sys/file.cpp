@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 #include "sys/error.hpp"
 #include "sys/flock.hpp"
@@ -41,6 +43,43 @@ std::string read_file(const std::string& path) {
   auto d = read_file_if_exists(path);
   if (!d) fail_system(ENOENT, "open", path);
   return std::move(*d);
+}
+
+FileView::FileView(FileView&& o) noexcept
+    : owned_(std::move(o.owned_)), map_(std::exchange(o.map_, nullptr)), len_(o.len_) {}
+
+FileView::~FileView() {
+  if (map_) munmap(map_, len_);
+}
+
+std::optional<FileView> view_file_if_exists(const std::string& path) {
+  FileView v;
+  if (path != "-") {
+    Fd fd = open_fd(path, O_RDONLY);
+    if (!fd) {
+      if (errno == ENOENT) return std::nullopt;
+      fail_system(errno, "open", path);
+    }
+    struct stat st;
+    if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+    if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && !ends_with(path, ".gz")) {
+      void* m = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+      if (m != MAP_FAILED) {
+        v.map_ = m;
+        v.len_ = static_cast<size_t>(st.st_size);
+        if (!is_gzip(v.view())) return v;
+        v.owned_ = gunzip(v.view(), path);
+        munmap(v.map_, v.len_);
+        v.map_ = nullptr;
+        return v;
+      }
+    }
+  }
+  auto data = read_file_if_exists(path);
+  if (!data) return std::nullopt;
+  v.owned_ = std::move(*data);
+  return v;
 }
 
 std::string dir_name(const std::string& path) {

@@ -15,6 +15,24 @@ namespace loopkit {
 std::optional<std::string> read_file_if_exists(const std::string& path);
 std::string read_file(const std::string& path);  // missing: exit 4
 
+// The same bytes, but a regular file is mapped rather than copied (a big
+// state file is read without touching a page of heap per 4 KiB).
+class FileView {
+public:
+  FileView() = default;
+  FileView(FileView&& o) noexcept;
+  FileView& operator=(FileView&&) = delete;
+  ~FileView();
+  std::string_view view() const { return map_ ? std::string_view(static_cast<const char*>(map_), len_) : owned_; }
+
+private:
+  friend std::optional<FileView> view_file_if_exists(const std::string& path);
+  std::string owned_;
+  void* map_ = nullptr;
+  std::size_t len_ = 0;
+};
+std::optional<FileView> view_file_if_exists(const std::string& path);
+
 struct AtomicWrite {
   mode_t mode = 0600;           // for a new file
   bool keep_existing_mode = true;
