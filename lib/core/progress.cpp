@@ -123,7 +123,7 @@ public:
       size_t n = static_cast<size_t>(std::min<uint64_t>(want, pos_ - lo_));
       last_read_ = n;
       std::string more = src_.read(pos_ - n, n);
-      if (more.size() != n) fail_system(EIO, "read", src_.name);  // truncated under us: not a progress log
+      if (more.size() != n) fail_system(EIO, "read", src_.name);  // the file shrank while we read it
       pos_ -= n;
       buf_.insert(0, more);
       searched_from = n + 1;  // index 0 was undecided before: its previous byte was unknown
