@@ -181,3 +181,14 @@ save_at() { local t=$1; shift; LOOPKIT_NOW=$t ctx-save --dir saves "$@" >/dev/nu
   cmp saves/mdan-save-1736503530.json before
   [ "$(ls -A saves)" = mdan-save-1736503530.json ]
 }
+
+@test "concurrent resumes and saves of one file lose no count" {
+  ctx-save --phase PLAN s.json >/dev/null
+  for i in $(seq 10); do
+    ctx-resume s.json >/dev/null &
+    ctx-save --from s.json s.json >/dev/null &
+  done
+  wait
+  run -0 state-get s.json metadata.resume_count metadata.save_count
+  assert_output $'10\n11'
+}

@@ -57,6 +57,13 @@ static bool ends_with_gz(const std::string& s) { return s.size() >= 3 && s.compa
 
 static int run(const Config& c) {
   const std::string now = iso8601_utc(now_epoch());
+  // Held until the save is replaced, as ctx-resume holds it: a resume counted
+  // meanwhile is not lost by a save made --from the same file.
+  LockedForReplace held;
+  if (!c.savefile.empty()) {
+    make_dirs(dir_name(c.savefile), 0700);
+    held = lock_for_replace(ctx::existing_save_path(c.savefile));
+  }
   json::value doc;
   if (c.from.empty()) {
     doc = ctx::fresh_save(now);
@@ -107,7 +114,6 @@ static int run(const Config& c) {
     // --from find it by the old name); a name ending in .gz is always gzip.
     gz = gz || ends_with_gz(c.savefile);
     path = gz && !ends_with_gz(c.savefile) ? c.savefile + ".gz" : c.savefile;
-    make_dirs(dir_name(path), 0700);
     ctx::replace_save(path, gz ? gzip(text) : text);
     if (path != c.savefile && path_exists(c.savefile)) unlink_file(c.savefile);
   }
