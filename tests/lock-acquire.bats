@@ -142,6 +142,9 @@ wait_for_file() {
   need_strace
   run -4 strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO lock-acquire --pid $$ a.lock
   run -4 strace -f -o /dev/null -e trace=write -e inject=write:error=ENOSPC:when=1 lock-acquire --pid $$ a.lock
+  # the second fsync is the folder's, after the link() was made
+  run -4 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 lock-acquire --pid $$ a.lock
+  assert_equal "$stderr" "lock-acquire: cannot sync folder '.': Input/output error"
   assert_equal "$(ls -A | grep -c 'a\.lock')" 0
 }
 
@@ -150,6 +153,9 @@ wait_for_file() {
   seed_lock a.lock "$(dead_pid)"
   cp a.lock before
   run -4 strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO lock-acquire --pid $$ a.lock
+  cmp a.lock before
+  # the second fsync is the folder's, after the rename was made
+  run -4 strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 lock-acquire --pid $$ a.lock
   cmp a.lock before
   assert_equal "$(ls -A | grep -c 'a\.lock\..*tmp')" 0
 }

@@ -79,3 +79,13 @@ load helpers
   assert_equal "$rc" 1
   assert_equal "$(state-get b.lock pid)" "$$"
 }
+
+@test "a failed refresh exits 4 and leaves the lock as it was" {
+  need_strace
+  lock-acquire --pid $$ a.lock
+  cp a.lock before
+  for when in 1 2; do
+    LOOPKIT_NOW=1736503600 run -4 strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=$when lock-heartbeat --pid $$ a.lock
+    cmp a.lock before
+  done
+}

@@ -88,14 +88,32 @@ bool create_lock_exclusively(const std::string& path, const json::object& record
                                                 .exclusive = true});
     return true;
   } catch (const Error&) {
-    if (path_exists(path)) return false;  // EEXIST, or lost the race to it
+    if (!path_exists(path)) throw;
+    // Either another creator won the race, or our link() was made and the
+    // folder's sync failed: then the lock is ours but not durable, and the
+    // failure must leave nothing behind. Removing it is a change to an
+    // existing lock, so it is made under the folder's flock.
+    Fd folder = lock_folder(dir_name(path));
+    LockFile now = read_lock_file(path);
+    if (now.state != LockFile::readable || now.record.fields != record) return false;
+    remove_file(path);
     throw;
   }
 }
 
 // The rename() half: only ever called holding the folder's flock.
-void replace_lock_under_flock(const std::string& path, const json::object& record) {
-  write_file_atomic(path, lock_text(record), {.mode = 0644, .follow_symlink = false});
+void replace_lock_under_flock(const std::string& path, const json::object& record, const std::string& old_text) {
+  try {
+    write_file_atomic(path, lock_text(record), {.mode = 0644, .follow_symlink = false});
+  } catch (const Error&) {
+    // the rename may have been made before the folder's sync failed: put
+    // the old lock back (best effort), so that a failure changes nothing
+    try {
+      if (read_lock_file(path).text != old_text) write_file_atomic(path, old_text, {.follow_symlink = false});
+    } catch (const Error&) {
+    }
+    throw;
+  }
 }
 
 json::object refreshed_record(const LockFile& lock, const Owner& owner, int64_t now) {
@@ -140,6 +158,7 @@ LockFile read_lock_file(const std::string& path) {
   auto snap = read_file_snapshot(path);
   if (!snap) return f;
   f.mtime = snap->mtime;
+  f.text = snap->data;
   try {
     f.record = parse_lock_record(snap->data, path);
     f.state = LockFile::readable;
@@ -216,7 +235,7 @@ AcquireResult try_acquire(const std::string& path, const json::object& mine, con
     if (held.state == LockFile::readable && is_lock_ours(held.record, req.owner)) {
       res.outcome = AcquireResult::refreshed;
       res.record = refreshed_record(held, req.owner, now_epoch());
-      replace_lock_under_flock(path, res.record);
+      replace_lock_under_flock(path, res.record, held.text);
       return res;
     }
     res.verdict = judge_lock(held, req.policy);
@@ -227,7 +246,7 @@ AcquireResult try_acquire(const std::string& path, const json::object& mine, con
     }
     res.outcome = AcquireResult::took_over;
     res.record = mine;
-    replace_lock_under_flock(path, mine);
+    replace_lock_under_flock(path, mine, held.text);
     return res;
   }
 }
@@ -277,7 +296,7 @@ RefreshResult refresh_heartbeat(const std::string& path_given, const Owner& owne
     res.outcome = RefreshResult::not_ours;
     return res;
   }
-  replace_lock_under_flock(path, refreshed_record(res.holder, owner, now));
+  replace_lock_under_flock(path, refreshed_record(res.holder, owner, now), res.holder.text);
   res.outcome = RefreshResult::refreshed;
   return res;
 }

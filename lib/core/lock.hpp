@@ -36,6 +36,7 @@ struct LockFile {
   LockRecord record;    // readable
   std::string problem;  // unreadable: why
   int64_t mtime = 0;    // when it exists
+  std::string text;     // the bytes read
 };
 LockFile read_lock_file(const std::string& path);
 
