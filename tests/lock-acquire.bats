@@ -138,6 +138,18 @@ wait_for_file() {
   [[ $stderr == *"within 0.3s: held by pid $holder"* ]]
 }
 
+@test "-- COMMAND: a termination signal ends the wait, 128+N, the lock untouched" {
+  holder=$(live)
+  lock-acquire --pid "$holder" h.lock
+  cp h.lock before
+  lock-acquire -w 60 h.lock -- touch ran & waiter=$!
+  kill -TERM "$waiter"
+  rc=0; wait "$waiter" || rc=$?
+  assert_equal "$rc" 143
+  assert [ ! -e ran ]
+  cmp h.lock before
+}
+
 @test "a failed write exits 4 and leaves no lock and no temporary file" {
   need_strace
   run -4 strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO lock-acquire --pid $$ a.lock
