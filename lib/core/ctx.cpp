@@ -441,7 +441,7 @@ Loaded load_save(const std::string& given) {
     if (!path_exists(l.path)) fail_no("no save " + quoted(given));
     LockedForReplace held = lock_for_replace(l.path);
     if (!held.exists) fail_no("no save " + quoted(given));
-    raw = std::move(held.contents);
+    raw = std::string(held.contents.view());
     l.lock = std::move(held.fd);
   }
   l.doc = decode(raw, l.path, l.gz);
@@ -458,7 +458,7 @@ std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn) {
       LockedForReplace held = lock_for_replace(l.path);
       if (!held.exists) continue;  // removed since we listed the folder
       l.lock = std::move(held.fd);
-      l.doc = decode(held.contents, l.path, l.gz);
+      l.doc = decode(std::string(held.contents.view()), l.path, l.gz);
       check_shape(l.doc, l.path);
     } catch (const Error& e) {
       // tmux-resurrect's lesson: never promote a broken newer save, never lose it

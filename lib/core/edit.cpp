@@ -1,5 +1,6 @@
 #include "core/edit.hpp"
 
+#include <utility>
 #include <vector>
 
 #include "core/jsontext.hpp"
@@ -12,8 +13,8 @@ using Item = JsonText::Item;
 
 class Rewriter {
 public:
-  Rewriter(std::string_view text, const json::Layout& layout, bool reformat)
-      : t_(text), jt_(text), layout_(layout), reformat_(reformat) {}
+  Rewriter(std::string_view text, const json::Layout& layout, bool reformat, bool sparse = false)
+      : t_(text), jt_(text), layout_(layout), reformat_(reformat), sparse_(sparse) {}
 
   std::string run(const json::value& before, const json::value& after) {
     std::size_t b = ws(0);
@@ -36,6 +37,7 @@ private:
   JsonText jt_;
   json::Layout layout_;
   bool reformat_;
+  bool sparse_;  // until the top-level object is written: members missing from both sides are kept
 
   std::size_t ws(std::size_t p) const { return jt_.ws(p); }
   std::size_t skip_string(std::size_t p) const { return jt_.skip_string(p); }
@@ -91,7 +93,7 @@ private:
 
   void emit(std::string& out, std::size_t b, std::size_t e, const json::value& before, const json::value& after,
             const std::string& indent, const json::Layout& style) {
-    if (before == after) {
+    if (before == after && !sparse_) {
       if (reformat_) reindent(out, b, indent);
       else out.append(t_.substr(b, e - b));
       return;
@@ -104,6 +106,7 @@ private:
   void emit_container(std::string& out, std::size_t b, std::size_t e, const json::value& before,
                       const json::value& after, const std::string& indent, bool members) {
     auto its = items(b, e, members);
+    bool sparse = std::exchange(sparse_, false);
     json::Layout l = local_layout(its, members, b, e);
     std::string inner_default = l.pretty ? indent + l.indent : indent;
     std::string inner = (!reformat_ && !its.empty()) ? indent_of(its.back(), inner_default) : inner_default;
@@ -134,6 +137,13 @@ private:
       emit(out, it.value, it.end, old_v, new_v, my_indent, l);
       ++written;
     };
+    auto put_raw = [&](const Item& it, std::size_t index) {
+      if (written == 0) out.append(t_.substr(its[0].prefix, its[0].key - its[0].prefix));
+      else if (index == 0) out += separator(l, false, inner);
+      else out.append(t_.substr(it.prefix, it.key - it.prefix));
+      out.append(t_.substr(it.key, it.end - it.key));
+      ++written;
+    };
     auto put_new = [&](const std::string* name, const json::value& v) {
       out += separator(l, written == 0, inner);
       if (name) {
@@ -151,10 +161,14 @@ private:
         std::string name = jt_.key_name(its[i]);
         const auto* nv = ao.if_contains(name);
         const auto* ov = bo.if_contains(name);
-        if (nv && ov) put_old(its[i], i, *ov, *nv);
+        if (nv && ov) {
+          put_old(its[i], i, *ov, *nv);
+        } else if (sparse && !nv && !ov) {
+          put_raw(its[i], i);  // a member no edit touched
+        }
       }
       for (const auto& kv : ao) {
-        if (!bo.contains(kv.key())) {
+        if (!bo.contains(kv.key())) {  // sparse: a touched member not in the text
           std::string name(kv.key());
           put_new(&name, kv.value());
         }
@@ -237,6 +251,11 @@ private:
 std::string rewrite_faithfully(std::string_view text, const json::value& before, const json::value& after,
                                const json::Layout& layout) {
   return Rewriter(text, layout, false).run(before, after);
+}
+
+std::string rewrite_sparse(std::string_view text, const json::value& before, const json::value& after,
+                           const json::Layout& layout) {
+  return Rewriter(text, layout, false, true).run(before, after);
 }
 
 std::string reformat(std::string_view text, const json::value& before, const json::value& after,

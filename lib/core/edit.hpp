@@ -15,6 +15,12 @@ namespace loopkit {
 std::string rewrite_faithfully(std::string_view text, const json::value& before, const json::value& after,
                                const json::Layout& layout);
 
+// The same for a sparse document: `before` holds only some members of the
+// top-level object in text (those the edits touch); the members it lacks
+// and `after` lacks too are kept as they are.
+std::string rewrite_sparse(std::string_view text, const json::value& before, const json::value& after,
+                           const json::Layout& layout);
+
 // The same, but all whitespace redone in `layout` (for --indent/--compact);
 // numbers and strings that did not change still keep their text.
 std::string reformat(std::string_view text, const json::value& before, const json::value& after,

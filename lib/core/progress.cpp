@@ -348,7 +348,7 @@ void append(const std::string& path, const AppendRequest& r) {
         path, 0, [&](off_t size, std::string_view) { return size == 0 ? header : std::string(); }, mode, r.sync);
     LockedForReplace held = lock_for_replace(path);
     if (!held.exists) continue;  // removed in between: create it again
-    std::string doc = add_patterns(held.contents, r.patterns);
+    std::string doc = add_patterns(held.contents.view(), r.patterns);
     if (r.entry) doc += entry_after(std::string_view(doc).substr(doc.size() - std::min<size_t>(2, doc.size())), *r.entry);
     AtomicWrite how;
     how.sync = r.sync;

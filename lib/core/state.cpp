@@ -128,25 +128,61 @@ QueryResult query_state(const Query& q) {
   return r;
 }
 
+namespace {
+
+// Edits that all start with a member name touch only those top-level
+// members: the rest of a big file need not become a document at all.
+bool sparse_ok(const Update& u) {
+  if (u.layout) return false;
+  auto by_member = [](const Path& p) { return !p.segments.empty() && p.segments[0].kind == Segment::key; };
+  for (const auto& e : u.edits)
+    if (!by_member(e.path)) return false;
+  for (const auto& x : u.expects)
+    if (!by_member(x.first)) return false;
+  for (const auto& x : u.requires_)
+    if (!by_member(x.first)) return false;
+  return true;
+}
+
+json::value touched_members(std::string_view text, const Update& u) {
+  JsonText jt(text);
+  json::object o;
+  auto take = [&](const Path& p) {
+    const std::string& name = p.segments[0].name;
+    if (o.contains(name)) return;
+    if (auto m = jt.member(jt.root(), name)) o[name] = json::parse(text.substr(m->value, m->end - m->value), u.file);
+  };
+  for (const auto& e : u.edits) take(e.path);
+  for (const auto& x : u.expects) take(x.first);
+  for (const auto& x : u.requires_) take(x.first);
+  return o;
+}
+
+}  // namespace
+
 UpdateResult update_state_file(const Update& u) {
   LockedForReplace lk = lock_for_replace(u.file);
   json::value init = u.init ? *u.init : json::value(json::object());
   json::value before;
-  std::string text;
-  bool gz = false, faithful = false;
+  std::string_view text;
+  std::string unzipped;
+  bool gz = false, faithful = false, sparse = false;
   if (!lk.exists) {
     if (u.no_create) fail_no(fmt::format("{}: no such file", quoted(u.file)));
     before = init;
   } else {
-    text = std::move(lk.contents);
+    text = lk.contents.view();
     bool reset = false;
     std::string why;
     try {
       if (is_gzip(text)) {
         gz = true;
-        text = gunzip(text, u.file);
+        unzipped = gunzip(text, u.file);
+        text = unzipped;
       }
-      before = json::parse(text, u.file);
+      validate_json(text, u.file);
+      sparse = sparse_ok(u) && text[JsonText(text).root()] == '{';
+      before = sparse ? touched_members(text, u) : json::parse(text, u.file);
       faithful = true;
       for (const auto& [path, want] : u.requires_) {
         const json::value* have = value_at(before, path);
@@ -167,11 +203,11 @@ UpdateResult update_state_file(const Update& u) {
       // Atari's rule: keep the bad file as FILE.backup and start again
       std::string target = resolve_symlinks(u.file);
       std::string backup = target + ".backup";
-      write_file_atomic(backup, lk.exists && gz ? gzip(text) : text, {.mode = lk.mode, .sync = u.sync});
+      write_file_atomic(backup, lk.contents.view(), {.mode = lk.mode, .sync = u.sync});
       if (u.on_warning) u.on_warning(fmt::format("{}; moved it to {} and started again", why, quoted(u.file + ".backup")));
       before = init;
-      faithful = false;
-      text.clear();
+      faithful = sparse = false;
+      text = {};
     }
   }
 
@@ -198,10 +234,12 @@ UpdateResult update_state_file(const Update& u) {
   UpdateResult r;
   bool changed = !faithful || after != before || u.layout;
   if (!changed && lk.exists) {
-    r.text = std::move(text);
+    r.text = std::string(text);
     return r;
   }
-  if (faithful && !u.layout) {
+  if (sparse) {
+    r.text = rewrite_sparse(text, before, after, json::detect_layout(text));
+  } else if (faithful && !u.layout) {
     r.text = rewrite_faithfully(text, before, after, json::detect_layout(text));
   } else if (faithful) {
     r.text = reformat(text, before, after, *u.layout);

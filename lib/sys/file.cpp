@@ -48,6 +48,16 @@ std::string read_file(const std::string& path) {
 FileView::FileView(FileView&& o) noexcept
     : owned_(std::move(o.owned_)), map_(std::exchange(o.map_, nullptr)), len_(o.len_) {}
 
+FileView& FileView::operator=(FileView&& o) noexcept {
+  if (this != &o) {
+    if (map_) munmap(map_, len_);
+    owned_ = std::move(o.owned_);
+    map_ = std::exchange(o.map_, nullptr);
+    len_ = o.len_;
+  }
+  return *this;
+}
+
 FileView::~FileView() {
   if (map_) munmap(map_, len_);
 }
@@ -79,6 +89,22 @@ std::optional<FileView> view_file_if_exists(const std::string& path) {
   auto data = read_file_if_exists(path);
   if (!data) return std::nullopt;
   v.owned_ = std::move(*data);
+  return v;
+}
+
+FileView view_fd(int fd, const std::string& subject) {
+  FileView v;
+  struct stat st;
+  if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* m = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (m != MAP_FAILED) {
+      v.map_ = m;
+      v.len_ = static_cast<size_t>(st.st_size);
+      return v;
+    }
+  }
+  v.owned_ = read_all(fd, subject);
   return v;
 }
 
@@ -304,7 +330,7 @@ LockedForReplace lock_for_replace(const std::string& path) {
         continue;  // replaced while we waited: lock the new file
       r.exists = true;
       r.mode = held.st_mode & 07777;
-      r.contents = read_all(r.fd.get(), path);
+      r.contents = view_fd(r.fd.get(), path);
       return r;
     }
     if (errno != ENOENT) fail_system(errno, "open", path);

@@ -21,17 +21,22 @@ class FileView {
 public:
   FileView() = default;
   FileView(FileView&& o) noexcept;
-  FileView& operator=(FileView&&) = delete;
+  FileView& operator=(FileView&& o) noexcept;
   ~FileView();
   std::string_view view() const { return map_ ? std::string_view(static_cast<const char*>(map_), len_) : owned_; }
 
 private:
   friend std::optional<FileView> view_file_if_exists(const std::string& path);
+// the bytes of an open file (mapped when it is a regular file), as they are
+FileView view_fd(int fd, const std::string& subject);
+  friend FileView view_fd(int fd, const std::string& subject);
   std::string owned_;
   void* map_ = nullptr;
   std::size_t len_ = 0;
 };
 std::optional<FileView> view_file_if_exists(const std::string& path);
+// the bytes of an open file (mapped when it is a regular file), as they are
+FileView view_fd(int fd, const std::string& subject);
 
 struct AtomicWrite {
   mode_t mode = 0600;           // for a new file
@@ -86,7 +91,7 @@ bool path_exists(const std::string& path);  // lstat: a dangling symlink exists
 struct LockedForReplace {
   Fd fd;
   bool exists = false;
-  std::string contents;  // when exists
+  FileView contents;  // when exists: valid while fd is held (writers rename, never rewrite in place)
   mode_t mode = 0;
 };
 LockedForReplace lock_for_replace(const std::string& path);

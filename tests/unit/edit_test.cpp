@@ -62,3 +62,17 @@ TEST_CASE("reformat redoes whitespace but keeps number spellings") {
   json::value v = json::parse(t, "x");
   CHECK(reformat(t, v, v, json::default_layout()) == "{\n  \"a\": 1.0,\n  \"b\": [\n    1,\n    2\n  ]\n}\n");
 }
+
+TEST_CASE("sparse rewrite keeps untouched members it never parsed") {
+  std::string t = "{\n  \"big\": [1.0, 2.0],\n  \"n\": 1,\n  \"gone\": true,\n  \"tail\": 2.50\n}\n";
+  json::value before = json::object();
+  before.as_object()["n"] = 1;
+  before.as_object()["gone"] = true;
+  json::value after = before;
+  apply(after, parse_assignment("n+=1"));
+  apply(after, delete_edit("gone"));
+  apply(after, parse_assignment("new.deep:=[]"));
+  CHECK(rewrite_sparse(t, before, after, json::detect_layout(t)) ==
+        "{\n  \"big\": [1.0, 2.0],\n  \"n\": 2,\n  \"tail\": 2.50,\n  \"new\": {\n    \"deep\": []\n  }\n}\n");
+  CHECK(rewrite_sparse(t, before, before, json::detect_layout(t)) == t);
+}
