@@ -117,7 +117,7 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
   if (c.peek() == '.') {
     ++c.i;
     any = true;  // "." alone is the whole document
-    if (c.at_end() || ends_bare_name(c.peek()) && c.peek() != '[') {
+    if (c.at_end() || (ends_bare_name(c.peek()) && c.peek() != '[')) {
       out.text = std::string(text.substr(0, c.i));
       return c.i;
     }
