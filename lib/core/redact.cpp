@@ -71,9 +71,9 @@ constexpr std::array<Prefix, 25> prefixes{{
 // Names whose value is secret. "token" is here too, but a name only matches
 // when the whole name is one of these or ends in one after a separator, so
 // token_usage, token_limit and max_tokens do not.
-constexpr std::array<std::string_view, 11> secret_names{
-    "password",   "passwd",      "passphrase",    "secret", "api_key", "apikey",
-    "access_key", "secret_key", "private_key", "client_secret", "token"};
+constexpr std::array<std::string_view, 12> secret_names{
+    "password",   "passwd",     "passphrase",  "secret",        "api_key", "apikey",
+    "access_key", "secret_key", "private_key", "client_secret", "token",   "authorization"};
 
 // lower_snake form: dbPassword -> db_password, api-key -> api_key
 std::string normalize_name(std::string_view name) {
@@ -157,12 +157,13 @@ std::pair<std::size_t, std::size_t> match_bearer(std::string_view s, std::size_t
 std::pair<std::size_t, std::size_t> match_url_password(std::string_view s, std::size_t i) {
   if (!starts_with_at(s, i, "://")) return {0, 0};
   std::size_t b = i + 3, colon = 0, e = b;
-  for (; e < s.size() && s[e] != '@'; ++e) {
+  // user:password is short; the bound keeps "x://x://..." from going quadratic
+  for (; e < s.size() && e - b < 256 && s[e] != '@'; ++e) {
     char c = s[e];
     if (c == '/' || c == '?' || c == '#' || is_space(c) || c == '\n' || c == '"' || c == '\'') return {0, 0};
     if (c == ':' && !colon) colon = e;
   }
-  if (e == s.size() || !colon || colon + 1 == e || starts_with_at(s, colon + 1, redacted_marker)) return {0, 0};
+  if (e == s.size() || s[e] != '@' || !colon || colon + 1 == e || starts_with_at(s, colon + 1, redacted_marker)) return {0, 0};
   return {colon + 1, e};
 }
 
@@ -237,6 +238,15 @@ Assignment match_assignment(std::string_view s, std::size_t i) {
     while (e < s.size() && s[e] != q && s[e] != '\n') e += (s[e] == '\\' && e + 1 < s.size()) ? 2 : 1;
     if (e > s.size()) e = s.size();
   } else {
+    if (suffix == "authorization") {
+      // "Authorization: Basic dXNlcjpw": the credentials, not the scheme
+      std::size_t w = v;
+      while (w < s.size() && is_alpha(s[w])) ++w;
+      if (w > v && w < s.size() && is_space(s[w])) {
+        while (w < s.size() && is_space(s[w])) ++w;
+        v = w;
+      }
+    }
     e = v;
     while (e < s.size() && !is_space(s[e]) && s[e] != '\n' && s[e] != '\r' && s[e] != '"' && s[e] != '\'' &&
            s[e] != ',' && s[e] != ';' && s[e] != '&' && s[e] != ')' && s[e] != '}' && s[e] != ']')
@@ -262,7 +272,9 @@ std::size_t redact_text(std::string& s, const std::function<void(const std::stri
   };
   while (i < s.size()) {
     char c = s[i];
-    bool boundary = i == 0 || !is_alnum(s[i - 1]);
+    // Keys start a word: "sk-" inside "task-sk-..." or "x_ghp_..." is not one,
+    // and no start inside a run is tried again (linear time on any input).
+    bool boundary = i == 0 || !(is_alnum(s[i - 1]) || s[i - 1] == '_' || s[i - 1] == '-');
     if (c == '-') {
       if (std::size_t e = match_private_key(s, i)) {
         replace(i, e, "private key block");

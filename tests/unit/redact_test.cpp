@@ -57,6 +57,20 @@ TEST_CASE("passwords in URLs and JSON web tokens are redacted") {
   CHECK(red("eyJustSomeWord.here") == "eyJustSomeWord.here");
 }
 
+TEST_CASE("authorization values lose their credentials, not their scheme") {
+  CHECK(red("Authorization: Basic dXNlcjpwYXNz") == "Authorization: Basic [REDACTED]");
+  CHECK(red("authorization=abc123") == "authorization=[REDACTED]");
+  CHECK(is_secret_name("Authorization"));
+}
+
+TEST_CASE("pathological input stays linear") {
+  std::string s;
+  for (int i = 0; i < 100000; ++i) s += "sk-x://eyJ";
+  std::string t = s;
+  CHECK(redact_string(t) == 0);
+  CHECK(t == s);
+}
+
 TEST_CASE("ordinary text is left alone") {
   for (const char* s :
        {"token_usage: 5, token_limit=128000, max_tokens=4096", "the bearer of bad news", "Bearer authentication",
