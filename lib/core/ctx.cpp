@@ -112,7 +112,7 @@ void fill(json::object& obj, const json::object& defaults, const std::string& pr
   }
 }
 
-json::value decode(const std::string& raw, const std::string& subject, bool& gz) {
+json::value decode(std::string_view raw, const std::string& subject, bool& gz) {
   gz = is_gzip(raw) || (ends_with(subject, ".gz") && !raw.empty());
   if (gz) return json::parse(gunzip(raw, subject), subject);
   return json::parse(raw, subject);
@@ -434,17 +434,15 @@ std::string existing_save_path(const std::string& path) {
 Loaded load_save(const std::string& given) {
   Loaded l;
   l.path = existing_save_path(given);
-  std::string raw;
   if (l.path == "-") {
-    raw = read_all(0, "standard input");
+    l.doc = decode(read_all(0, "standard input"), l.path, l.gz);
   } else {
     if (!path_exists(l.path)) fail_no("no save " + quoted(given));
     LockedForReplace held = lock_for_replace(l.path);
     if (!held.exists) fail_no("no save " + quoted(given));
-    raw = std::string(held.contents.view());
+    l.doc = decode(held.contents.view(), l.path, l.gz);  // parsed while the lock holds the mapping
     l.lock = std::move(held.fd);
   }
-  l.doc = decode(raw, l.path, l.gz);
   check_shape(l.doc, l.path);
   check_version(l.doc, l.path);
   return l;
@@ -458,7 +456,7 @@ std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn) {
       LockedForReplace held = lock_for_replace(l.path);
       if (!held.exists) continue;  // removed since we listed the folder
       l.lock = std::move(held.fd);
-      l.doc = decode(std::string(held.contents.view()), l.path, l.gz);
+      l.doc = decode(held.contents.view(), l.path, l.gz);
       check_shape(l.doc, l.path);
     } catch (const Error& e) {
       // tmux-resurrect's lesson: never promote a broken newer save, never lose it
