@@ -246,3 +246,11 @@ worked() { tr '\n' ' ' <worked.log; }
   run -0 state-get "$A" .history.bd-002.status .history.bd-002.attempts iteration active_top_level
   [ "$output" = $'abandoned\n3\n6\nbd-epic-001' ]
 }
+
+@test "a --next command that keeps failing stops the drain with 4" {
+  run -4 --separate-stderr engine --next 'echo x >>tries; exit 3' -- true
+  [ "$(wc -l <tries)" = 4 ]
+  [[ $stderr == *"the --next command failed 4 times (status 3); stopped"* ]]
+  run -0 state-get "$A" status
+  [ "$output" = stopped ]
+}

@@ -248,3 +248,20 @@ JSON
   run -0 engine --session refine pipe.json
   [ "$(ran)" = "0:1 1:1 1:1 1:2 " ]
 }
+
+@test "a rerun with a changed pipeline replaces the session's copy, with a warning" {
+  make_agent
+  make_pipe 1 1
+  cat >fail.sh <<'EOF2'
+#!/usr/bin/env bash
+exit 4
+EOF2
+  chmod +x fail.sh
+  sed -i 's|"command": "./agent.sh"}]|"command": "./fail.sh"}]|' pipe.json
+  run -4 engine --session refine pipe.json
+  make_pipe 1 1
+  run -0 --separate-stderr engine --session refine pipe.json
+  [[ $stderr == *"warning: the pipeline differs from the session's copy"* ]]
+  cmp pipe.json "$D/pipeline.json"
+  [ "$(ran)" = "0:1 1:1 " ]
+}
