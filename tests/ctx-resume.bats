@@ -192,3 +192,14 @@ save_at() { local t=$1; shift; LOOPKIT_NOW=$t ctx-save --dir saves "$@" >/dev/nu
   run -0 state-get s.json metadata.resume_count metadata.save_count
   assert_output $'10\n11'
 }
+
+@test "another user's newer save in a shared folder is never resumed nor pruned" {
+  [ "$(id -u)" = 0 ] || skip "needs root to give a file to another user"
+  save_at 1736503530 --phase TEST
+  save_at 1736503600 --phase DOC
+  chown 65534 saves/mdan-save-1736503600.json
+  run -0 ctx-resume --peek --dir saves
+  assert_output TEST
+  save_at 1736503700 --keep 1
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1736503600.json mdan-save-1736503700.json " ]
+}

@@ -26,7 +26,7 @@ static void add_options(cxxopts::Options& o) {
   o.add_options()("dir", "folder of default-named saves (default $TMPDIR or /tmp)", cxxopts::value<std::string>(),
                   "DIR")("from", "start from this save instead of a fresh one", cxxopts::value<std::string>(), "FILE")(
       "phase", "set phases.current; earlier phases complete", cxxopts::value<std::string>(), "NAME")(
-      "tokens", "set context.token_usage", cxxopts::value<std::string>(), "USED/LIMIT")(
+      "tokens", "set context.token_usage", cxxopts::value<std::string>(), "USED[/LIMIT]")(
       "message", "append a message (repeatable)", cxxopts::value<std::string>(), "ROLE=TEXT")(
       "history", "append the messages of a JSON lines file (repeatable)", cxxopts::value<std::string>(), "FILE")(
       "artifact", "store a file as context.artifacts.NAME (repeatable)", cxxopts::value<std::string>(), "NAME=PATH")(
