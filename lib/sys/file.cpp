@@ -64,31 +64,24 @@ FileView::~FileView() {
 
 std::optional<FileView> view_file_if_exists(const std::string& path) {
   FileView v;
-  if (path != "-") {
-    Fd fd = open_fd(path, O_RDONLY);
-    if (!fd) {
-      if (errno == ENOENT) return std::nullopt;
-      fail_system(errno, "open", path);
-    }
-    struct stat st;
-    if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
-    if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
-    if (S_ISREG(st.st_mode) && st.st_size > 0 && !ends_with(path, ".gz")) {
-      void* m = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
-      if (m != MAP_FAILED) {
-        v.map_ = m;
-        v.len_ = static_cast<size_t>(st.st_size);
-        if (!is_gzip(v.view())) return v;
-        v.owned_ = gunzip(v.view(), path);
-        munmap(v.map_, v.len_);
-        v.map_ = nullptr;
-        return v;
-      }
-    }
+  if (path == "-") {
+    v.owned_ = *read_file_if_exists(path);
+    return v;
   }
-  auto data = read_file_if_exists(path);
-  if (!data) return std::nullopt;
-  v.owned_ = std::move(*data);
+  Fd fd = open_fd(path, O_RDONLY);
+  if (!fd) {
+    if (errno == ENOENT) return std::nullopt;
+    fail_system(errno, "open", path);
+  }
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+  if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+  v = view_fd(fd.get(), path);
+  if (is_gzip(v.view()) || (ends_with(path, ".gz") && !v.view().empty())) {
+    FileView unzipped;
+    unzipped.owned_ = gunzip(v.view(), path);
+    return unzipped;
+  }
   return v;
 }
 
