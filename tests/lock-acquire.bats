@@ -104,6 +104,13 @@ wait_for_file() {
   done
 }
 
+@test "one owner acquiring its lock many times at once always gets it" {
+  for i in $(seq 10); do (rc=0; lock-acquire --pid $$ a.lock || rc=$?; echo "$rc" >rc.$i) & done
+  wait
+  assert_equal "$(cat rc.* | sort -u)" 0
+  assert_equal "$(state-get a.lock pid)" "$$"
+}
+
 @test "a takeover slowed down inside the folder lock still has one winner" {
   need_strace
   seed_lock race.lock "$(dead_pid)"

@@ -79,26 +79,23 @@ std::string lock_text(const json::object& record) { return json::compact(record)
 
 // The link() half of the argument above: false when the name already exists.
 bool create_lock_exclusively(const std::string& path, const json::object& record) {
-  // Checked first, not only caught: a static binary's first exception costs
-  // ~16M instructions (the unwinder sorts every FDE), and contenders for a
-  // held lock are the common case. The race that remains is caught below.
+  // Checked first, though link() decides: a static binary's first exception
+  // costs ~16M instructions (the unwinder sorts every FDE), and contenders
+  // for a held lock are the common case.
   if (path_exists(path)) return false;
+  auto made = link_new_file(path, lock_text(record), 0644);
+  if (!made) return false;
   try {
-    write_file_atomic(path, lock_text(record), {.mode = 0644, .keep_existing_mode = false, .follow_symlink = false,
-                                                .exclusive = true});
-    return true;
+    fsync_dir(dir_name(path));
   } catch (const Error&) {
-    if (!path_exists(path)) throw;
-    // Either another creator won the race, or our link() was made and the
-    // folder's sync failed: then the lock is ours but not durable, and the
-    // failure must leave nothing behind. Removing it is a change to an
-    // existing lock, so it is made under the folder's flock.
+    // The lock is ours but not durable: a failure must leave nothing behind.
+    // Removing it changes an existing lock, so it happens under the flock,
+    // and only if the name still stands for the file we made.
     Fd folder = lock_folder(dir_name(path));
-    LockFile now = read_lock_file(path);
-    if (now.state != LockFile::readable || now.record.fields != record) return false;
-    remove_file(path);
+    if (file_id(path) == made) remove_file(path);
     throw;
   }
+  return true;
 }
 
 // The rename() half: only ever called holding the folder's flock.

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sys/error.hpp"
+#include "sys/file.hpp"
 #include "sys/flock.hpp"
 
 namespace loopkit {
@@ -51,6 +52,43 @@ std::vector<std::string> list_folder(const std::string& dir, const std::string& 
 bool is_folder(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::optional<FileId> file_id(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+
+std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode) {
+  std::string dir = dir_name(path);
+  std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(path) + "." + std::to_string(getpid()) + ".tmp";
+  unlink(tmp.c_str());  // a stray of a writer that was killed
+  Fd fd = open_fd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+  if (!fd) fail_system(errno, "create", tmp);
+  try {
+    write_all(fd.get(), data, tmp);
+    if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
+    if (fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
+    struct stat st;
+    if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", tmp);
+    fd.close(tmp);
+    if (link(tmp.c_str(), path.c_str()) != 0) {
+      int err = errno;
+      // NFS may report failure for a link that was made (liblockfile's check)
+      struct stat tst;
+      if (lstat(tmp.c_str(), &tst) != 0 || tst.st_nlink != 2) {
+        unlink(tmp.c_str());
+        if (err == EEXIST) return std::nullopt;
+        fail_system(err, "create", path);
+      }
+    }
+    unlink(tmp.c_str());
+    return FileId{st.st_dev, st.st_ino};
+  } catch (...) {
+    unlink(tmp.c_str());
+    throw;
+  }
 }
 
 bool remove_file(const std::string& path) {

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 #include "sys/fd.hpp"
@@ -17,6 +19,22 @@ Fd lock_folder(const std::string& dir);
 // The names in a folder that end in suffix (dot files excluded), sorted.
 std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix);
 bool is_folder(const std::string& path);  // follows symlinks
+
+// Which file a name stands for: device and inode.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const FileId&) const = default;
+};
+std::optional<FileId> file_id(const std::string& path);  // lstat; nullopt if missing
+
+// Create path holding data, atomically also on NFS, as liblockfile does: a
+// temporary file named after path and our pid is written and synced, then
+// link()ed to path, which fails when path exists. The folder is not synced
+// (the caller decides what a failure to do so means). Returns the new
+// file's identity, or nullopt when path already exists; exit 4 otherwise,
+// leaving neither path nor the temporary file.
+std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode);
 
 // unlink(2): true if removed, false if it was already gone; exit 4 otherwise.
 bool remove_file(const std::string& path);
