@@ -102,3 +102,11 @@ TEST_CASE("UTF-8 validation") {
   CHECK_FALSE(ctx::is_utf8("\xc0\xaf"));          // overlong
   CHECK_FALSE(ctx::is_utf8("\xed\xa0\x80"));      // surrogate
 }
+
+#include "sys/beneath.hpp"
+
+TEST_CASE("artifact file names must stay inside the folder") {
+  for (const char* ok : {"a.md", "docs/plan.md", "./docs//plan.md", "a..b/c", "..a"}) CHECK(is_plain_relative(ok));
+  for (const char* bad : {"", "/etc/passwd", "../x", "docs/../../x", "docs/..", "docs/", ".", "a/./..", "x/../y"})
+    CHECK_FALSE(is_plain_relative(bad));
+}
