@@ -16,7 +16,7 @@
 // ---------------------------------------
 // A lock file's name changes state in only these ways:
 //   absent -> present   only by link() of a fully written, fsynced temporary
-//                       file (write_file_atomic's exclusive mode), which fails
+//                       file (link_new_file, as liblockfile does), which fails
 //                       when the name exists: of many creators exactly one wins;
 //   present -> present' (takeover, heartbeat, "already ours") only by rename()
 //                       of a fully written temporary file over it;
