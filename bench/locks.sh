@@ -68,7 +68,7 @@ mkdir many
 host=$(uname -n)
 for i in $(seq 10000); do
   printf '{"session":"s%s","pid":%s,"host":"%s","pid_start":%s,"started_at":"2025-01-10T10:00:00Z","heartbeat":"2025-01-10T10:00:00Z","heartbeat_epoch":1736503200}\n' \
-    "$i" "$holder" "$host" "$start" >many/s$i.lock
+    "$i" "$holder" "$host" "$start" >"many/s$i.lock"
 done
 export LOOPKIT_NOW=1736503230
 reap_cmd="$bin/lock-reap -n many"

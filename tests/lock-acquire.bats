@@ -85,7 +85,7 @@ wait_for_file() {
 }
 
 @test "of 20 contenders exactly one wins, fresh and stale, round after round" {
-  for round in 1 2 3; do
+  for _ in 1 2 3; do
     for kind in fresh stale; do
       rm -f race.lock rc.*
       [[ $kind == stale ]] && seed_lock race.lock "$(dead_pid)"
