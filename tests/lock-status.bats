@@ -106,3 +106,20 @@ pid_start() {
   run -4 --separate-stderr lock-status f/a.lock
   assert_equal "$stderr" "lock-status: cannot open 'f/a.lock': Not a directory"
 }
+
+@test "other tools' lock files are read (the agent-pipelines fixtures)" {
+  # ../shared/fixtures: ap_lock.generated-main-flock.json, ap_lock_with_heartbeat.doc.json,
+  # ap_lock_transient_barepid.noclobber-window.txt, each with a pid made dead
+  p=$(dead_pid)
+  printf '{\n  "session": "demo-session",\n  "pid": %s,\n  "started_at": "2026-11-22T03:56:11Z"\n}\n' "$p" >flock.lock
+  printf '{\n  "session": "auth",\n  "pid": %s,\n  "started_at": "2025-01-10T10:00:00Z",\n  "heartbeat": "2025-01-10T10:05:30Z",\n  "heartbeat_epoch": 1736503530\n}\n' "$p" >doc.lock
+  printf '%s\n' "$p" >bare.lock
+  run -0 lock-status .
+  assert_line "bare.lock: stale (pid $p is not running), pid $p, no heartbeat"
+  assert_line "doc.lock: stale (pid $p is not running), session 'auth', pid $p, heartbeat 0s ago"
+  assert_line "flock.lock: stale (pid $p is not running), session 'demo-session', pid $p, no heartbeat, taken 0s ago"
+  holder=$(live)
+  printf '%s\n' "$holder" >bare.lock
+  run -0 lock-status bare.lock
+  assert_output "bare.lock: live, pid $holder, no heartbeat"
+}

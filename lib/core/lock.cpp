@@ -145,6 +145,7 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
     if (auto s = integer_member(r.fields, "pid_start"); s && *s >= 0) r.pid_start = static_cast<uint64_t>(*s);
     r.heartbeat_epoch = integer_member(r.fields, "heartbeat_epoch");
     if (!r.heartbeat_epoch) r.heartbeat_epoch = parse_iso8601(string_member(r.fields, "heartbeat"));
+    r.has_heartbeat = r.heartbeat_epoch.has_value();
     if (!r.heartbeat_epoch) r.heartbeat_epoch = parse_iso8601(string_member(r.fields, "started_at"));
   }
   return r;
@@ -389,7 +390,8 @@ std::string describe_lock(const std::string& file, const LockFile& lock, const V
   if (lock.state == LockFile::missing) return line;
   line += ", " + describe_owner(lock.record);
   if (lock.record.heartbeat_epoch && verdict.age)
-    line += fmt::format(", heartbeat {}s ago", std::max<int64_t>(0, *verdict.age));
+    line += fmt::format(", {} {}s ago", lock.record.has_heartbeat ? "heartbeat" : "no heartbeat, taken",
+                        std::max<int64_t>(0, *verdict.age));
   else
     line += ", no heartbeat";
   return line;

@@ -24,6 +24,7 @@ struct LockRecord {
   std::optional<uint64_t> pid_start;  // unknown for other tools' locks
   std::string boot_id;                // "" when unknown
   std::optional<int64_t> heartbeat_epoch;  // heartbeat_epoch, else heartbeat, else started_at
+  bool has_heartbeat = false;              // not just started_at
   bool bare_pid = false;
 };
 
