@@ -44,7 +44,7 @@ load helpers
 }
 
 @test "--every leaves promptly once the owner dies" {
-  sleep 1 & owner=$!
+  sleep 3 & owner=$!
   lock-acquire --pid "$owner" b.lock
   # an interval far longer than the test: only the owner's death ends it
   SECONDS=0
