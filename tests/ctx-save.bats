@@ -144,7 +144,7 @@ save1() { ctx-save --dir saves "$@"; }
 }
 
 @test "text that is not UTF-8 is refused, never saved unreadable" {
-  run -3 --separate-stderr save1 --set $'project.name=\xff\xfe'
+  run -2 --separate-stderr save1 --set $'project.name=\xff\xfe'
   [[ $stderr == *"not UTF-8"* ]]
   [ ! -e "$SAVE" ]
   run -2 save1 --message $'user=\xc3'

@@ -67,7 +67,16 @@ JSON
   grep -q REDACTED s.json
   run -0 state-get s.json plain
   assert_output hello
-  [[ $stderr == *warning* ]]
+  [[ $stderr == *warning* && $stderr != *ghp_* ]]
+  run -0 --separate-stderr state-set --redact s.json configuration.api_key=xyz-not-a-pattern
+  run -0 state-get s.json configuration.api_key
+  assert_output '[REDACTED]'
+  [[ $stderr != *xyz-not-a-pattern* ]]
+}
+
+@test "text that is not UTF-8 is refused: the file could not be read back" {
+  run -2 state-set s.json $'a=\xff'
+  [ ! -e s.json ]
 }
 
 @test "--stream with --debounce writes on end of input without waiting" {

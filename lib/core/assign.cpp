@@ -154,6 +154,9 @@ Edit parse_assignment(std::string_view text) {
     fail_usage(fmt::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, []= or []:= after the path",
                            quoted(text)));
   }
+  // a file holding invalid UTF-8 could never be read back
+  if (!json_value && !json::is_utf8(rest))
+    fail_usage(fmt::format("malformed assignment for {}: the text is not UTF-8", quoted(e.path.text)));
   e.operand = json_value ? operand_json(rest, text) : json::value(json::string(rest));
   return e;
 }

@@ -116,6 +116,6 @@ void check_utf8(const json::value& doc);
 
 // for eval: bare when safe, else single-quoted
 std::string shell_quote(std::string_view s);
-bool is_utf8(std::string_view s);
+using json::is_utf8;
 
 }  // namespace loopkit::ctx

@@ -43,6 +43,8 @@ std::string to_text(const value& v, const Layout& layout);
 void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent);
 std::string compact(const value& v);  // one line, no spaces: {"a":1}
 std::string quote(std::string_view s);  // a JSON string literal
+// well-formed UTF-8: no overlong forms, surrogates or code points past U+10FFFF
+bool is_utf8(std::string_view s);
 std::string number_text(const value& v);  // 5, 0.25, 1e+100: shortest round trip
 // strings raw, everything else compact JSON (state-get's default output)
 std::string raw_text(const value& v);

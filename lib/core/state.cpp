@@ -222,8 +222,9 @@ UpdateResult update_state_file(const Update& u) {
   for (const Edit& e : u.edits) {
     if (u.redact && e.op != Edit::remove) {
       Edit clean = e;
-      redact(clean.operand, [&](const std::string& what) {
-        if (u.on_warning) u.on_warning(fmt::format("redacted {} set by {}", what, quoted(e.source)));
+      // the message names where the secret went, never the secret
+      redact_member(clean.operand, e.path.last_name(), e.path.text, [&](const std::string& what) {
+        if (u.on_warning) u.on_warning("redacted " + what);
       });
       apply(after, clean);
     } else {

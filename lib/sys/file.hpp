@@ -27,8 +27,6 @@ public:
 
 private:
   friend std::optional<FileView> view_file_if_exists(const std::string& path);
-// the bytes of an open file (mapped when it is a regular file), as they are
-FileView view_fd(int fd, const std::string& subject);
   friend FileView view_fd(int fd, const std::string& subject);
   std::string owned_;
   void* map_ = nullptr;
