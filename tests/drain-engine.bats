@@ -10,27 +10,6 @@ A=.atari/state.json
 
 engine() { "$LOOPKIT_SCRIPTS/drain-engine" "$@"; }
 
-wait_for() {
-  local i
-  for ((i = 0; i < 300; i++)); do [[ -e $1 ]] && return 0; sleep 0.1; done
-  echo "timed out waiting for $1" >&2
-  return 1
-}
-
-# wait_grep TEXT FILE: until FILE holds TEXT (bounded: 30 s)
-wait_grep() {
-  local i
-  for ((i = 0; i < 300; i++)); do grep -qF -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
-  echo "timed out waiting for '$1' in $2" >&2
-  return 1
-}
-
-wait_gone() {
-  local i
-  for ((i = 0; i < 400; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  return 1
-}
-
 # The work queue is ready.txt; the agent logs the item, and follows a plan
 # of lines ITEM=done (removes it from the queue; the default), ITEM=fail
 # (exit 1 with an error), ITEM=block (write block.ITEM, wait for go.ITEM, then

@@ -47,3 +47,27 @@ need_strace() {
   command -v strace >/dev/null || skip "strace is not installed"
   strace -f -o /dev/null -e trace=none true 2>/dev/null || skip "strace cannot trace here"
 }
+
+# wait_for FILE: until FILE exists (bounded: 30 s) -- synchronise on files, never on sleeps
+wait_for() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ -e $1 ]] && return 0; sleep 0.1; done
+  echo "timed out waiting for $1" >&2
+  return 1
+}
+
+# wait_grep TEXT FILE: until FILE holds TEXT (bounded: 30 s)
+wait_grep() {
+  local i
+  for ((i = 0; i < 300; i++)); do grep -qF -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+  echo "timed out waiting for '$1' in $2" >&2
+  return 1
+}
+
+# wait_gone PID: until PID has exited (bounded: 40 s)
+wait_gone() {
+  local i
+  for ((i = 0; i < 400; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  echo "process $1 is still alive" >&2
+  return 1
+}

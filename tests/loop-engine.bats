@@ -11,22 +11,6 @@ LOCK=.claude/locks/demo.lock
 
 engine() { "$LOOPKIT_SCRIPTS/loop-engine" "$@"; }
 
-# wait_for FILE: until FILE exists (bounded: 30 s)
-wait_for() {
-  local i
-  for ((i = 0; i < 300; i++)); do [[ -e $1 ]] && return 0; sleep 0.1; done
-  echo "timed out waiting for $1" >&2
-  return 1
-}
-
-# wait_gone PID: until PID has exited (bounded: 40 s)
-wait_gone() {
-  local i
-  for ((i = 0; i < 400; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  echo "process $1 is still alive" >&2
-  return 1
-}
-
 # heartbeats: the lock-heartbeat processes running on this test's files
 heartbeats() { pgrep -f "lock-heartbeat .*$W/" || true; }
 

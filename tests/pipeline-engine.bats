@@ -9,20 +9,6 @@ D=.claude/pipeline-runs/refine
 
 engine() { "$LOOPKIT_SCRIPTS/pipeline-engine" "$@"; }
 
-wait_for() {
-  local i
-  for ((i = 0; i < 300; i++)); do [[ -e $1 ]] && return 0; sleep 0.1; done
-  echo "timed out waiting for $1" >&2
-  return 1
-}
-
-wait_gone() {
-  local i
-  for ((i = 0; i < 400; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  echo "process $1 is still alive" >&2
-  return 1
-}
-
 # An agent that logs STAGE:ITERATION, prints a line of output, and follows a
 # plan of lines STAGE:ITER=JSON (its result) or STAGE:ITER=block (write
 # block.STAGE.ITER with its pid, then wait for go.STAGE.ITER).

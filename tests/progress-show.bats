@@ -5,32 +5,8 @@ load helpers
 
 P=progress-myfeature.md
 
-seed() {
-  cat <<'EOF'
-# Progress: myfeature
-
-Verify: npm test && npm run build
-
-## Codebase Patterns
-(Patterns discovered during implementation)
-
----
-
-## 2025-01-10 - beads-123
-- Implemented user authentication
-- Files: src/auth/login.ts, src/auth/middleware.ts
-- Learning: Token refresh needs to handle concurrent requests
-
----
-
-## 2025-01-10 - beads-124
-- Added password reset flow
-- Files: src/auth/reset.ts, src/email/templates/reset.html
-- Learning: Email templates should be tested with real SMTP
-
----
-EOF
-}
+# the seed's own example file (003_26e95c9e0dcadcb1.txt)
+seed() { cat "$BATS_TEST_DIRNAME/fixtures/progress-myfeature.md"; }
 
 head8() { seed | head -n 8; }
 
