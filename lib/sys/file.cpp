@@ -21,18 +21,25 @@ static bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+Fd open_to_read(const std::string& path, struct stat& st) {
+  Fd fd = open_fd(path, O_RDONLY | O_NOCTTY);
+  if (!fd) {
+    if (errno == ENOENT) return fd;
+    fail_system(errno, "open", path);
+  }
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+  if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+  return fd;
+}
+
 std::optional<std::string> read_file_if_exists(const std::string& path) {
   std::string data;
   if (path == "-") {
     data = read_all(0, "standard input");
   } else {
-    Fd fd = open_fd(path, O_RDONLY);
-    if (!fd) {
-      if (errno == ENOENT) return std::nullopt;
-      fail_system(errno, "open", path);
-    }
     struct stat st;
-    if (fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+    Fd fd = open_to_read(path, st);
+    if (!fd) return std::nullopt;
     data = read_all(fd.get(), path);
   }
   if (is_gzip(data) || (ends_with(path, ".gz") && !data.empty())) data = gunzip(data, path);
@@ -68,14 +75,9 @@ std::optional<FileView> view_file_if_exists(const std::string& path) {
     v.owned_ = *read_file_if_exists(path);
     return v;
   }
-  Fd fd = open_fd(path, O_RDONLY);
-  if (!fd) {
-    if (errno == ENOENT) return std::nullopt;
-    fail_system(errno, "open", path);
-  }
   struct stat st;
-  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
-  if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+  Fd fd = open_to_read(path, st);
+  if (!fd) return std::nullopt;
   v = view_fd(fd.get(), path);
   if (is_gzip(v.view()) || (ends_with(path, ".gz") && !v.view().empty())) {
     FileView unzipped;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "sys/fd.hpp"
@@ -14,6 +15,10 @@ namespace loopkit {
 // A name ending in ".gz" is decompressed.
 std::optional<std::string> read_file_if_exists(const std::string& path);
 std::string read_file(const std::string& path);  // missing: exit 4
+
+// open(path, O_RDONLY) for reading its bytes: an empty Fd when it does not
+// exist; a folder or any other failure is exit 4. st receives its fstat.
+Fd open_to_read(const std::string& path, struct stat& st);
 
 // The same bytes, but a regular file is mapped rather than copied (a big
 // state file is read without touching a page of heap per 4 KiB).

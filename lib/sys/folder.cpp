@@ -98,14 +98,9 @@ bool remove_file(const std::string& path) {
 }
 
 std::optional<FileSnapshot> read_file_snapshot(const std::string& path) {
-  Fd fd = open_fd(path, O_RDONLY | O_NOCTTY);
-  if (!fd) {
-    if (errno == ENOENT) return std::nullopt;
-    fail_system(errno, "open", path);
-  }
   struct stat st;
-  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
-  if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+  Fd fd = open_to_read(path, st);
+  if (!fd) return std::nullopt;
   FileSnapshot snap;
   snap.mtime = static_cast<int64_t>(st.st_mtime);
   snap.data = read_all(fd.get(), path);
