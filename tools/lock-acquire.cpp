@@ -7,7 +7,7 @@
 #include "core/lock.hpp"
 #include "sys/proc.hpp"
 #include "sys/spawn.hpp"
-#include "sys/wallclock.hpp"
+#include "sys/clock.hpp"
 
 using namespace loopkit;
 

@@ -5,7 +5,7 @@
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
 #include "sys/proc.hpp"
-#include "sys/wallclock.hpp"
+#include "sys/clock.hpp"
 
 using namespace loopkit;
 

@@ -23,6 +23,14 @@ int64_t now_epoch() {
   return now;
 }
 
+int64_t current_epoch() {
+  static const bool faked = [] {
+    const char* env = std::getenv("LOOPKIT_NOW");
+    return env && *env;
+  }();
+  return faked ? now_epoch() : static_cast<int64_t>(std::time(nullptr));
+}
+
 std::string iso8601_utc(int64_t epoch) {
   time_t t = static_cast<time_t>(epoch);
   struct tm tm;

@@ -10,6 +10,10 @@ namespace loopkit {
 // Epoch seconds; the same value for the whole run (all "now"s of one
 // invocation are one instant). LOOPKIT_NOW overrides it.
 int64_t now_epoch();
+// "Now" for a process that outlives an instant (a heartbeat loop writes a
+// fresh time at each beat): LOOPKIT_NOW when set, else the wall clock read
+// afresh on each call.
+int64_t current_epoch();
 std::string iso8601_utc(int64_t epoch);       // 2025-01-10T10:05:30Z
 std::optional<int64_t> parse_iso8601(std::string_view text);  // UTC forms only
 std::string local_date(int64_t epoch);        // YYYY-MM-DD in local time
