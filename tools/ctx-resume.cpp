@@ -3,6 +3,7 @@
 
 #include "cli/tool.hpp"
 #include "core/ctx.hpp"
+#include "core/shellwords.hpp"
 #include "sys/beneath.hpp"
 #include "sys/clock.hpp"
 #include "sys/file.hpp"
@@ -90,7 +91,7 @@ static int run(const Config& c) {
                              {"MDAN_RESUME_COUNT", *in({"metadata", "resume_count"})},
                              {"MDAN_TOKENS_TOTAL", *in({"context", "token_usage", "total"})},
                              {"MDAN_TOKENS_LIMIT", *in({"context", "token_usage", "limit"})}})
-        out += fmt::format("{}={}\n", name, ctx::shell_quote(json::raw_text(v)));
+        out += fmt::format("{}={}\n", name, shell_quote(json::raw_text(v)));
       break;
   }
   cli::out(out);

@@ -506,17 +506,6 @@ static void check_utf8_at(const json::value& v, const std::string& path) {
 
 void check_utf8(const json::value& doc) { check_utf8_at(doc, ""); }
 
-std::string shell_quote(std::string_view s) {
-  bool safe = !s.empty();
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          std::string_view("_@%+=:,./-").find(c) != std::string_view::npos))
-      safe = false;
-  if (safe) return std::string(s);
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 
 }  // namespace loopkit::ctx

@@ -114,8 +114,6 @@ std::size_t restore_artifacts(const json::value& doc, const std::string& dir);
 // that JSON readers (ctx-resume among them) cannot read back is never written.
 void check_utf8(const json::value& doc);
 
-// for eval: bare when safe, else single-quoted
-std::string shell_quote(std::string_view s);
 using json::is_utf8;
 
 }  // namespace loopkit::ctx

@@ -42,6 +42,12 @@ std::vector<std::string> split_shell_words(std::string_view s) {
 }
 
 std::string shell_quote(std::string_view v) {
+  // bare when nothing in it is special to sh, as Python's shlex.quote does
+  bool safe = !v.empty();
+  for (char c : v)
+    safe = safe && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    std::string_view("_@%+=:,./-").find(c) != std::string_view::npos);
+  if (safe) return std::string(v);
   std::string out = "'";
   for (char c : v) {
     if (c == '\'') out += "'\\''";

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/ctx.hpp"
+#include "core/shellwords.hpp"
 #include "sys/error.hpp"
 
 using namespace loopkit;
@@ -89,9 +90,9 @@ TEST_CASE("save names parse and print") {
 }
 
 TEST_CASE("shell quoting survives eval") {
-  CHECK(ctx::shell_quote("saves/mdan-save-1.json") == "saves/mdan-save-1.json");
-  CHECK(ctx::shell_quote("") == "''");
-  CHECK(ctx::shell_quote("it's $(x)") == R"('it'\''s $(x)')");
+  CHECK(shell_quote("saves/mdan-save-1.json") == "saves/mdan-save-1.json");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_quote("it's $(x)") == R"('it'\''s $(x)')");
 }
 
 TEST_CASE("UTF-8 validation") {
