@@ -1,6 +1,8 @@
 #include "core/edit.hpp"
 
-#include <utility>
+#include <fmt/format.h>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "core/jsontext.hpp"
@@ -11,10 +13,19 @@ namespace {
 
 using Item = JsonText::Item;
 
+// A prefix no data can hold by chance: NUL, then a per-run random tag.
+const std::string& stand_in_prefix() {
+  static const std::string prefix = [] {
+    std::random_device rd;
+    return fmt::format("{}lk{:08x}{:08x}:", '\0', rd(), rd());
+  }();
+  return prefix;
+}
+
 class Rewriter {
 public:
-  Rewriter(std::string_view text, const json::Layout& layout, bool reformat, bool sparse = false)
-      : t_(text), jt_(text), layout_(layout), reformat_(reformat), sparse_(sparse) {}
+  Rewriter(const JsonText& jt, const json::Layout& layout, bool reformat)
+      : t_(jt.text()), jt_(jt), layout_(layout), reformat_(reformat) {}
 
   std::string run(const json::value& before, const json::value& after) {
     std::size_t b = ws(0);
@@ -34,15 +45,26 @@ public:
 
 private:
   std::string_view t_;
-  JsonText jt_;
+  const JsonText& jt_;
   json::Layout layout_;
   bool reformat_;
-  bool sparse_;  // until the top-level object is written: members missing from both sides are kept
 
   std::size_t ws(std::size_t p) const { return jt_.ws(p); }
   std::size_t skip_string(std::size_t p) const { return jt_.skip_string(p); }
   std::size_t skip_value(std::size_t p) const { return jt_.skip_value(p); }
-  std::vector<Item> items(std::size_t b, std::size_t, bool) const { return jt_.items(b); }
+  const std::vector<Item>& items(std::size_t b, std::size_t, bool) const { return jt_.items(b); }
+
+  // a value the edits produced; stand-ins in it are the bytes they stand for
+  void write(std::string& out, const json::value& v, const json::Layout& style, const std::string& indent) const {
+    json::write_value(out, v, style, indent, &Rewriter::write_stand_in, this);
+  }
+  static bool write_stand_in(std::string& out, const json::value& v, const void* self) {
+    if (!is_stand_in(v)) return false;
+    const auto* r = static_cast<const Rewriter*>(self);
+    std::size_t b = std::stoull(std::string(v.get_string().subview(stand_in_prefix().size())));
+    out.append(r->t_.substr(b, r->jt_.skip_value(b) - b));
+    return true;
+  }
 
   // the indentation of the line an item starts on, from its prefix
   std::string indent_of(const Item& it, const std::string& fallback) const {
@@ -93,20 +115,19 @@ private:
 
   void emit(std::string& out, std::size_t b, std::size_t e, const json::value& before, const json::value& after,
             const std::string& indent, const json::Layout& style) {
-    if (before == after && !sparse_) {
+    if (before == after) {
       if (reformat_) reindent(out, b, indent);
       else out.append(t_.substr(b, e - b));
       return;
     }
     if (before.is_object() && after.is_object()) return emit_container(out, b, e, before, after, indent, true);
     if (before.is_array() && after.is_array()) return emit_container(out, b, e, before, after, indent, false);
-    json::write_value(out, after, style, indent);
+    write(out, after, style, indent);
   }
 
   void emit_container(std::string& out, std::size_t b, std::size_t e, const json::value& before,
                       const json::value& after, const std::string& indent, bool members) {
-    auto its = items(b, e, members);
-    bool sparse = std::exchange(sparse_, false);
+    const auto& its = items(b, e, members);
     json::Layout l = local_layout(its, members, b, e);
     std::string inner_default = l.pretty ? indent + l.indent : indent;
     std::string inner = (!reformat_ && !its.empty()) ? indent_of(its.back(), inner_default) : inner_default;
@@ -137,20 +158,13 @@ private:
       emit(out, it.value, it.end, old_v, new_v, my_indent, l);
       ++written;
     };
-    auto put_raw = [&](const Item& it, std::size_t index) {
-      if (written == 0) out.append(t_.substr(its[0].prefix, its[0].key - its[0].prefix));
-      else if (index == 0) out += separator(l, false, inner);
-      else out.append(t_.substr(it.prefix, it.key - it.prefix));
-      out.append(t_.substr(it.key, it.end - it.key));
-      ++written;
-    };
     auto put_new = [&](const std::string* name, const json::value& v) {
       out += separator(l, written == 0, inner);
       if (name) {
         out += json::quote(*name);
         out += l.space_after_colon ? ": " : ":";
       }
-      json::write_value(out, v, l, inner);
+      write(out, v, l, inner);
       ++written;
     };
 
@@ -161,14 +175,10 @@ private:
         std::string name = jt_.key_name(its[i]);
         const auto* nv = ao.if_contains(name);
         const auto* ov = bo.if_contains(name);
-        if (nv && ov) {
-          put_old(its[i], i, *ov, *nv);
-        } else if (sparse && !nv && !ov) {
-          put_raw(its[i], i);  // a member no edit touched
-        }
+        if (nv && ov) put_old(its[i], i, *ov, *nv);
       }
       for (const auto& kv : ao) {
-        if (!bo.contains(kv.key())) {  // sparse: a touched member not in the text
+        if (!bo.contains(kv.key())) {
           std::string name(kv.key());
           put_new(&name, kv.value());
         }
@@ -221,7 +231,7 @@ private:
     }
     bool members = c == '{';
     std::size_t e = skip_value(b);
-    auto its = items(b, e, members);
+    const auto& its = items(b, e, members);
     if (its.empty()) {
       out += members ? "{}" : "[]";
       return;
@@ -250,17 +260,31 @@ private:
 
 std::string rewrite_faithfully(std::string_view text, const json::value& before, const json::value& after,
                                const json::Layout& layout) {
+  JsonText jt(text);
+  return Rewriter(jt, layout, false).run(before, after);
+}
+
+std::string rewrite_faithfully(const JsonText& text, const json::value& before, const json::value& after,
+                               const json::Layout& layout) {
   return Rewriter(text, layout, false).run(before, after);
 }
 
-std::string rewrite_sparse(std::string_view text, const json::value& before, const json::value& after,
-                           const json::Layout& layout) {
-  return Rewriter(text, layout, false, true).run(before, after);
+
+json::value stand_in(std::size_t offset) {
+  return json::value(json::string(stand_in_prefix() + std::to_string(offset)));
+}
+
+bool is_stand_in(const json::value& v) {
+  if (!v.is_string()) return false;
+  std::string_view s = v.get_string();
+  const std::string& p = stand_in_prefix();
+  return s.size() > p.size() && s.substr(0, p.size()) == p;
 }
 
 std::string reformat(std::string_view text, const json::value& before, const json::value& after,
                      const json::Layout& layout) {
-  return Rewriter(text, layout, true).run(before, after);
+  JsonText jt(text);
+  return Rewriter(jt, layout, true).run(before, after);
 }
 
 }  // namespace loopkit

@@ -15,11 +15,16 @@ namespace loopkit {
 std::string rewrite_faithfully(std::string_view text, const json::value& before, const json::value& after,
                                const json::Layout& layout);
 
-// The same for a sparse document: `before` holds only some members of the
-// top-level object in text (those the edits touch); the members it lacks
-// and `after` lacks too are kept as they are.
-std::string rewrite_sparse(std::string_view text, const json::value& before, const json::value& after,
-                           const json::Layout& layout);
+// A stand-in for the value whose text starts at `offset`: a document built
+// with stand-ins for what no edit touches (see state.cpp) is rewritten with
+// those values' bytes, never parsed. Equal stand-ins mean the same value.
+json::value stand_in(std::size_t offset);
+bool is_stand_in(const json::value& v);
+
+// The same on text already walked (its items are remembered).
+class JsonText;
+std::string rewrite_faithfully(const JsonText& text, const json::value& before, const json::value& after,
+                               const json::Layout& layout);
 
 // The same, but all whitespace redone in `layout` (for --indent/--compact);
 // numbers and strings that did not change still keep their text.

@@ -162,7 +162,9 @@ std::string number_text(const value& v) {
   return fmt::format("{}", v.get_double());
 }
 
-void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent) {
+void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent, WriteHook hook,
+                 const void* context) {
+  if (hook && hook(out, v, context)) return;
   switch (v.kind()) {
     case boost::json::kind::null: out += "null"; return;
     case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; return;
@@ -186,7 +188,7 @@ void write_value(std::string& out, const value& v, const Layout& layout, const s
           out += '\n';
           out += inner;
         }
-        write_value(out, e, layout, inner);
+        write_value(out, e, layout, inner, hook, context);
       }
       if (layout.pretty) {
         out += '\n';
@@ -213,7 +215,7 @@ void write_value(std::string& out, const value& v, const Layout& layout, const s
         }
         out += quote(kv.key());
         out += layout.space_after_colon ? ": " : ":";
-        write_value(out, kv.value(), layout, inner);
+        write_value(out, kv.value(), layout, inner, hook, context);
       }
       if (layout.pretty) {
         out += '\n';

@@ -39,8 +39,11 @@ Layout detect_layout(std::string_view text);  // of an existing document's text
 
 // The whole document in a layout (with the final newline if the layout has one).
 std::string to_text(const value& v, const Layout& layout);
-// Append v at nesting whose current line indent is `indent`.
-void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent);
+// Append v at nesting whose current line indent is `indent`. A hook, when
+// given, sees every value first and may write it itself (returning true).
+using WriteHook = bool (*)(std::string& out, const value& v, const void* context);
+void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent,
+                 WriteHook hook = nullptr, const void* context = nullptr);
 std::string compact(const value& v);  // one line, no spaces: {"a":1}
 std::string quote(std::string_view s);  // a JSON string literal
 // well-formed UTF-8: no overlong forms, surrogates or code points past U+10FFFF

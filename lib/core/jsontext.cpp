@@ -92,8 +92,10 @@ std::size_t JsonText::skip_value(std::size_t p) const {
   return p;
 }
 
-std::vector<JsonText::Item> JsonText::items(std::size_t b) const {
-  std::vector<Item> out;
+const std::vector<JsonText::Item>& JsonText::items(std::size_t b) const {
+  auto [slot, fresh] = items_.try_emplace(b);
+  if (!fresh) return slot->second;
+  std::vector<Item>& out = slot->second;
   bool members = t_[b] == '{';
   std::size_t p = b + 1;
   for (;;) {

@@ -1,6 +1,7 @@
 // Walking JSON text without building a document: the byte spans of values,
 // members and elements. The text must already be valid (see validate).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,14 +31,16 @@ public:
   std::size_t root() const { return ws(0); }
   char at(std::size_t p) const { return t_[p]; }
 
-  // the items of the object or array starting at b
-  std::vector<Item> items(std::size_t b) const;
+  // the items of the object or array starting at b (remembered: a big
+  // array is walked once however often its items are asked for)
+  const std::vector<Item>& items(std::size_t b) const;
   std::string key_name(const Item& it) const;
   // the member of the object at b named name, or nullopt
   std::optional<Item> member(std::size_t b, std::string_view name) const;
 
 private:
   std::string_view t_;
+  mutable std::map<std::size_t, std::vector<Item>> items_;
 };
 
 }  // namespace loopkit

@@ -239,7 +239,7 @@ std::vector<std::optional<Span>> lookup_spans(const JsonText& jt, const Path& pa
         }
         case Segment::elem: {
           if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type(c), seg.index));
-          auto its = jt.items(s->begin);
+          const auto& its = jt.items(s->begin);
           long long n = static_cast<long long>(its.size());
           long long i = seg.index < 0 ? n + seg.index : seg.index;
           if (i >= 0 && i < n) next.push_back(Span{its[i].value, its[i].end});

@@ -130,32 +130,69 @@ QueryResult query_state(const Query& q) {
 
 namespace {
 
-// Edits that all start with a member name touch only those top-level
-// members: the rest of a big file need not become a document at all.
+// A big file need not become a document: edits and checks that all name a
+// path below the top need only the values on those paths. Everything else
+// is a stand-in that the rewriter turns back into the original bytes.
 bool sparse_ok(const Update& u) {
   if (u.layout) return false;
-  auto by_member = [](const Path& p) { return !p.segments.empty() && p.segments[0].kind == Segment::key; };
+  auto below_top = [](const Path& p) { return !p.segments.empty(); };
   for (const auto& e : u.edits)
-    if (!by_member(e.path)) return false;
+    if (!below_top(e.path)) return false;
   for (const auto& x : u.expects)
-    if (!by_member(x.first)) return false;
+    if (!below_top(x.first)) return false;
   for (const auto& x : u.requires_)
-    if (!by_member(x.first)) return false;
+    if (!below_top(x.first)) return false;
   return true;
 }
 
-json::value touched_members(std::string_view text, const Update& u) {
-  JsonText jt(text);
-  json::object o;
-  auto take = [&](const Path& p) {
-    const std::string& name = p.segments[0].name;
-    if (o.contains(name)) return;
-    if (auto m = jt.member(jt.root(), name)) o[name] = json::parse(text.substr(m->value, m->end - m->value), u.file);
+struct Need {
+  const Path* path;
+  bool whole;  // checks compare the real value; an edit's target may stay a shell of stand-ins
+};
+
+json::value sparse_value(const JsonText& jt, std::size_t b, const std::vector<Need>& needs, std::size_t depth,
+                         std::string_view subject) {
+  bool whole = false;
+  for (const auto& n : needs) whole |= n.whole && n.path->segments.size() == depth;
+  char c = jt.at(b);
+  if (whole || (c != '{' && c != '[')) {
+    std::size_t e = jt.skip_value(b);
+    return json::parse(jt.text().substr(b, e - b), subject);
+  }
+  const auto& its = jt.items(b);
+  auto deeper = [&](auto matches) {
+    std::vector<Need> d;
+    for (const auto& n : needs)
+      if (n.path->segments.size() > depth && matches(n.path->segments[depth])) d.push_back(n);
+    return d;
   };
-  for (const auto& e : u.edits) take(e.path);
-  for (const auto& x : u.expects) take(x.first);
-  for (const auto& x : u.requires_) take(x.first);
-  return o;
+  if (c == '{') {
+    json::object o;
+    for (const auto& it : its) {
+      std::string name = jt.key_name(it);
+      auto d = deeper([&](const Segment& s) { return s.kind == Segment::key && s.name == name; });
+      o[name] = d.empty() ? stand_in(it.value) : sparse_value(jt, it.value, d, depth + 1, subject);
+    }
+    return o;
+  }
+  json::array a;
+  long long n = static_cast<long long>(its.size());
+  a.reserve(its.size());
+  for (long long i = 0; i < n; ++i) {
+    auto d = deeper([&](const Segment& s) {
+      return s.kind == Segment::elem && (s.index < 0 ? n + s.index : s.index) == i;
+    });
+    a.push_back(d.empty() ? stand_in(its[i].value) : sparse_value(jt, its[i].value, d, depth + 1, subject));
+  }
+  return a;
+}
+
+json::value sparse_document(const JsonText& jt, const Update& u) {
+  std::vector<Need> needs;
+  for (const auto& e : u.edits) needs.push_back({&e.path, false});
+  for (const auto& x : u.expects) needs.push_back({&x.first, true});
+  for (const auto& x : u.requires_) needs.push_back({&x.first, true});
+  return sparse_value(jt, jt.root(), needs, 0, u.file);
 }
 
 }  // namespace
@@ -167,6 +204,7 @@ UpdateResult update_state_file(const Update& u) {
   std::string_view text;
   std::string unzipped;
   bool gz = false, faithful = false, sparse = false;
+  std::optional<JsonText> walked;  // the old text, its items remembered for the rewrite
   if (!lk.exists) {
     if (u.no_create) fail_no(fmt::format("{}: no such file", quoted(u.file)));
     before = init;
@@ -181,8 +219,9 @@ UpdateResult update_state_file(const Update& u) {
         text = unzipped;
       }
       validate_json(text, u.file);
-      sparse = sparse_ok(u) && text[JsonText(text).root()] == '{';
-      before = sparse ? touched_members(text, u) : json::parse(text, u.file);
+      sparse = sparse_ok(u);
+      walked.emplace(text);
+      before = sparse ? sparse_document(*walked, u) : json::parse(text, u.file);
       faithful = true;
       for (const auto& [path, want] : u.requires_) {
         const json::value* have = value_at(before, path);
@@ -238,10 +277,8 @@ UpdateResult update_state_file(const Update& u) {
     r.text = std::string(text);
     return r;
   }
-  if (sparse) {
-    r.text = rewrite_sparse(text, before, after, json::detect_layout(text));
-  } else if (faithful && !u.layout) {
-    r.text = rewrite_faithfully(text, before, after, json::detect_layout(text));
+  if (faithful && !u.layout) {
+    r.text = rewrite_faithfully(*walked, before, after, json::detect_layout(text));
   } else if (faithful) {
     r.text = reformat(text, before, after, *u.layout);
   } else {

@@ -63,16 +63,28 @@ TEST_CASE("reformat redoes whitespace but keeps number spellings") {
   CHECK(reformat(t, v, v, json::default_layout()) == "{\n  \"a\": 1.0,\n  \"b\": [\n    1,\n    2\n  ]\n}\n");
 }
 
-TEST_CASE("sparse rewrite keeps untouched members it never parsed") {
+TEST_CASE("stand-ins are written back as the bytes they stand for") {
   std::string t = "{\n  \"big\": [1.0, 2.0],\n  \"n\": 1,\n  \"gone\": true,\n  \"tail\": 2.50\n}\n";
   json::value before = json::object();
+  before.as_object()["big"] = stand_in(t.find('['));
   before.as_object()["n"] = 1;
   before.as_object()["gone"] = true;
+  before.as_object()["tail"] = stand_in(t.find("2.50"));
   json::value after = before;
   apply(after, parse_assignment("n+=1"));
   apply(after, delete_edit("gone"));
   apply(after, parse_assignment("new.deep:=[]"));
-  CHECK(rewrite_sparse(t, before, after, json::detect_layout(t)) ==
+  CHECK(rewrite_faithfully(t, before, after, json::detect_layout(t)) ==
         "{\n  \"big\": [1.0, 2.0],\n  \"n\": 2,\n  \"tail\": 2.50,\n  \"new\": {\n    \"deep\": []\n  }\n}\n");
-  CHECK(rewrite_sparse(t, before, before, json::detect_layout(t)) == t);
+  CHECK(rewrite_faithfully(t, before, before, json::detect_layout(t)) == t);
+}
+
+TEST_CASE("stand-ins survive deleting and appending in one array") {
+  std::string t = "[{\"a\": 1.0}, {\"b\": 2.0}, 3.0]";
+  json::value before = json::array{stand_in(1), stand_in(t.find("{\"b")), stand_in(t.find("3.0"))};
+  json::value after = before;
+  apply(after, delete_edit("[0]"));
+  apply(after, parse_assignment("[]:=4"));
+  CHECK(rewrite_faithfully(t, before, after, json::detect_layout(t)) == "[{\"b\": 2.0}, 3.0, 4]");
+  CHECK_FALSE(is_stand_in(json::value("\u0000lk")));
 }
