@@ -39,8 +39,16 @@ public:
   std::optional<Item> member(std::size_t b, std::string_view name) const;
 
 private:
+  struct Walk {
+    std::vector<Item> items;
+    std::size_t end = 0;
+  };
+  // Walks the container at b into w; with children, the items of the
+  // containers directly inside are remembered too, found on the same pass.
+  void walk(std::size_t b, Walk& w, bool children) const;
+
   std::string_view t_;
-  mutable std::map<std::size_t, std::vector<Item>> items_;
+  mutable std::map<std::size_t, Walk> walks_;
 };
 
 }  // namespace loopkit
