@@ -71,3 +71,12 @@ wait_gone() {
   echo "process $1 is still alive" >&2
   return 1
 }
+
+# wait_exec PID NAME: until the background job PID runs NAME (not still the
+# forked shell, whose traps could swallow a signal sent now; bounded: 30 s)
+wait_exec() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(cat "/proc/$1/comm" 2>/dev/null) == "${2:0:15}" ]] && return 0; sleep 0.1; done
+  echo "process $1 never ran $2" >&2
+  return 1
+}

@@ -150,6 +150,7 @@ wait_for_file() {
   lock-acquire --pid "$holder" h.lock
   cp h.lock before
   lock-acquire -w 60 h.lock -- touch ran & waiter=$!
+  wait_exec "$waiter" lock-acquire
   kill -TERM "$waiter"
   rc=0; wait "$waiter" || rc=$?
   assert_equal "$rc" 143
