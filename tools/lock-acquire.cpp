@@ -38,8 +38,8 @@ static Config parse(const Args& a) {
   c.command = a.command;
   const auto& o = a.opts;
   if (o.count("pid") && !c.command.empty()) fail_usage("--pid cannot be given with a COMMAND: lock-acquire owns the lock");
-  pid_t pid = o.count("pid") ? static_cast<pid_t>(cli::integer(o["pid"].as<std::string>(), "--pid", 1, INT32_MAX))
-                             : (c.command.empty() ? getppid() : getpid());
+  // with a COMMAND, lock-acquire itself lives as long as the command
+  pid_t pid = c.command.empty() ? static_cast<pid_t>(cli::owner_pid(o)) : getpid();
   c.request.owner = owner_process(pid);
   c.request.session = o.count("session") ? o["session"].as<std::string>() : session_of_path(c.file);
   if (o.count("wait")) c.request.wait_seconds = cli::number(o["wait"].as<std::string>(), "--wait", 0);

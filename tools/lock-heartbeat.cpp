@@ -28,7 +28,7 @@ static Config parse(const Args& a) {
   Config c;
   c.file = a.operands[0];
   const auto& o = a.opts;
-  c.pid = o.count("pid") ? static_cast<pid_t>(cli::integer(o["pid"].as<std::string>(), "--pid", 1, INT32_MAX)) : getppid();
+  c.pid = static_cast<pid_t>(cli::owner_pid(o));
   if (o.count("every")) c.every = cli::number(o["every"].as<std::string>(), "--every", 0.01);
   return c;
 }

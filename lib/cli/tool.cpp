@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <new>
+#include <unistd.h>
 
 namespace loopkit {
 
@@ -62,6 +63,10 @@ double number(const std::string& text, std::string_view option, double min) {
   if (text.empty() || errno || *end || !std::isfinite(v) || v < min)
     fail_usage(fmt::format("{}: not a number of at least {}: {}", option, min, quoted(text)));
   return v;
+}
+long long owner_pid(const cxxopts::ParseResult& opts) {
+  if (!opts.count("pid")) return getppid();
+  return integer(opts["pid"].as<std::string>(), "--pid", 1, INT32_MAX);
 }
 }  // namespace cli
 

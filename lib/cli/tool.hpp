@@ -36,6 +36,8 @@ void say(std::string_view message);   // "TOOL: message" on stderr
 // a parsed integer or number option, range-checked (exit 2)
 long long integer(const std::string& text, std::string_view option, long long min, long long max);
 double number(const std::string& text, std::string_view option, double min);
+// --pid PID, else the tool's parent: the shell that called it
+long long owner_pid(const cxxopts::ParseResult& opts);
 }  // namespace cli
 
 using AddOptions = void (*)(cxxopts::Options&);

@@ -13,6 +13,7 @@
 
 #include "sys/error.hpp"
 #include "sys/flock.hpp"
+#include "sys/folder.hpp"
 #include "sys/gz.hpp"
 
 namespace loopkit {
@@ -154,43 +155,41 @@ void make_dirs(const std::string& path, mode_t mode) {
   if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) fail_system(errno, "create folder", path);
 }
 
-void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how) {
-  const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
-  const std::string dir = dir_name(target);
-  // Exclusive creators race each other (lock files), so each gets its own
-  // temporary name; replacements are serialised by their callers' locks.
-  const std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(target) +
-                          (how.exclusive ? "." + std::to_string(getpid()) + ".tmp" : ".tmp");
-
-  mode_t mode = how.mode;
-  struct stat st;
-  bool existed = lstat(target.c_str(), &st) == 0;
-  if (existed && how.exclusive) fail_system(EEXIST, "create", path);
-  if (existed && S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
-  if (existed && how.keep_existing_mode && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
-
+struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t mode, bool sync,
+                           const struct stat* owner) {
   unlink(tmp.c_str());  // a stray of a writer that was killed
   Fd fd = open_fd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   if (!fd) fail_system(errno, "create", tmp);
+  write_all(fd.get(), data, tmp);
+  if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
+  if (owner && geteuid() == 0) (void)!fchown(fd.get(), owner->st_uid, owner->st_gid);  // root editing a user's file keeps it theirs
+  if (sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", tmp);
+  fd.close(tmp);
+  return st;
+}
+
+void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how) {
+  const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
+  const std::string dir = dir_name(target);
+  mode_t mode = how.mode;
+  struct stat st;
+  bool existed = lstat(target.c_str(), &st) == 0;
+  if (how.exclusive) {
+    // link() fails if the name was taken meanwhile; rename() would replace it
+    if (existed || !link_new_file(target, data, mode)) fail_system(EEXIST, "create", path);
+    if (how.sync) fsync_dir(dir);
+    return;
+  }
+  if (existed && S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
+  if (existed && how.keep_existing_mode && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
+
+  // replacements are serialised by their callers' locks: one temporary name will do
+  const std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(target) + ".tmp";
   try {
-    write_all(fd.get(), data, tmp);
-    if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
-    if (existed && S_ISREG(st.st_mode) && geteuid() == 0)
-      (void)!fchown(fd.get(), st.st_uid, st.st_gid);  // root editing a user's file keeps it theirs
-    if (how.sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
-    fd.close(tmp);
-    if (how.exclusive) {
-      // link() fails if the name was taken meanwhile; rename() would replace it
-      if (link(tmp.c_str(), target.c_str()) != 0) {
-        int err = errno;
-        // NFS may report failure for a link that was made (liblockfile's check)
-        struct stat tst;
-        if (err == EEXIST || lstat(tmp.c_str(), &tst) != 0 || tst.st_nlink != 2) fail_system(err, "create", path);
-      }
-      unlink(tmp.c_str());
-    } else if (rename(tmp.c_str(), target.c_str()) != 0) {
-      fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
-    }
+    write_new_file(tmp, data, mode, how.sync, existed && S_ISREG(st.st_mode) ? &st : nullptr);
+    if (rename(tmp.c_str(), target.c_str()) != 0) fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
   } catch (...) {
     unlink(tmp.c_str());
     throw;

@@ -55,6 +55,12 @@ struct AtomicWrite {
 // leaves at most one stray, which the next write replaces.
 void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how = {});
 
+// Create tmp afresh (a stray of a killed writer is replaced; a symlink there
+// is never followed), write data, set mode, fsync it when sync, and close it.
+// With owner, root keeps that file's owner. Returns the new file's stat.
+struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t mode, bool sync,
+                           const struct stat* owner = nullptr);
+
 // The file that path names after following symlinks (path itself if none).
 std::string resolve_symlinks(const std::string& path);
 

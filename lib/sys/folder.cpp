@@ -63,16 +63,8 @@ std::optional<FileId> file_id(const std::string& path) {
 std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode) {
   std::string dir = dir_name(path);
   std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(path) + "." + std::to_string(getpid()) + ".tmp";
-  unlink(tmp.c_str());  // a stray of a writer that was killed
-  Fd fd = open_fd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-  if (!fd) fail_system(errno, "create", tmp);
   try {
-    write_all(fd.get(), data, tmp);
-    if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
-    if (fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
-    struct stat st;
-    if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", tmp);
-    fd.close(tmp);
+    struct stat st = write_new_file(tmp, data, mode, true);
     if (link(tmp.c_str(), path.c_str()) != 0) {
       int err = errno;
       // NFS may report failure for a link that was made (liblockfile's check)
