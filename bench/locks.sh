@@ -104,6 +104,8 @@ if [[ -n ${ir[flock]:-} ]]; then
   [[ -n ${ir[dotlockfile]:-} ]] &&
     echo "| dotlockfile + dotlockfile -u, instructions | ${ir[dotlockfile]} | $(ratio "${ir[dotlockfile]}" "${ir[flock]}") | |"
 fi
+# shellcheck disable=SC2016  # the backticks are Markdown, not command substitution
 printf '| `cat` of 10 000 lock files (baseline), ms | %.1f | 1.00 | |\n' "$(awk -v t="$t_cat" 'BEGIN { print t * 1000 }')"
+# shellcheck disable=SC2016
 printf '| `lock-reap -n` over 10 000 live locks, ms | %.1f | %s | <= 5 |\n' \
   "$(awk -v t="$t_reap" 'BEGIN { print t * 1000 }')" "$(ratio "$t_reap" "$t_cat")"

@@ -55,13 +55,16 @@ bytes_read() {
 size_of() { stat -c %s "$1"; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", (a - b) * 100 / b }'; }
 
+# shellcheck disable=SC2054  # a.c,b.c is one --files value
 append=("$bin/progress-append" --no-sync --id bd-x --date 2025-01-12 --files a.c,b.c --learning 'short')
 entry=$'\n## 2025-01-12 - bd-x\n- '"$entry_line"$'\n- Files: a.c, b.c\n- Learning: short\n\n---\n'
 printf '%s' "$entry" >entry.txt
 
 a_empty=$(instructions "${append[@]}" empty.md "$entry_line")
 a_big=$(instructions "${append[@]}" big.md "$entry_line")
+# shellcheck disable=SC2016  # $1 and $2 belong to the inner bash
 p_empty=$(instructions bash -c 'printf "%s" "$1" >>"$2"' _ "$entry" empty.md)
+# shellcheck disable=SC2016
 p_big=$(instructions bash -c 'printf "%s" "$1" >>"$2"' _ "$entry" big.md)
 c_empty=$(instructions sh -c 'exec cat entry.txt >>empty.md')  # cat alone: sh execs it
 c_big=$(instructions sh -c 'exec cat entry.txt >>big.md')
@@ -78,7 +81,7 @@ body=$(printf '%6000s' '' | tr ' ' x)
 cp empty.md race-bash.md
 cp empty.md race-tool.md
 for w in $(seq $writers); do
-  (for i in $(seq $each); do printf '\n## 2025-01-13 - w%s-%s\n- w%s-%s:%s\n\n---\n' $w $i $w $i "$body" >>race-bash.md; done) &
+  (for i in $(seq $each); do printf '\n## 2025-01-13 - w%s-%s\n- w%s-%s:%s\n\n---\n' "$w" "$i" "$w" "$i" "$body" >>race-bash.md; done) &
   (for i in $(seq $each); do "$bin/progress-append" --no-sync --id "w$w-$i" --date 2025-01-13 race-tool.md "w$w-$i:$body"; done) &
 done
 wait
