@@ -52,7 +52,6 @@ private:
   std::size_t ws(std::size_t p) const { return jt_.ws(p); }
   std::size_t skip_string(std::size_t p) const { return jt_.skip_string(p); }
   std::size_t skip_value(std::size_t p) const { return jt_.skip_value(p); }
-  const std::vector<Item>& items(std::size_t b, std::size_t, bool) const { return jt_.items(b); }
 
   // a value the edits produced; stand-ins in it are the bytes they stand for
   void write(std::string& out, const json::value& v, const json::Layout& style, const std::string& indent) const {
@@ -75,7 +74,7 @@ private:
   }
 
   // The style a container's new items take: that of its existing items.
-  json::Layout local_layout(const std::vector<Item>& its, bool members, std::size_t b, std::size_t e) const {
+  json::Layout local_layout(const std::vector<Item>& its, bool members) const {
     json::Layout l = layout_;
     if (reformat_) return l;
     if (its.empty()) {
@@ -97,8 +96,6 @@ private:
     }
     // one item on one line shows no comma: guess that it spaces like its colon
     if (!l.pretty && its.size() == 1) l.space_after_comma = members ? l.space_after_colon : layout_.space_after_colon;
-    (void)b;
-    (void)e;
     return l;
   }
 
@@ -127,8 +124,8 @@ private:
 
   void emit_container(std::string& out, std::size_t b, std::size_t e, const json::value& before,
                       const json::value& after, const std::string& indent, bool members) {
-    const auto& its = items(b, e, members);
-    json::Layout l = local_layout(its, members, b, e);
+    const auto& its = jt_.items(b);
+    json::Layout l = local_layout(its, members);
     std::string inner_default = l.pretty ? indent + l.indent : indent;
     std::string inner = (!reformat_ && !its.empty()) ? indent_of(its.back(), inner_default) : inner_default;
     // a member's value continues its key's line: nested lines indent from the key's
@@ -192,7 +189,7 @@ private:
       std::size_t suf = 0;
       while (suf < nb - pre && suf < na - pre && ba[nb - 1 - suf] == aa[na - 1 - suf]) ++suf;
       // the middle of the old array pairs with the middle of the new one by position
-      std::size_t mid_b = nb - pre - suf, mid_a = na - pre - suf;
+      std::size_t mid_b = nb - pre - suf;
       for (std::size_t j = 0; j < na; ++j) {
         if (j < pre) {
           put_old(its[j], j, ba[j], aa[j]);
@@ -205,7 +202,6 @@ private:
           put_new(nullptr, aa[j]);
         }
       }
-      (void)mid_a;
     }
 
     if (written == 0) {
@@ -230,8 +226,7 @@ private:
       return;
     }
     bool members = c == '{';
-    std::size_t e = skip_value(b);
-    const auto& its = items(b, e, members);
+    const auto& its = jt_.items(b);
     if (its.empty()) {
       out += members ? "{}" : "[]";
       return;

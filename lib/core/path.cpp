@@ -74,7 +74,7 @@ void bracket(Cursor& c, Path& out) {
 }
 
 // one segment after an optional dot; false when nothing could be read
-bool segment(Cursor& c, Path& out, bool after_dot) {
+bool segment(Cursor& c, Path& out) {
   char ch = c.peek();
   if (ch == '[') {
     bracket(c, out);
@@ -86,10 +86,7 @@ bool segment(Cursor& c, Path& out, bool after_dot) {
   }
   std::size_t start = c.i;
   while (!c.at_end() && !ends_bare_name(c.peek())) ++c.i;
-  if (c.i == start) {
-    if (after_dot) return false;
-    return false;
-  }
+  if (c.i == start) return false;
   out.segments.push_back({Segment::key, std::string(c.t.substr(start, c.i - start)), 0});
   return true;
 }
@@ -113,30 +110,27 @@ std::string Path::last_name() const {
 std::size_t parse_path_prefix(std::string_view text, Path& out) {
   out = Path{};
   Cursor c{text};
-  bool any = false;
   if (c.peek() == '.') {
     ++c.i;
-    any = true;  // "." alone is the whole document
+    // "." alone is the whole document
     if (c.at_end() || (ends_bare_name(c.peek()) && c.peek() != '[')) {
       out.text = std::string(text.substr(0, c.i));
       return c.i;
     }
-    if (!segment(c, out, true)) malformed(text, "expected a name after '.'");
-  } else if (!segment(c, out, false)) {
+    if (!segment(c, out)) malformed(text, "expected a name after '.'");
+  } else if (!segment(c, out)) {
     return 0;
   }
-  any = true;
   while (!c.at_end()) {
     if (c.peek() == '[') {
       bracket(c, out);
     } else if (c.peek() == '.') {
       ++c.i;
-      if (!segment(c, out, true)) malformed(text, "expected a name after '.'");
+      if (!segment(c, out)) malformed(text, "expected a name after '.'");
     } else {
       break;
     }
   }
-  (void)any;
   out.text = std::string(text.substr(0, c.i));
   return c.i;
 }

@@ -55,7 +55,6 @@ std::string read_all(int fd, std::string_view subject) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno == EISDIR) fail_system(errno, "read", subject);
       fail_system(errno, "read", subject);
     }
     if (n == 0) break;
