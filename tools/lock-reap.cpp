@@ -26,7 +26,7 @@ static Config parse(const Args& a) {
   Config c;
   c.operands = a.operands;
   if (a.opts.count("stale-after"))
-    c.policy.stale_after = cli::integer(a.opts["stale-after"].as<std::string>(), "--stale-after", 0, INT32_MAX);
+    c.policy.stale_after = cli::number(a.opts["stale-after"].as<std::string>(), "--stale-after", 0);
   c.dry_run = a.opts.count("dry-run") > 0;
   c.json = a.opts.count("json") > 0;
   return c;
@@ -34,12 +34,19 @@ static Config parse(const Args& a) {
 
 static int run(const Config& c) {
   int code = 0;
-  for (const auto& file : lock_files_in(c.operands)) {
+  for (const auto& [file, listed] : lock_files_in(c.operands)) {
     ReapResult r;
     try {
       r = reap_lock(file, c.policy, c.dry_run);
-    } catch (const Error& e) {  // could not even read it: kept
-      cli::warn(std::string(e.what()) + "; kept");
+    } catch (const Error& e) {
+      // could not even read it (a link, a FIFO, no permission): kept. Found
+      // in a folder it is a warning; a file the caller named is an error.
+      if (listed) {
+        cli::warn(std::string(e.what()) + "; kept");
+      } else {
+        cli::say(std::string(e.what()) + "; kept");
+        code = static_cast<int>(Exit::system);
+      }
       continue;
     }
     switch (r.outcome) {

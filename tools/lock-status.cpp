@@ -26,7 +26,7 @@ static Config parse(const Args& a) {
   Config c;
   c.operands = a.operands;
   if (a.opts.count("stale-after"))
-    c.policy.stale_after = cli::integer(a.opts["stale-after"].as<std::string>(), "--stale-after", 0, INT32_MAX);
+    c.policy.stale_after = cli::number(a.opts["stale-after"].as<std::string>(), "--stale-after", 0);
   c.json = a.opts.count("json") > 0;
   return c;
 }
@@ -35,13 +35,21 @@ static int run(const Config& c) {
   // One lock file asked about: the exit status is the answer.
   const bool one = c.operands.size() == 1 && !is_folder(c.operands[0]);
   int code = 0;
-  for (const auto& file : lock_files_in(c.operands)) {
+  bool failed = false;
+  for (const auto& [file, listed] : lock_files_in(c.operands)) {
     LockFile lock;
     try {
       lock = read_lock_file(file);
     } catch (const Error& e) {
       if (one) throw;
-      cli::warn(e.what());
+      // a link or FIFO planted in a folder is the folder's business, not the
+      // sweep's; one named by the caller is refused
+      if (listed) {
+        cli::warn(e.what());
+      } else {
+        cli::say(e.what());
+        failed = true;
+      }
       continue;
     }
     Verdict v = judge_lock(lock, c.policy);
@@ -49,7 +57,7 @@ static int run(const Config& c) {
     if (one && lock.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
     else if (one && (lock.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
   }
-  return code;
+  return failed ? static_cast<int>(Exit::system) : code;
 }
 
 int main(int argc, char** argv) { return tool_main(info, argc, argv, add_options, parse, run); }

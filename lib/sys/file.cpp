@@ -22,6 +22,41 @@ static bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+std::string not_regular_reason(mode_t mode) {
+  if (S_ISLNK(mode)) return "is a symbolic link";
+  if (S_ISFIFO(mode)) return "is a FIFO";
+  if (S_ISSOCK(mode)) return "is a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device";
+  if (S_ISDIR(mode)) return "is a folder";
+  return "is not a regular file";
+}
+
+void fail_not_regular(std::string_view verb, std::string_view path, mode_t mode) {
+  fail(Exit::system, "cannot " + std::string(verb) + " " + quoted(path) + ": " + not_regular_reason(mode));
+}
+
+Fd open_regular_nofollow(const std::string& path, struct stat& st) {
+  // lstat first, so that a device is refused without being opened at all
+  // (opening one can have effects); the open and fstat catch a name swapped
+  // in between.
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Fd();
+    fail_system(errno, "open", path);
+  }
+  if (!S_ISREG(st.st_mode)) fail_not_regular("open", path, st.st_mode);
+  Fd fd = open_fd(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (!fd) {
+    int err = errno;
+    if (err == ENOENT) return fd;  // removed since the lstat
+    struct stat now;
+    if (lstat(path.c_str(), &now) == 0 && !S_ISREG(now.st_mode)) fail_not_regular("open", path, now.st_mode);
+    fail_system(err, "open", path);
+  }
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) fail_not_regular("open", path, st.st_mode);
+  return fd;
+}
+
 Fd open_to_read(const std::string& path, struct stat& st) {
   Fd fd = open_fd(path, O_RDONLY | O_NOCTTY);
   if (!fd) {
@@ -183,6 +218,11 @@ void write_file_atomic(const std::string& path, std::string_view data, const Ato
     return;
   }
   if (existed && S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
+  // rename() would never write through a link or into a FIFO, but the rule
+  // is that such a name is not ours to replace (a link planted in a shared
+  // folder stays for its owner to see); only a caller that asks replaces a link
+  if (existed && !S_ISREG(st.st_mode) && !(S_ISLNK(st.st_mode) && how.replace_symlink && !how.follow_symlink))
+    fail_not_regular("replace", path, st.st_mode);
   if (existed && how.keep_existing_mode && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
 
   // replacements are serialised by their callers' locks: one temporary name will do
@@ -314,12 +354,19 @@ std::string read_at(int fd, off_t offset, size_t n, std::string_view subject) {
 LockedForReplace lock_for_replace(const std::string& path) {
   for (int attempt = 0;; ++attempt) {
     LockedForReplace r;
-    r.fd = open_fd(path, O_RDONLY);
+    // stat first: a device is refused without being opened (opening one can
+    // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
+    // holding the open until a writer comes
+    struct stat pre;
+    if (stat(path.c_str(), &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode))
+      fail_not_regular("open", path, pre.st_mode);
+    r.fd = open_fd(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (r.fd) {
-      flock_wait(r.fd.get(), true, path);
       struct stat held, named;
       if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
       if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "read", path);
+      if (!S_ISREG(held.st_mode)) fail_not_regular("open", path, held.st_mode);
+      flock_wait(r.fd.get(), true, path);
       if (stat(path.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
         continue;  // replaced while we waited: lock the new file
       r.exists = true;
@@ -327,7 +374,12 @@ LockedForReplace lock_for_replace(const std::string& path) {
       r.contents = view_fd(r.fd.get(), path);
       return r;
     }
-    if (errno != ENOENT) fail_system(errno, "open", path);
+    if (errno != ENOENT) {
+      int err = errno;
+      if (stat(path.c_str(), &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode))
+        fail_not_regular("open", path, pre.st_mode);  // a socket (ENXIO), swapped in meanwhile
+      fail_system(err, "open", path);
+    }
     std::string dir = dir_name(resolve_symlinks(path));
     r.fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
     if (!r.fd) fail_system(errno, "open folder", dir);
