@@ -190,7 +190,11 @@ TEST_CASE("reap removes stale locks only, and lists a folder's *.lock files", "[
   acquire_lock(d.path("live.lock"), {"live", owner_process(getpid()), {}, 0, {}});
   d.write("dead.lock", record_text(dead_pid(), ""));
   d.write("other.txt", "1");
-  auto files = lock_files_in({d.dir});
+  std::vector<std::string> files;
+  for (const auto& e : lock_files_in({d.dir})) {
+    CHECK(e.listed);
+    files.push_back(e.file);
+  }
   REQUIRE(files.size() == 2);
   CHECK(files[0] == d.path("dead.lock"));
   CHECK(reap_lock(files[0], {}, true).outcome == ReapResult::stale);
@@ -211,4 +215,60 @@ TEST_CASE("status lines and JSON name the lock and its state", "[lock]") {
   CHECK_THAT(lock_json("l.lock", live, v), Catch::Contains(R"("file":"l.lock","state":"live")"));
   CHECK(session_of_path("a/b/auth.lock") == "auth");
   CHECK(session_of_path("plain") == "plain");
+}
+
+TEST_CASE("a lock file that is a symlink is refused by every operation, and nothing goes through it", "[lock]") {
+  ScratchFolder d;
+  d.write("target.txt", "precious\n");
+  REQUIRE(symlink("target.txt", d.path("x.lock").c_str()) == 0);
+  REQUIRE(symlink("elsewhere/t.lock", d.path("dangling.lock").c_str()) == 0);
+  Owner me = owner_process(getpid());
+  auto refused = [](auto f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      CHECK(e.code() == Exit::system);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string link = "cannot open '" + d.path("x.lock") + "': is a symbolic link";
+  CHECK(refused([&] { acquire_lock(d.path("x.lock"), {"x", me, {}, 0, {}}); }) == link);
+  CHECK(refused([&] { refresh_heartbeat(d.path("x.lock"), me, 100); }) == link);
+  CHECK(refused([&] { release_lock(d.path("x.lock"), me, true); }) == link);
+  CHECK(refused([&] { reap_lock(d.path("x.lock"), {.stale_after = 0}, false); }) == link);
+  CHECK(refused([&] { acquire_lock(d.path("dangling.lock"), {"d", me, {}, 0, {}}); }) ==
+        "cannot open '" + d.path("dangling.lock") + "': is a symbolic link");
+  std::ifstream in(d.path("target.txt"));
+  std::string text;
+  std::getline(in, text);
+  CHECK(text == "precious");
+  CHECK_FALSE(path_exists(d.path("elsewhere")));
+  CHECK(path_exists(d.path("x.lock")));
+}
+
+TEST_CASE("a zombie owner's lock is stale, and taken over", "[lock]") {
+  ScratchFolder d;
+  pid_t z = fork();
+  if (z == 0) _exit(0);
+  for (int i = 0; i < 10000 && !is_zombie(z); ++i) usleep(1000);
+  REQUIRE(is_zombie(z));
+  d.write("z.lock", fmt::format(R"({{"session":"z","pid":{},"pid_start":{}}})", z, *process_start_time(z)));
+  Verdict v = judge_lock(read_lock_file(d.path("z.lock")), {});
+  CHECK(v.stale);
+  CHECK(v.reason == fmt::format("pid {} has exited, a zombie not yet reaped", z));
+  CHECK_FALSE(owner_process(z).start);
+  CHECK(acquire_lock(d.path("z.lock"), {"z", owner_process(getpid()), {}, 0, {}}).outcome == AcquireResult::took_over);
+  waitpid(z, nullptr, 0);
+}
+
+TEST_CASE("a lock file bigger than max_lock_bytes is unreadable, not read whole", "[lock]") {
+  ScratchFolder d;
+  d.write("big.lock", std::string(max_lock_bytes + 1, ' '));
+  LockFile f = read_lock_file(d.path("big.lock"));
+  CHECK(f.state == LockFile::unreadable);
+  CHECK(f.problem == "larger than 65536 bytes: not a lock file");
+  CHECK(f.text.size() == max_lock_bytes);
+  CHECK(reap_lock(d.path("big.lock"), {}, false).outcome == ReapResult::unreadable);
+  CHECK(path_exists(d.path("big.lock")));
 }
