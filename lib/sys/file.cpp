@@ -57,6 +57,18 @@ Fd open_regular_nofollow(const std::string& path, struct stat& st) {
   return fd;
 }
 
+namespace {
+// For writers that follow links (state and progress files): a FIFO, device
+// or socket at path, or behind it, is refused before it is opened (opening
+// one can block or have effects).
+// shown: the name the caller gave, when path is what its links resolve to.
+void refuse_special_file(const std::string& path, std::string_view verb, std::string_view shown = {}) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    fail_not_regular(verb, shown.empty() ? std::string_view(path) : shown, st.st_mode);
+}
+}  // namespace
+
 Fd open_to_read(const std::string& path, struct stat& st) {
   Fd fd = open_fd(path, O_RDONLY | O_NOCTTY);
   if (!fd) {
@@ -238,10 +250,17 @@ void write_file_atomic(const std::string& path, std::string_view data, const Ato
 }
 
 void append_locked(const std::string& path, std::string_view data, mode_t mode, bool sync) {
-  Fd fd = open_fd(path, O_WRONLY | O_APPEND | O_CREAT, mode);
-  if (!fd) fail_system(errno, "open", path);
-  flock_wait(fd.get(), true, path);
+  refuse_special_file(path, "append to");
+  Fd fd = open_fd(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY, mode);
+  if (!fd) {
+    int err = errno;
+    refuse_special_file(path, "append to");  // swapped in meanwhile (a FIFO without reader: ENXIO)
+    fail_system(err, "open", path);
+  }
   struct stat st;
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) fail_not_regular("append to", path, st.st_mode);
+  flock_wait(fd.get(), true, path);
   if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
   auto undo = [&] { (void)!ftruncate(fd.get(), st.st_size); };
   // one write() so that readers without the lock never see a torn entry
@@ -274,19 +293,26 @@ void append_locked_with(const std::string& path, size_t tail_bytes,
   const int access_mode = tail_bytes > 0 ? O_RDWR : O_WRONLY;
   for (;;) {
     bool created = false;
-    Fd fd = open_fd(target, access_mode | O_APPEND);
+    refuse_special_file(target, "append to", path);
+    Fd fd = open_fd(target, access_mode | O_APPEND | O_NONBLOCK | O_NOCTTY);
     if (!fd && errno == ENOENT) {
       // O_EXCL tells us whether this call made the file, so a failed first
       // write can take the file away again instead of leaving it empty
-      fd = open_fd(target, access_mode | O_APPEND | O_CREAT | O_EXCL, mode);
+      fd = open_fd(target, access_mode | O_APPEND | O_CREAT | O_EXCL | O_NONBLOCK | O_NOCTTY, mode);
       if (!fd && errno == EEXIST) continue;
       created = static_cast<bool>(fd);
     }
-    if (!fd) fail_system(errno, "open", path);
-    flock_wait(fd.get(), true, path);
+    if (!fd) {
+      int err = errno;
+      refuse_special_file(target, "append to", path);  // swapped in meanwhile (a FIFO without reader: ENXIO)
+      fail_system(err, "open", path);
+    }
     struct stat held, named;
     if (fstat(fd.get(), &held) != 0) fail_system(errno, "stat", path);
     if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "append to", path);
+    if (!S_ISREG(held.st_mode)) fail_not_regular("append to", path, held.st_mode);
+    flock_wait(fd.get(), true, path);
+    if (fstat(fd.get(), &held) != 0) fail_system(errno, "stat", path);
     if (stat(target.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
       continue;  // replaced or removed while we waited: lock what path names now
     const off_t size = held.st_size;
@@ -357,9 +383,7 @@ LockedForReplace lock_for_replace(const std::string& path) {
     // stat first: a device is refused without being opened (opening one can
     // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
     // holding the open until a writer comes
-    struct stat pre;
-    if (stat(path.c_str(), &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode))
-      fail_not_regular("open", path, pre.st_mode);
+    refuse_special_file(path, "open");
     r.fd = open_fd(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (r.fd) {
       struct stat held, named;
@@ -376,8 +400,7 @@ LockedForReplace lock_for_replace(const std::string& path) {
     }
     if (errno != ENOENT) {
       int err = errno;
-      if (stat(path.c_str(), &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode))
-        fail_not_regular("open", path, pre.st_mode);  // a socket (ENXIO), swapped in meanwhile
+      refuse_special_file(path, "open");  // a socket (ENXIO), swapped in meanwhile
       fail_system(err, "open", path);
     }
     std::string dir = dir_name(resolve_symlinks(path));
