@@ -135,7 +135,7 @@ zombie() {
   echo "$z"
 }
 
-@test "links and FIFOs in a folder are warnings; named, they are exit 4" {
+@test "links and FIFOs in a sweep are warnings; named alone, they are exit 4" {
   mkdir locks
   printf 'precious\n' >target.txt
   ln -s ../target.txt locks/x.lock
@@ -147,9 +147,12 @@ zombie() {
 lock-status: warning: cannot open 'locks/x.lock': is a symbolic link"
   run -4 --separate-stderr timeout 10 lock-status locks/f.lock
   assert_equal "$stderr" "lock-status: cannot open 'locks/f.lock': is a FIFO"
-  run -4 --separate-stderr lock-status locks/mine.lock locks/x.lock
-  assert_output --partial "locks/mine.lock: live"
+  run -4 --separate-stderr lock-status locks/x.lock
   assert_equal "$stderr" "lock-status: cannot open 'locks/x.lock': is a symbolic link"
+  run -0 --separate-stderr lock-status locks/mine.lock locks/x.lock
+  assert_output --partial "locks/mine.lock: live"
+  assert_equal "$stderr" "lock-status: warning: cannot open 'locks/x.lock': is a symbolic link"
+  assert [ "$(cat target.txt)" = precious ]
 }
 
 @test "a zombie owner is not live" {

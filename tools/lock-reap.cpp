@@ -3,6 +3,7 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
+#include "sys/folder.hpp"
 
 using namespace loopkit;
 
@@ -34,19 +35,20 @@ static Config parse(const Args& a) {
 
 static int run(const Config& c) {
   int code = 0;
-  for (const auto& [file, listed] : lock_files_in(c.operands)) {
+  // As lock-status: one lock file named alone is refused with exit 4 when it
+  // cannot be read (a link, a FIFO); in a sweep of a folder or several
+  // operands that is a warning, and the file is kept either way.
+  const bool one = c.operands.size() == 1 && !is_folder(c.operands[0]);
+  for (const auto& file : lock_files_in(c.operands)) {
     ReapResult r;
     try {
       r = reap_lock(file, c.policy, c.dry_run);
     } catch (const Error& e) {
-      // could not even read it (a link, a FIFO, no permission): kept. Found
-      // in a folder it is a warning; a file the caller named is an error.
-      if (listed) {
-        cli::warn(std::string(e.what()) + "; kept");
-      } else {
+      if (one) {
         cli::say(std::string(e.what()) + "; kept");
-        code = static_cast<int>(Exit::system);
+        return static_cast<int>(Exit::system);
       }
+      cli::warn(std::string(e.what()) + "; kept");
       continue;
     }
     switch (r.outcome) {

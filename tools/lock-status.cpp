@@ -32,24 +32,18 @@ static Config parse(const Args& a) {
 }
 
 static int run(const Config& c) {
-  // One lock file asked about: the exit status is the answer.
+  // One lock file asked about: the exit status is the answer, and a file
+  // that cannot be read (a link, a FIFO) is refused with exit 4. In a sweep
+  // of a folder or several operands it is a warning.
   const bool one = c.operands.size() == 1 && !is_folder(c.operands[0]);
   int code = 0;
-  bool failed = false;
-  for (const auto& [file, listed] : lock_files_in(c.operands)) {
+  for (const auto& file : lock_files_in(c.operands)) {
     LockFile lock;
     try {
       lock = read_lock_file(file);
     } catch (const Error& e) {
       if (one) throw;
-      // a link or FIFO planted in a folder is the folder's business, not the
-      // sweep's; one named by the caller is refused
-      if (listed) {
-        cli::warn(e.what());
-      } else {
-        cli::say(e.what());
-        failed = true;
-      }
+      cli::warn(e.what());
       continue;
     }
     Verdict v = judge_lock(lock, c.policy);
@@ -57,7 +51,7 @@ static int run(const Config& c) {
     if (one && lock.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
     else if (one && (lock.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
   }
-  return failed ? static_cast<int>(Exit::system) : code;
+  return code;
 }
 
 int main(int argc, char** argv) { return tool_main(info, argc, argv, add_options, parse, run); }

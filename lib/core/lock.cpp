@@ -372,15 +372,15 @@ ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dr
   return res;
 }
 
-std::vector<LockEntry> lock_files_in(const std::vector<std::string>& operands) {
-  std::vector<LockEntry> files;
+std::vector<std::string> lock_files_in(const std::vector<std::string>& operands) {
+  std::vector<std::string> files;
   for (const auto& op : operands) {
     if (!is_folder(op)) {
-      files.push_back({op, false});
+      files.push_back(op);
       continue;
     }
     std::string prefix = op == "." ? "" : op.back() == '/' ? op : op + "/";
-    for (auto& name : list_folder(op, ".lock")) files.push_back({prefix + name, true});
+    for (auto& name : list_folder(op, ".lock")) files.push_back(prefix + name);
   }
   return files;
 }

@@ -114,13 +114,7 @@ struct ReapResult {
 ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run);
 
 // The lock files that operands name: a folder's *.lock files, or the file.
-// listed: found in a folder (a sweep warns about such an entry it cannot
-// read and goes on), not named by the caller (who is told it is an error).
-struct LockEntry {
-  std::string file;
-  bool listed = false;
-};
-std::vector<LockEntry> lock_files_in(const std::vector<std::string>& operands);
+std::vector<std::string> lock_files_in(const std::vector<std::string>& operands);
 // Default session: the file name without ".lock".
 std::string session_of_path(const std::string& path);
 
