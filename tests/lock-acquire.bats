@@ -275,7 +275,8 @@ zombie() {
   mkfifo f.lock
   run -4 --separate-stderr timeout 10 lock-acquire --pid $$ f.lock
   assert_equal "$stderr" "lock-acquire: cannot open 'f.lock': is a FIFO"
-  python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' s.lock
+  # perl-base (essential on Debian) can bind a socket; no other package needed
+  perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0]) or die "$!"' s.lock
   run -4 --separate-stderr timeout 10 lock-acquire --pid $$ s.lock
   assert_equal "$stderr" "lock-acquire: cannot open 's.lock': is a socket"
 }
