@@ -83,7 +83,12 @@ struct Sandbox {
                              std::to_string(getpid()));
   }
   ~Sandbox() { (void)!std::system((script() + " stop '" + dir + "'").c_str()); }
-  static std::string script() { return "'" + source_dir() + "/tests/etcd/etcd-sandbox'"; }
+  static std::string script() {
+    std::string s = "'";
+    s += source_dir();
+    s += "/tests/etcd/etcd-sandbox'";
+    return s;
+  }
   std::string url(const std::string& key) const { return (tls_dir.empty() ? "etcd://" : "etcds://") + endpoints + key; }
   std::vector<std::string> list() const {
     std::vector<std::string> out;
