@@ -22,8 +22,12 @@ cleanup() { "$top/tests/etcd/etcd-sandbox" stop "$work/etcd" 2>/dev/null || true
 trap cleanup EXIT
 
 driver=$work/etcd-driver
-g++ -std=c++20 -O2 -I"$top/lib" "$top/bench/etcd-driver.cpp" "$build/libloopkit.a" \
-  -lssl -lcrypto -lz -pthread -o "$driver"
+# static, as the tools are (the linker's getaddrinfo warning goes to the log)
+if ! g++ -std=c++20 -O2 -I"$top/lib" "$top/bench/etcd-driver.cpp" "$build/libloopkit.a" \
+  -static -lssl -lcrypto -lz -pthread -o "$driver" 2>"$work/cc.log"; then
+  cat "$work/cc.log" >&2
+  exit 3
+fi
 endpoints=$("$top/tests/etcd/etcd-sandbox" start "$work/etcd" 1 $$)
 export ETCDCTL_API=3
 
