@@ -11,6 +11,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <optional>
+#include <poll.h>
 
 #include "sys/error.hpp"
 
@@ -59,6 +60,15 @@ struct HttpConnection::Impl {
     ioc.restart();
     ioc.run();
     return result;
+  }
+
+  // A kept-alive connection the server has closed meanwhile (idle timeout,
+  // restart): sending on it would lose the request and make a write's outcome
+  // look unknown, so it is replaced first. Readable data alone does not count:
+  // TLS 1.3 sends session tickets after the handshake.
+  bool peer_has_closed() {
+    pollfd p{tcp_layer().socket().native_handle(), POLLRDHUP, 0};
+    return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
   }
 
   void close() {
@@ -170,7 +180,7 @@ void HttpConnection::close() { impl_->close(); }
 HttpResponse HttpConnection::post(const std::string& host, const std::string& port, std::string_view target,
                                   std::string_view body, std::string_view authorization, Deadline deadline) {
   Impl& im = *impl_;
-  if (im.host != host || im.port != port) im.connect(host, port, deadline);
+  if (im.host != host || im.port != port || im.peer_has_closed()) im.connect(host, port, deadline);
   std::string name = place(host, port);
   im.tcp_layer().expires_at(deadline);
   return im.with_stream([&](auto& stream) {
@@ -192,7 +202,7 @@ unsigned HttpConnection::post_streaming(const std::string& host, const std::stri
                                         std::string_view body, std::string_view authorization, Deadline deadline,
                                         const std::function<bool(std::string_view)>& on_data) {
   Impl& im = *impl_;
-  if (im.host != host || im.port != port) im.connect(host, port, deadline);
+  if (im.host != host || im.port != port || im.peer_has_closed()) im.connect(host, port, deadline);
   std::string name = place(host, port);
   im.tcp_layer().expires_at(deadline);
   unsigned status = im.with_stream([&](auto& stream) {
