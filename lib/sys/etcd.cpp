@@ -23,12 +23,17 @@ Deadline deadline_after(double seconds) {
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-// etcd's errors that a retry may cure. Those marked ambiguous come after a
-// proposal was made: a write may still have committed, or may yet commit.
+// etcd's errors that a retry may cure. Only those refused before a proposal
+// leave a write surely unapplied; the others (leader changed, request timed
+// out, server stopped, transport closing: all gRPC Unavailable) may come after
+// it, and the write may still have committed, or may yet commit.
 bool is_retryable(int code, std::string_view message, bool* ambiguous) {
-  *ambiguous = contains(message, "leader changed") || contains(message, "request timed out");
-  return *ambiguous || code == grpc_unavailable || contains(message, "no leader") ||
-         contains(message, "too many requests") || contains(message, "not capable");
+  bool refused = contains(message, "no leader") || contains(message, "too many requests") ||
+                 contains(message, "not capable") || contains(message, "unhealthy cluster");
+  bool retryable = refused || code == grpc_unavailable || contains(message, "leader changed") ||
+                   contains(message, "request timed out");
+  *ambiguous = retryable && !refused;
+  return retryable;
 }
 
 [[noreturn]] void malformed(const std::string& what) {
@@ -413,10 +418,11 @@ std::optional<int64_t> Client::Impl::judge_lost_put(const GuardedPut& gp, const 
     } catch (const OutcomeUnknown& e) {
       last = e.what();  // the copy was lost too: look again
     } catch (const EtcdError& e) {
-      last = e.what();
-      if (e.grpc_code() != grpc_unavailable) throw;
+      last = e.what();  // e.g. the history was compacted: nothing left to look at
+      if (e.grpc_code() != grpc_unavailable) break;
     } catch (const Error& e) {
       last = e.what();  // no endpoint answered: keep trying until the deadline
+      if (contains(last, "compacted")) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
