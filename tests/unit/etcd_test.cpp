@@ -10,7 +10,9 @@
 #include <functional>
 #include <netinet/in.h>
 #include <poll.h>
+#include <csignal>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -720,4 +722,43 @@ TEST_CASE("a kept-alive connection the server closed is replaced before a write"
   while (served < 1) usleep(1000);
   CHECK(c.put("/k", "v") == 7);  // not "outcome unknown"
   CHECK(served == 2);
+}
+
+TEST_CASE("a server that never answers fails the call at its timeout", "[.etcd][etcd]") {
+  TestServer hanging([](int client, const std::atomic<bool>& stopping) {
+    read_http_message(client);
+    while (!stopping) usleep(10000);
+  });
+  Client c(target_of("etcd://" + hanging.endpoint() + "/k"), 0.5);
+  std::string message;
+  auto start = std::chrono::steady_clock::now();
+  CHECK(exit_of([&] { c.get("/k"); }, &message) == 4);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(message == "no answer from '" + hanging.endpoint() + "': timed out");
+  CHECK(took >= 0.5);
+  CHECK(took < 3);
+  CHECK(exit_of([&] { c.put("/k", "v"); }, &message) == 4);
+  CHECK(message == "no answer from '" + hanging.endpoint() + "': timed out: outcome unknown");
+}
+
+TEST_CASE("the sandbox stops its members when its owner dies", "[.etcd][etcd]") {
+  ScratchFolder scratch;
+  pid_t owner = fork();
+  if (owner == 0) {
+    pause();
+    _exit(0);
+  }
+  std::string dir = scratch.dir + "/etcd";
+  shell_output(Sandbox::script() + " start '" + dir + "' 1 " + std::to_string(owner) + " >/dev/null");
+  pid_t member = std::stoi(shell_output("cat '" + dir + "/pid.1'"));
+  CHECK(kill(member, 0) == 0);
+  kill(owner, SIGKILL);
+  waitpid(owner, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {  // the watcher looks once a second
+    gone = kill(member, 0) != 0;
+    if (!gone) usleep(100000);
+  }
+  CHECK(gone);
+  (void)!std::system((Sandbox::script() + " stop '" + dir + "'").c_str());
 }
