@@ -29,6 +29,13 @@ struct Cursor {
   fail_usage(fmt::format("malformed path {}: {}", quoted(text), why));
 }
 
+// A member name the file could not read back is refused here, where the
+// caller's text enters.
+std::string utf8_name(const Cursor& c, std::string_view name) {
+  if (!json::is_utf8(name)) malformed(c.t, "a member name is not UTF-8");
+  return std::string(name);
+}
+
 // a JSON string literal starting at c.i
 std::string quoted_key(Cursor& c) {
   std::size_t start = c.i++;
@@ -36,13 +43,15 @@ std::string quoted_key(Cursor& c) {
   if (c.at_end()) malformed(c.t, "unterminated string");
   ++c.i;
   std::string_view lit = c.t.substr(start, c.i - start);
-  if (lit.find('\\') == std::string_view::npos) return std::string(lit.substr(1, lit.size() - 2));
+  if (lit.find('\\') == std::string_view::npos) return utf8_name(c, lit.substr(1, lit.size() - 2));
+  json::value v;
   try {
-    auto v = json::parse(lit, "path");
-    return std::string(v.get_string());
+    v = json::parse(lit, "path");
   } catch (const Error&) {
-    malformed(c.t, "bad escape in a quoted name");
+    // the parser refuses bad escapes, lone surrogates (\ud800) and bytes that are not UTF-8
+    malformed(c.t, "bad escape or text that is not UTF-8 in a quoted name");
   }
+  return std::string(v.get_string());
 }
 
 void bracket(Cursor& c, Path& out) {
@@ -87,7 +96,7 @@ bool segment(Cursor& c, Path& out) {
   std::size_t start = c.i;
   while (!c.at_end() && !ends_bare_name(c.peek())) ++c.i;
   if (c.i == start) return false;
-  out.segments.push_back({Segment::key, std::string(c.t.substr(start, c.i - start)), 0});
+  out.segments.push_back({Segment::key, utf8_name(c, c.t.substr(start, c.i - start)), 0});
   return true;
 }
 
@@ -122,6 +131,11 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
     return 0;
   }
   while (!c.at_end()) {
+    // no document is deeper than the readers' limit, so no path need be:
+    // refused before a million segments are even read
+    if (out.segments.size() > json::max_depth)
+      malformed(text.substr(0, std::min<std::size_t>(text.size(), 40)),
+                fmt::format("deeper than {} levels", json::max_depth));
     if (c.peek() == '[') {
       bracket(c, out);
     } else if (c.peek() == '.') {
@@ -131,6 +145,8 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
       break;
     }
   }
+  if (out.segments.size() > json::max_depth)
+    malformed(text.substr(0, std::min<std::size_t>(text.size(), 40)), fmt::format("deeper than {} levels", json::max_depth));
   out.text = std::string(text.substr(0, c.i));
   return c.i;
 }
@@ -145,6 +161,7 @@ Path parse_path(std::string_view text) {
 }
 
 const char* type_name(const json::value& v) {
+  if (json::is_number_literal(v)) return "number";
   switch (v.kind()) {
     case boost::json::kind::null: return "null";
     case boost::json::kind::bool_: return "boolean";
@@ -197,6 +214,8 @@ std::vector<const json::value*> lookup(const json::value& doc, const Path& path)
 
 }  // namespace loopkit
 
+#include <unordered_map>
+
 #include "core/jsontext.hpp"
 
 namespace loopkit {
@@ -243,7 +262,18 @@ std::vector<std::optional<Span>> lookup_spans(const JsonText& jt, const Path& pa
         case Segment::all:
           if (c != '[' && c != '{')
             fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type(c)));
-          for (const auto& it : jt.items(s->begin)) next.push_back(Span{it.value, it.end});
+          if (c == '[') {
+            for (const auto& it : jt.items(s->begin)) next.push_back(Span{it.value, it.end});
+          } else {
+            // a name given twice is listed once, where it first stands, with
+            // its last value: as jq (and a parsed document) has it
+            std::unordered_map<std::string, std::size_t> at;
+            for (const auto& it : jt.items(s->begin)) {
+              auto [slot, fresh] = at.try_emplace(jt.key_name(it), next.size());
+              if (fresh) next.push_back(Span{it.value, it.end});
+              else next[slot->second] = Span{it.value, it.end};
+            }
+          }
           break;
       }
     }
