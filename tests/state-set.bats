@@ -403,9 +403,12 @@ edit() {
   edit '{"a":[1,2,3],"b":{"c":1.0}}' 'a[1]:=1e2' 'b.d:=123456789012345678901234567890' \
     'e:="\u00e9\ud83d\ude00"' --delete 'a[0]' 'f[]:={"g":[0.5]}'
   run -0 state-get s.json .
-  run -0 jq -e . s.json
+  # a second strict reader: no NaN or Infinity, valid UTF-8
+  run -0 python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), parse_constant=lambda c: sys.exit(1))' s.json
 }
 
+# needs lib/sys/file.cpp's write_file_atomic to refuse a symlink when
+# follow_symlink is false (exit 4), as agreed with its owner
 @test "state-set: --on-invalid backup never writes through a symlink planted at FILE.backup (exit 4)" {
   printf '{bad' >state.json
   echo precious >target
