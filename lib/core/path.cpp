@@ -100,6 +100,14 @@ bool segment(Cursor& c, Path& out) {
   return true;
 }
 
+// No document is deeper than the readers' limit, so no path need be: checked
+// as segments are read, a path of a million is refused after the first 1001.
+void check_depth(std::string_view text, const Path& p) {
+  if (p.segments.size() > json::max_depth)
+    malformed(text.substr(0, std::min<std::size_t>(text.size(), 40)),
+              fmt::format("deeper than {} levels", json::max_depth));
+}
+
 }  // namespace
 
 bool Path::has_all() const {
@@ -131,11 +139,7 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
     return 0;
   }
   while (!c.at_end()) {
-    // no document is deeper than the readers' limit, so no path need be:
-    // refused before a million segments are even read
-    if (out.segments.size() > json::max_depth)
-      malformed(text.substr(0, std::min<std::size_t>(text.size(), 40)),
-                fmt::format("deeper than {} levels", json::max_depth));
+    check_depth(text, out);
     if (c.peek() == '[') {
       bracket(c, out);
     } else if (c.peek() == '.') {
@@ -145,8 +149,7 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
       break;
     }
   }
-  if (out.segments.size() > json::max_depth)
-    malformed(text.substr(0, std::min<std::size_t>(text.size(), 40)), fmt::format("deeper than {} levels", json::max_depth));
+  check_depth(text, out);
   out.text = std::string(text.substr(0, c.i));
   return c.i;
 }
