@@ -111,6 +111,8 @@ TEST_CASE("a duplicated name: the edit changes the last copy, the earlier ones k
     CHECK(edit("{\"b\":{\"x\":1},\"b\":{\"y\":2}}", {"b.z:=3"}) == "{\"b\":{\"x\":1},\"b\":{\"y\":2,\"z\":3}}");
     CHECK(edit("{\"b\":1,\"a\":2,\"b\":3}", {"-b"}) == "{\"a\":2}");
     CHECK(edit("{\"b\":1,\"a\":2,\"b\":3}", {"a:=5"}) == "{\"b\":1,\"a\":5,\"b\":3}");
+    // the same name spelled with an escape is the same name
+    CHECK(edit("{\"b\":1,\"\\u0062\":2}", {"b+=1"}) == "{\"b\":1,\"\\u0062\":3}");
   }
 }
 
