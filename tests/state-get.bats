@@ -192,7 +192,8 @@ JSON
 
 @test "state-get: a member name that is not UTF-8, or a path deeper than the limit, is exit 2" {
   echo '{}' >e.json
-  run -2 state-get e.json "$(printf 'k\xff')"
+  run -2 --separate-stderr state-get e.json "$(printf 'k\xff')"
+  [ "$stderr" = "state-get: malformed path 'k\\xFF': a member name is not UTF-8" ]
   run -2 state-get e.json '["\ud800"]'
   run -2 state-get e.json "$(printf 'a.%.0s' $(seq 60000))b"
 }

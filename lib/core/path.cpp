@@ -25,8 +25,27 @@ struct Cursor {
   char peek() const { return at_end() ? '\0' : t[i]; }
 };
 
+// the path as a terminal can show it: bytes that are not UTF-8 as \xFF
+std::string printable(std::string_view text) {
+  if (json::is_utf8(text)) return std::string(text);
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    // a valid sequence is kept whole; a stray byte is escaped
+    std::size_t n = 1;
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0xC0) n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    if (c >= 0x80 && (c < 0xC0 || !json::is_utf8(text.substr(i, n)))) {
+      out += fmt::format("\\x{:02X}", c);
+      continue;
+    }
+    out.append(text.substr(i, n));
+    i += n - 1;
+  }
+  return out;
+}
+
 [[noreturn]] void malformed(std::string_view text, std::string_view why) {
-  fail_usage(fmt::format("malformed path {}: {}", quoted(text), why));
+  fail_usage(fmt::format("malformed path {}: {}", quoted(printable(text)), why));
 }
 
 // A member name the file could not read back is refused here, where the
