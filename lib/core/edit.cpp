@@ -69,12 +69,24 @@ private:
     return true;
   }
 
-  // the indentation of the line an item starts on, from its prefix
+  // the indentation of the line an item starts on, from its prefix: its
+  // whitespace only (in a comma-first layout the line goes on with ",")
   std::string indent_of(const Item& it, const std::string& fallback) const {
     std::string_view pre = t_.substr(it.prefix, it.key - it.prefix);
     auto nl = pre.rfind('\n');
     if (nl == std::string_view::npos) return fallback;
-    return std::string(pre.substr(nl + 1));
+    std::string_view line = pre.substr(nl + 1);
+    return std::string(line.substr(0, line.find_first_not_of(" \t\r")));
+  }
+
+  // A comma-first layout ("  1\n  ,2"): what starts a later item's line,
+  // comma included, or "" when commas end the lines.
+  std::string comma_first_lead(const std::vector<Item>& its) const {
+    if (reformat_ || its.size() < 2) return "";
+    std::string_view pre = t_.substr(its.back().prefix, its.back().key - its.back().prefix);
+    auto nl = pre.rfind('\n');
+    if (nl == std::string_view::npos || pre.substr(nl).find(',') == std::string_view::npos) return "";
+    return std::string(pre.substr(nl));
   }
 
   // The style a container's new items take: that of its existing items.
@@ -165,8 +177,10 @@ private:
       emit(out, it.value, it.end, old_v, new_v, my_indent, l);
       ++written;
     };
+    const std::string lead = comma_first_lead(its);
     auto put_new = [&](const std::string* name, const json::value& v) {
-      out += separator(l, written == 0, inner);
+      if (!lead.empty() && written > 0) out += lead;
+      else out += separator(l, written == 0, inner);
       if (name) {
         out += json::quote(*name);
         out += l.space_after_colon ? ": " : ":";

@@ -137,3 +137,15 @@ TEST_CASE("opening a stand-in gives one level: a shell of stand-ins, or a scalar
   json::value n = open_stand_in(jt, root.at("n"));
   CHECK(json::compact(n) == "1.0");
 }
+
+// tests/fuzz/findings/edit-comma-first-append: the new member took the last
+// line's "  ," as its indentation and wrote a second comma
+TEST_CASE("edit-comma-first-append: a comma-first layout gets new items comma-first, and stays valid JSON") {
+  std::string t = "\n{\n  \"a\":1\n  ,\"b\":2\n}\n";
+  std::string out = edited(t, {"c:=3"});
+  CHECK(out == "\n{\n  \"a\":1\n  ,\"b\":2\n  ,\"c\":3\n}\n");
+  out = edited(t, {"b:={\"x\":[1]}", "d:=4"});
+  CHECK(out == "\n{\n  \"a\":1\n  ,\"b\":{\n    \"x\":[\n      1\n    ]\n  }\n  ,\"d\":4\n}\n");
+  CHECK_NOTHROW(json::parse(out, "x"));
+  CHECK(edited("[1\n, 2\n, 3]", {"[]:=4"}) == "[1\n, 2\n, 3\n, 4]");
+}
