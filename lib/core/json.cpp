@@ -107,7 +107,7 @@ struct Builder {
   }
   bool on_int64(std::int64_t i, std::string_view s, ec_t&) {
     // only "-0" spells an integer otherwise than its shortest text
-    if (keep == Literals::as_written && i == 0 && literal(s) != "0") push_literal(literal(s));
+    if (keep == Literals::as_written && i == 0 && literal(s) == "-0") push_literal("-0");
     else st.push_int64(i);
     number.clear();
     return true;
