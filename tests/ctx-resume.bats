@@ -203,3 +203,13 @@ save_at() { local t=$1; shift; LOOPKIT_NOW=$t ctx-save --dir saves "$@" >/dev/nu
   save_at 1736503700 --keep 1
   [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1736503600.json mdan-save-1736503700.json " ]
 }
+
+@test "a SAVEFILE that is a symlink is refused (exit 4), never read or replaced" {
+  ctx-save --phase PLAN real.json >/dev/null
+  ln -s real.json link.json
+  run -4 --separate-stderr ctx-resume link.json
+  [[ $stderr == *"'link.json': is a symbolic link"* ]]
+  [ -L link.json ]
+  run -0 state-get real.json metadata.resume_count
+  assert_output 0
+}

@@ -45,13 +45,23 @@ save1() { ctx-save --dir saves "$@"; }
   [ -L shared/mdan-save-1736503530.json ] && [ -L shared/mdan-save-1736503530-2.json ] && [ ! -e nowhere ]
 }
 
-@test "an explicit SAVEFILE that is a symlink is replaced, not written through" {
+@test "an explicit SAVEFILE that is a symlink is refused (exit 4), its target untouched" {
   printf 'precious\n' >victim
   ln -s victim my.json
-  run -0 ctx-save my.json
-  assert_output "CONTEXT SAVE my.json"
+  run -4 --separate-stderr ctx-save my.json
+  assert_output ""
+  [[ $stderr == *"'my.json': is a symbolic link"* ]]
   [ "$(cat victim)" = precious ]
-  [ ! -L my.json ] && [ "$(stat -c %a my.json)" = 600 ]
+  [ -L my.json ]
+  ln -s nowhere dangling.json
+  run -4 ctx-save dangling.json
+  [ -L dangling.json ] && [ ! -e nowhere ]
+}
+
+@test "an explicit SAVEFILE that is a FIFO is refused at once" {
+  mkfifo my.json
+  run -4 timeout 10 ctx-save my.json
+  [ -p my.json ]
 }
 
 @test "an explicit SAVEFILE, also the --from file, is replaced with mode 0600" {
@@ -223,4 +233,10 @@ save1() { ctx-save --dir saves "$@"; }
   [ "$rc" = 4 ]
   cmp my.json before.json
   [ "$(ls -A | tr '\n' ' ')" = "before.json my.json " ]
+}
+
+@test "--set keeps a number's text (1.0, 1e2), and counts still add up" {
+  run -0 ctx-save --set 'metadata.save_count:=1.0' --set 'context.token_usage.used:=1e2' s.json
+  run -0 state-get s.json metadata.save_count context.token_usage.used
+  assert_output $'2\n1e2'
 }

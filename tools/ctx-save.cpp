@@ -62,7 +62,7 @@ static int run(const Config& c) {
   LockedForReplace held;
   if (!c.savefile.empty()) {
     make_dirs(dir_name(c.savefile), 0700);
-    held = lock_for_replace(ctx::existing_save_path(c.savefile));
+    held = ctx::lock_save(ctx::existing_save_path(c.savefile));
   }
   json::value doc;
   if (c.from.empty()) {

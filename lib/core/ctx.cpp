@@ -63,12 +63,17 @@ json::array& array_at(json::value& doc, std::initializer_list<std::string_view> 
   return v->get_array();
 }
 
+// A value set by --set keeps its literal text (1.0, 1e2) until it is
+// written, so a number here may still be that literal.
 std::optional<double> number(const json::value* v) {
-  if (!v || !v->is_number()) return std::nullopt;
+  if (!v || !json::is_numeric(*v)) return std::nullopt;
+  if (json::is_number_literal(*v)) return std::strtod(std::string(json::literal_text(*v)).c_str(), nullptr);
   return v->to_number<double>();
 }
 
 json::value count_plus_one(const json::value* v) {
+  if (auto n = number(v); n && json::is_number_literal(*v) && std::floor(*n) == *n && *n >= 0 && *n < 9e15)
+    return static_cast<std::int64_t>(*n) + 1;
   if (v && v->is_int64()) return v->get_int64() + 1;
   if (v && v->is_uint64()) return v->get_uint64() + 1;
   if (v && v->is_double() && std::floor(v->get_double()) == v->get_double() && v->get_double() >= 0)
@@ -88,7 +93,7 @@ std::vector<std::string> phase_list(const json::value& doc) {
 }
 
 bool same_kind(const json::value& a, const json::value& b) {
-  if (a.is_number() || b.is_number()) return a.is_number() && b.is_number();
+  if (json::is_numeric(a) || json::is_numeric(b)) return json::is_numeric(a) && json::is_numeric(b);
   return a.kind() == b.kind();
 }
 
@@ -173,7 +178,7 @@ void check_version(const json::value& doc, std::string_view subject) {
   const json::value* v = member(doc, "version");
   if (!v) return;  // filled with a warning
   if (v->is_string() && (str(*v) == "1" || str(*v).substr(0, 2) == "1.")) return;
-  if (v->is_number() && v->to_number<double>() >= 1 && v->to_number<double>() < 2) return;
+  if (auto n = number(v); n && *n >= 1 && *n < 2) return;
   fail_data(fmt::format("{}: unsupported save version {} (this tool reads 1.x)", quoted(subject), json::compact(*v)));
 }
 
@@ -404,8 +409,13 @@ void replace_save(const std::string& path, std::string_view bytes) {
   how.mode = 0600;
   how.keep_existing_mode = false;
   how.follow_symlink = false;
-  how.replace_symlink = true;  // ctx-save(1): a link at an explicit SAVEFILE is replaced, never written through
-  write_file_atomic(path, bytes, how);
+  write_file_atomic(path, bytes, how);  // a link swapped in since lock_save is refused here too
+}
+
+LockedForReplace lock_save(const std::string& path) {
+  struct stat st;
+  open_regular_nofollow(path, st);  // refuses what is not a regular file; missing is fine
+  return lock_for_replace(path);
 }
 
 std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, const std::string& spare,
@@ -439,7 +449,7 @@ Loaded load_save(const std::string& given) {
     l.doc = decode(read_all(0, "standard input"), l.path, l.gz);
   } else {
     if (!path_exists(l.path)) fail_no("no save " + quoted(given));
-    LockedForReplace held = lock_for_replace(l.path);
+    LockedForReplace held = lock_save(l.path);
     if (!held.exists) fail_no("no save " + quoted(given));
     l.doc = decode(held.contents.view(), l.path, l.gz);  // parsed while the lock holds the mapping
     l.lock = std::move(held.fd);
@@ -454,7 +464,7 @@ std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn) {
     Loaded l;
     l.path = join(dir, name);
     try {
-      LockedForReplace held = lock_for_replace(l.path);
+      LockedForReplace held = lock_save(l.path);
       if (!held.exists) continue;  // removed since we listed the folder
       l.lock = std::move(held.fd);
       l.doc = decode(held.contents.view(), l.path, l.gz);

@@ -12,6 +12,7 @@
 
 #include "core/json.hpp"
 #include "sys/fd.hpp"
+#include "sys/file.hpp"
 
 namespace loopkit::ctx {
 
@@ -83,6 +84,10 @@ std::string encode(const json::value& doc, bool gz);
 std::string write_new_save(const std::string& dir, std::int64_t epoch, std::string_view bytes, bool gz);
 // Atomic replacement of path, mode 0600; a symlink at path is replaced.
 void replace_save(const std::string& path, std::string_view bytes);
+// A named save, flocked from reading to replacing; a symlink, FIFO, device
+// or socket at its name is refused (exit 4): a save is never reached
+// through a link.
+LockedForReplace lock_save(const std::string& path);
 // Deletes all but the newest keep saves in dir, never `spare` (the save just
 // written); returns the names removed. Failures are warnings.
 std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, const std::string& spare,
