@@ -238,5 +238,6 @@ save1() { ctx-save --dir saves "$@"; }
 @test "--set keeps a number's text (1.0, 1e2), and counts still add up" {
   run -0 ctx-save --set 'metadata.save_count:=1.0' --set 'context.token_usage.used:=1e2' s.json
   run -0 state-get s.json metadata.save_count context.token_usage.used
-  assert_output $'2\n1e2'
+  assert_output $'2\n100'
+  grep -q '"used": 1e2' s.json
 }
