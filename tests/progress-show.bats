@@ -201,3 +201,45 @@ awk_learnings() { awk '/^---$/{found=1; next} found' "$@"; }
   mkdir d
   run -4 progress-show d
 }
+
+# every entry of a progress-show output is whole: its heading, $2 bullets of
+# $3 bytes each, then its "---" line (the header's patterns section aside)
+whole_entries() {
+  awk -v want="$2" -v width="$3" '
+    /^## Codebase Patterns$/ { next }
+    /^## / { if (open) bad = 1; open = 1; n = 0; seen++; next }
+    /^- / { if (open) { if (length($0) != width) bad = 1; n++ }; next }
+    /^---$/ { if (open && n != want) bad = 1; open = 0; next }
+    END { if (open) bad = 1; if (bad) print "torn entry in " FILENAME > "/dev/stderr"; exit bad }' "$1"
+}
+
+@test "readers see whole entries only while 1 MiB entries are appended" {
+  progress-append --no-sync --session torn $P
+  printf '%01023d\n' $(seq 1024) >big # 1024 bullets of 1025 bytes: a 1 MiB entry
+  (
+    for i in $(seq 10); do progress-append --no-sync --id "t$i" --date 2025-01-10 $P - <big; done
+    touch appended
+  ) &
+  # bounded in count; whatever the timing, every output must hold whole entries
+  local reads=0
+  while [[ ! -e appended ]] && ((reads < 200)); do
+    progress-show $P >whole
+    progress-show --last 1 $P >last
+    progress-show --max-bytes 2200000 $P >bounded
+    whole_entries whole 1024 1025
+    whole_entries last 1024 1025
+    whole_entries bounded 1024 1025
+    reads=$((reads + 1))
+  done
+  wait
+  run -0 progress-show --max-bytes 2200000 $P
+  [[ $(grep -c '^## 2025' <<<"$output") == 2 ]]
+}
+
+@test "a pipe given by name is read as it comes" {
+  seed >$P
+  progress-show <(cat $P) >out
+  cmp $P out
+  run -0 progress-show --last 1 <(cat $P)
+  assert_output "$(head8; seed | tail -n 7)"
+}
