@@ -365,8 +365,6 @@ std::size_t run_of(std::string_view s, std::size_t i, Chars k, std::size_t max =
   return e - i;
 }
 
-bool ends_word(std::string_view s, std::size_t e) { return e == s.size() || !is_word(s[e]); }
-
 // Shapes without a fixed prefix (detect-secrets' plugins): a Telegram bot
 // token 123456789:AA..., a Mailchimp key HEX32-us12, a Discord bot token
 // M....(24).xxxxxx.(27+), an Azure AD client secret abc8Q~(31+).
@@ -420,7 +418,8 @@ struct PrefixMatch {
 PrefixMatch match_prefix(std::string_view s, std::size_t i) {
   for (std::uint8_t k : prefix_index()[static_cast<unsigned char>(s[i])]) {
     const Prefix& p = prefixes[k];
-    if (!starts_with_at(s, i, p.prefix)) continue;
+    // the second byte first: most words share a first letter with some prefix
+    if (i + 1 >= s.size() || s[i + 1] != p.prefix[1] || !starts_with_at(s, i, p.prefix)) continue;
     std::size_t b = i + p.prefix.size(), e = b;
     bool digit = false;
     while (e < s.size() && in_class(s[e], p.chars)) digit |= is_digit(s[e++]);
