@@ -138,9 +138,11 @@ awk_learnings() { awk '/^---$/{found=1; next} found' "$@"; }
   need_strace
   seed >$P
   # 5 MB of entries, some far larger than a read block
-  for i in $(seq 4000); do
-    printf '\n## 2025-01-11 - f%s\n- filler entry number %s %s\n\n---\n' $i $i "$( ((i % 500 - 250)) || printf '%9000s' x)"
-  done >>$P
+  awk 'BEGIN {
+    while (length(big) < 8999) big = big " "
+    for (i = 1; i <= 4000; i++)
+      printf "\n## 2025-01-11 - f%s\n- filler entry number %s %s\n\n---\n", i, i, i % 500 == 250 ? big "x" : ""
+  }' >>$P
   strace -o trace -e trace=read,pread64 progress-show --max-bytes 3000 $P >out
   printed=$(wc -c <out)
   run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
@@ -200,4 +202,78 @@ awk_learnings() { awk '/^---$/{found=1; next} found' "$@"; }
 @test "a folder is exit 4" {
   mkdir d
   run -4 progress-show d
+}
+
+# every entry of a progress-show output is whole: its heading, $2 bullets of
+# $3 bytes each, then its "---" line (the header's patterns section aside)
+whole_entries() {
+  awk -v want="$2" -v width="$3" '
+    /^## Codebase Patterns$/ { next }
+    /^## / { if (open) bad = 1; open = 1; n = 0; seen++; next }
+    /^- / { if (open) { if (length($0) != width) bad = 1; n++ }; next }
+    /^---$/ { if (open && n != want) bad = 1; open = 0; next }
+    END { if (open) bad = 1; if (bad) print "torn entry in " FILENAME > "/dev/stderr"; exit bad }' "$1"
+}
+
+@test "readers see whole entries only while 2 MiB entries are appended" {
+  progress-append --no-sync --session torn $P
+  printf '%01023d\n' $(seq 2048) >big # 2048 bullets of 1025 bytes: a 2 MiB entry
+  (
+    for i in $(seq 12); do progress-append --no-sync --id "t$i" --date 2025-01-10 $P - <big; done
+    touch appended
+  ) &
+  # bounded in count; whatever the timing, every output must hold whole entries
+  local reads=0
+  while [[ ! -e appended ]] && ((reads < 150)); do
+    progress-show --last 1 $P >last
+    progress-show --max-bytes 4400000 $P >bounded
+    whole_entries last 2048 1025
+    whole_entries bounded 2048 1025
+    if ((reads % 4 == 0)); then # the whole file grows to 24 MiB: read it less often
+      progress-show $P >whole
+      whole_entries whole 2048 1025
+    fi
+    reads=$((reads + 1))
+  done
+  wait
+  run -0 progress-show --max-bytes 4400000 $P
+  [[ $(grep -c '^## 2025' <<<"$output") == 2 ]]
+}
+
+@test "a pipe given by name is read as it comes" {
+  seed >$P
+  progress-show <(cat $P) >out
+  cmp $P out
+  run -0 progress-show --last 1 <(cat $P)
+  assert_output "$(head8; seed | tail -n 7)"
+}
+
+@test "a reader waits out a write in flight and never prints its bytes" {
+  seed >$P
+  local size
+  size=$(stat -c %s $P)
+  # an appender caught mid-write: the file locked as progress-append locks
+  # it, part of an entry written; it then takes the part back and unlocks
+  flock -x $P sh -c 'printf "\n## 2025-02-01 - half\n- torn" >>"$1"; touch ready
+    while [ ! -e go ]; do sleep 0.05; done; truncate -s "$2" "$1"' sh $P "$size" &
+  local appender=$!
+  wait_for ready
+  progress-show $P >out &
+  local reader=$!
+  progress-show --max-bytes 4096 $P >bounded &
+  local bounded=$! i r running
+  # let the appender go on once each reader is done or waits for the lock
+  for ((i = 0; i < 300; i++)); do
+    running=0
+    for r in $reader $bounded; do
+      kill -0 $r 2>/dev/null || continue
+      grep -Eq "^[0-9]+: -> FLOCK +ADVISORY +READ +$r " /proc/locks || running=1
+    done
+    ((running)) || break
+    sleep 0.1
+  done
+  touch go
+  wait $reader $bounded $appender
+  cmp $P out
+  cmp $P bounded
 }

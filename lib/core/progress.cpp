@@ -8,6 +8,7 @@
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
 #include "sys/file.hpp"
+#include "sys/flock.hpp"
 
 namespace loopkit::progress {
 
@@ -372,14 +373,33 @@ bool show(const std::string& path, const ShowOptions& options, const Sink& sink)
     if (!doc) fail_no("no such progress file " + quoted(path));
     return show_text(*doc, options, sink);
   }
-  Fd fd = open_fd(path, O_RDONLY);
-  if (!fd) {
-    if (errno == ENOENT) fail_no("no such progress file " + quoted(path));
-    fail_system(errno, "open", path);
+  struct stat st;
+  Fd fd = open_to_read(path, st);
+  if (!fd) fail_no("no such progress file " + quoted(path));
+  if (!S_ISREG(st.st_mode)) {  // a pipe given by name, <(cmd): its bytes as they come
+    FileView bytes = view_fd(fd.get(), path);
+    return show_text(bytes.view(), options, sink);
   }
   int raw = fd.get();
-  Source src{path, static_cast<uint64_t>(file_size(raw, path)),
-             [raw, &path](uint64_t offset, size_t n) { return read_at(raw, static_cast<off_t>(offset), n, path); }};
+  // Whole entries only. An appender writes each entry with one write() under
+  // an exclusive flock of the file (append_locked_with in lib/sys/file.cpp),
+  // but a reader without the lock can see part of a large write. The size
+  // taken under a shared lock is an end at which no write is in flight, and
+  // the bytes before it never change: appends only add, a failed append
+  // truncates back to where it began, and a --pattern rewrite renames a new
+  // file in and leaves this one alone. So the lock is held for the fstat
+  // only: a slow reader (a pager on stdout) never holds up the appenders.
+  // Dropping an unterminated last entry instead would hide an entry written
+  // by hand without its rule, and would still print an entry whose write is
+  // later taken back.
+  flock_wait(raw, false, path);
+  const uint64_t size = static_cast<uint64_t>(file_size(raw, path));
+  flock_release(raw);
+  Source src{path, size, [raw, size, &path](uint64_t offset, size_t n) {
+               if (offset >= size) return std::string();
+               // never past the end taken under the lock: bytes beyond it may be half written
+               return read_at(raw, static_cast<off_t>(offset), static_cast<size_t>(std::min<uint64_t>(n, size - offset)), path);
+             }};
   return select(src, options, sink);
 }
 

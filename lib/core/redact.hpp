@@ -1,7 +1,9 @@
-// Secrets out of documents: API keys of the common providers, GitHub and
-// Slack tokens, AWS keys, bearer tokens, private-key blocks and password
-// assignments inside strings, and the whole value of members whose name says
-// secret (password, api_key, token, ...).
+// Secrets out of documents: API keys and tokens of the common providers by
+// their prefix or shape, webhook URLs, bearer tokens, JSON web tokens,
+// private-key blocks, passwords in URLs and on command lines, NAME=VALUE
+// assignments inside strings, and every string and number under a member
+// whose name says secret (password, api_key, token, ...). man/ctx-save.1.scd
+// (REDACTION) lists them all.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -16,7 +18,9 @@ inline constexpr const char* redacted_marker = "[REDACTED]";
 
 using OnRedact = std::function<void(const std::string&)>;
 
-// Replaces what looks secret inside v (recursively) with "[REDACTED]";
+// Replaces what looks secret inside v (recursively) with "[REDACTED]"; under
+// a secret name every string and number goes, however deep, and the shape
+// (members, array lengths, true/false/null) stays;
 // calls on_redact with a short description of each replaced value (e.g.
 // "GitHub token at .configuration.api_token"); returns the count.
 std::size_t redact(json::value& v, const OnRedact& on_redact = {});
@@ -27,10 +31,11 @@ std::size_t redact_member(json::value& v, std::string_view name, std::string_vie
 // The same for one string; returns how many secrets were replaced.
 std::size_t redact_string(std::string& s);
 
-// A member name that says its value is secret: password, passwd, passphrase,
-// secret, api_key, apikey, access_key, secret_key, private_key, token and
-// names ending in one of them after "_", "-", "." or a camelCase step
-// (client_secret, dbPassword, access_token). token_usage, token_limit and
+// A member name that says its value is secret: password, passwd, secret,
+// api_key, access_key, private_key, token, authorization, credentials, ...
+// and names ending in one of them after "_", "-", "." or a camelCase step
+// (client_secret, dbPassword, access_token, AccountKey); PGPASSWORD,
+// DB_PASS, MYSQL_PWD (never PWD alone). token_usage, token_limit and
 // max_tokens are not.
 bool is_secret_name(std::string_view name);
 
