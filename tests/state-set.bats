@@ -419,3 +419,10 @@ edit() {
   [ "$(readlink state.json.backup)" = target ]
   [ "$(cat state.json)" = '{bad' ]
 }
+
+@test "--redact: a number or an object under a secret name is redacted, its shape kept" {
+  run -0 --separate-stderr state-set --redact s.json 'password:=1234' 'db:={"password":{"a":"x1","n":[7]},"port":5432}'
+  [[ $stderr != *1234* ]]
+  run -0 state-get -j s.json password db.password.a db.password.n db.port
+  assert_output $'"[REDACTED]"\n"[REDACTED]"\n["[REDACTED]"]\n5432'
+}
