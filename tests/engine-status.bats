@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# scripts/engine-status: one line per session.
+load helpers
+
+: "${LOOPKIT_SCRIPTS:=$LOOPKIT_SOURCE/scripts}"
+
+@test "--json: one object per session, loop, pipeline and drain" {
+  printf '#!/bin/sh\nprintf "{\\"cost\\":0.25}" >"$LOOPKIT_RESULT"\n' >agent.sh
+  chmod +x agent.sh
+  "$LOOPKIT_SCRIPTS/loop-engine" --session one --max-iterations 2 -- ./agent.sh 2>/dev/null
+  printf '{"name":"p","stages":[{"name":"a","runs":1,"command":"./agent.sh"}]}' >p.json
+  "$LOOPKIT_SCRIPTS/pipeline-engine" --session two p.json 2>/dev/null
+  : >ready
+  "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready' -- ./agent.sh 2>/dev/null
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json
+  [ "${#lines[@]}" = 3 ]
+  printf '%s\n' "$output" >out.jsonl
+  run -0 state-get - '.session' '.type' '.status' '.iteration' '.max_iterations' '.lock' '.last_event' '.total_cost' <<<"${lines[0]}"
+  [ "$output" = $'one\nloop\ncomplete\n2\n2\nfree\ncomplete\n0.5' ]
+  run -0 state-get - '.session' '.type' '.stage' '.last_event' <<<"$(sed -n 2p out.jsonl)"
+  [ "$output" = $'two\npipeline\na\ncomplete' ]
+  run -0 state-get - '.type' '.status' <<<"$(sed -n 3p out.jsonl)"
+  [ "$output" = $'drain\nstopped' ]
+}
+
+@test "a running session shows its live lock and its last event; text in a pipe" {
+  cat >agent.sh <<'EOF'
+#!/bin/sh
+touch started
+while [ ! -e go ]; do sleep 0.1; done
+EOF
+  chmod +x agent.sh
+  "$LOOPKIT_SCRIPTS/loop-engine" --session run --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  e=$!
+  wait_for started
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json .claude
+  run -0 state-get - .status .lock .last_event <<<"$output"
+  [ "$output" = $'running\nlive\niteration-start' ]
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" .claude
+  [[ ${lines[0]} == SESSION* ]]
+  [[ ${lines[1]} == run*running*live* ]]
+  [[ $output != *$'\033'* ]]
+  touch go
+  wait "$e"
+}
+
+@test "no session: the header alone; usage errors are 2" {
+  run -0 "$LOOPKIT_SCRIPTS/engine-status"
+  [ "${#lines[@]}" = 1 ]
+  run -2 "$LOOPKIT_SCRIPTS/engine-status" --bogus
+}
