@@ -511,3 +511,21 @@ EOF
   [ "$(ran)" = "1 2 " ]
   run -0 "$BASE/inst/bin/event-show" --type complete .claude/pipeline-runs/demo/events.jsonl
 }
+
+@test "scripts/demo on a real terminal shows the live status line, then the status view" {
+  command -v tmux >/dev/null || skip "tmux is not installed"
+  [ -x "$LOOPKIT_SCRIPTS/demo" ] || skip "no scripts/demo"
+  local sock=$BASE/tmux.sock pane="" seen=0 i
+  tmux -S "$sock" new-session -d -x 150 -y 50 \
+    "env PATH='$PATH' LOOPKIT_BIN='$LOOPKIT_BIN' TMPDIR='$TMPDIR' DEMO_DELAY=0.3 '$LOOPKIT_SCRIPTS/demo'; echo DEMO-DONE; sleep 60"
+  for ((i = 0; i < 600; i++)); do
+    pane=$(tmux -S "$sock" capture-pane -p -S -3000 2>/dev/null) || break
+    [[ $pane == *"loop-engine session demo · "*"iteration "*" of 8"* ]] && seen=1
+    [[ $pane == *DEMO-DONE* ]] && break
+    sleep 0.1
+  done
+  tmux -S "$sock" kill-server 2>/dev/null || true
+  [ "$seen" = 1 ]
+  [[ $pane == *DEMO-DONE* ]]
+  [[ $pane == *"SESSION "*"LAST EVENT"*$'\n'*"demo "*"complete"* ]]
+}
