@@ -89,6 +89,33 @@ _loopkit_ctx_save() {
 }
 complete -F _loopkit_ctx_save ctx-save
 
+_loopkit_event_append() {
+  _loopkit_complete 0 \
+    '|--session|none' \
+    '|--print-seq|flag' \
+    '|--no-sync|flag' \
+    '-q|--quiet|flag' \
+    '-h|--help|flag' \
+    '|--version|flag'
+}
+complete -F _loopkit_event_append event-append
+
+_loopkit_event_show() {
+  _loopkit_complete 0 \
+    '|--last|none' \
+    '|--since|none' \
+    '|--type|none' \
+    '|--session|none' \
+    '|--json|flag' \
+    '|--text|flag' \
+    '-f|--follow|flag' \
+    '|--poll|none' \
+    '-q|--quiet|flag' \
+    '-h|--help|flag' \
+    '|--version|flag'
+}
+complete -F _loopkit_event_show event-show
+
 _loopkit_lock_acquire() {
   _loopkit_complete 1 \
     '|--pid|none' \
@@ -218,6 +245,9 @@ _loopkit_drain_engine() {
     '|--state|file' \
     '|--max-attempts|none' \
     '|--poll|none' \
+    '|--retries|none' \
+    '|--retry-delay|none' \
+    '|--max-failures|none' \
     '-h|--help|flag' \
     '|--version|flag'
 }
@@ -230,6 +260,10 @@ _loopkit_loop_engine() {
     '-n|--max-iterations|none' \
     '-p|--plateau-after|none' \
     '|--verify|command' \
+    '|--retries|none' \
+    '|--retry-delay|none' \
+    '|--max-failures|none' \
+    '|--poll|none' \
     '-h|--help|flag' \
     '|--version|flag'
 }
@@ -240,6 +274,10 @@ _loopkit_pipeline_engine() {
     '-s|--session|none' \
     '-r|--root|dir' \
     '-p|--plateau-after|none' \
+    '|--retries|none' \
+    '|--retry-delay|none' \
+    '|--max-failures|none' \
+    '|--poll|none' \
     '-h|--help|flag' \
     '|--version|flag'
 }

@@ -36,6 +36,27 @@ complete -c ctx-save -s q -l quiet -d 'say nothing when the answer is no (exit 1
 complete -c ctx-save -s h -l help -d 'print this help and exit'
 complete -c ctx-save -l version -d 'print the version and exit'
 
+# event-append
+complete -c event-append -l session -d 'the event\'s session (default: the name of FILE\'s folder)' -x
+complete -c event-append -l print-seq -d 'print the seq given to the event'
+complete -c event-append -l no-sync -d 'do not fsync (faster; the earlier events are never at risk)'
+complete -c event-append -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
+complete -c event-append -s h -l help -d 'print this help and exit'
+complete -c event-append -l version -d 'print the version and exit'
+
+# event-show
+complete -c event-show -l last -d 'only the newest N events (of those chosen)' -x
+complete -c event-show -l since -d 'only the events after SEQ (seq greater than SEQ)' -x
+complete -c event-show -l type -d 'only events of TYPE (repeatable, or T1,T2)' -x
+complete -c event-show -l session -d 'only events of session NAME' -x
+complete -c event-show -l json -d 'the lines as stored, one JSON object each'
+complete -c event-show -l text -d 'one readable line per event (the default)'
+complete -c event-show -s f -l follow -d 'after the events there, print new ones as they come, until interrupted'
+complete -c event-show -l poll -d 'with --follow, look for new events every SECONDS (default 0.2)' -x
+complete -c event-show -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
+complete -c event-show -s h -l help -d 'print this help and exit'
+complete -c event-show -l version -d 'print the version and exit'
+
 # lock-acquire
 complete -c lock-acquire -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
 complete -c lock-acquire -l pid -d 'the owner process (default: the calling shell)' -x
@@ -139,6 +160,9 @@ complete -c drain-engine -l next -d 'the command listing the ready items (requir
 complete -c drain-engine -l state -d 'the state file (default .atari/state.json)' -r -F
 complete -c drain-engine -l max-attempts -d 'failures before an item is abandoned (default 3)' -x
 complete -c drain-engine -l poll -d 'how often a paused drain looks again (default 1)' -x
+complete -c drain-engine -l retries -d 'run an agent that exits non-zero again at once, up to N times, for the same attempt (default 0)' -x
+complete -c drain-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
+complete -c drain-engine -l max-failures -d 'stop after N consecutive failed items, with completion_reason too-many-failures (default 0: off)' -x
 complete -c drain-engine -s h -l help -d 'show this help'
 complete -c drain-engine -l version -d 'show the version'
 
@@ -149,6 +173,10 @@ complete -c loop-engine -s r -l root -d 'where the session files live (default .
 complete -c loop-engine -s n -l max-iterations -d 'stop after N iterations (default 10)' -x
 complete -c loop-engine -s p -l plateau-after -d 'stop after N consecutive plateau votes (default 2; 0 never stops on a plateau)' -x
 complete -c loop-engine -l verify -d 'the progress file\'s Verify: line' -x -a '(__fish_complete_command)'
+complete -c loop-engine -l retries -d 'run a failing agent again up to N times (default 0)' -x
+complete -c loop-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
+complete -c loop-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
+complete -c loop-engine -l poll -d 'how often a paused session looks again (default 1)' -x
 complete -c loop-engine -s h -l help -d 'show this help'
 complete -c loop-engine -l version -d 'show the version'
 
@@ -156,5 +184,9 @@ complete -c loop-engine -l version -d 'show the version'
 complete -c pipeline-engine -s s -l session -d 'session name (required)' -x
 complete -c pipeline-engine -s r -l root -d 'where the session files live (default .claude)' -x -a '(__fish_complete_directories)'
 complete -c pipeline-engine -s p -l plateau-after -d 'a stage ends after N consecutive plateau votes (default 2; 0: never; a stage\'s "plateau_after" member overrides it)' -x
+complete -c pipeline-engine -l retries -d 'run a failing command again up to N times (default 0)' -x
+complete -c pipeline-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
+complete -c pipeline-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
+complete -c pipeline-engine -l poll -d 'how often a paused pipeline looks again (default 1)' -x
 complete -c pipeline-engine -s h -l help -d 'show this help'
 complete -c pipeline-engine -l version -d 'show the version'

@@ -1,15 +1,14 @@
-#!/usr/bin/env bash
 # lib-engine.bash: what loop-engine, pipeline-engine and drain-engine share.
-# Each engine carries a copy of the shared part below, between its
-# "# >>> lib-engine.bash" and "# <<< lib-engine.bash" lines, so that an
-# installed engine is one self-contained file. Edit this file, then run
-#   scripts/lib-engine.bash --sync
-# to refresh the copies (tests/loop-engine.bats checks they match).
-# Everything here is built on the loopkit tools, coreutils and bash; no jq.
-# Names start with lk_ (functions) or LK_ (globals).
-set -euo pipefail
-
-# --- shared part ---
+# Sourced, never run: each engine finds it beside itself (a source checkout)
+# or in its install's libexec/loopkit or share/loopkit folder, as git finds
+# git-sh-setup in its exec path. Everything here is built on the loopkit
+# tools, coreutils and bash; no jq. Names start with lk_ (functions) or LK_
+# (globals); the engine sets LK_PROG before sourcing it.
+# shellcheck shell=bash disable=SC2034 # the LK_* and R_* globals are read by the engines
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  echo "lib-engine.bash: source it from an engine; it does nothing on its own" >&2
+  exit 2
+fi
 
 LK_PROG=${LK_PROG:-${0##*/}}
 LK_TTY=0
@@ -21,6 +20,16 @@ LK_HB_PID=""         # background lock-heartbeat
 LK_LOCK=""           # lock file we hold
 LK_AGENT_PID=""      # the agent while it runs
 LK_SCRATCH=""        # private temporary folder (mktemp -d)
+LK_EVENTS=""         # the session's events.jsonl (empty: none yet)
+LK_SESSION=""        # the session named in every event
+LK_POLL=${LK_POLL:-1}            # seconds between looks at a paused state
+LK_HEARTBEAT=${LK_HEARTBEAT:-10} # seconds between lock heartbeats
+LK_RETRIES=0         # --retries: more runs of a failing agent, same iteration
+LK_RETRY_DELAY=${LOOPKIT_RETRY_DELAY:-1} # --retry-delay: first back-off, doubled each time
+LK_MAX_FAILURES=0    # --max-failures: consecutive failures that stop the session (0: off)
+LK_FAILS=0           # consecutive failed agent runs so far
+LK_BROKEN=0          # the circuit breaker tripped
+LK_SIGNAL=""         # the signal that is ending the engine
 
 # --- messages ---------------------------------------------------------------
 
@@ -94,6 +103,28 @@ lk_need_arg() { # lk_need_arg OPTION ARGC
 
 lk_need_uint() { # lk_need_uint OPTION VALUE
   [[ $2 =~ ^[0-9]+$ ]] || lk_usage_error "$1: '$2' is not a whole number"
+}
+
+lk_need_seconds() { # lk_need_seconds OPTION VALUE
+  [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || lk_usage_error "$1: '$2' is not a number of seconds"
+}
+
+# lk_common_option ARGS...: the options every engine takes (--retries N,
+# --retry-delay SECONDS, --max-failures N, --poll SECONDS); LK_SHIFT is the
+# number of words used.
+lk_common_option() {
+  local name=$1 value
+  if [[ $1 == *=* ]]; then name=${1%%=*} value=${1#*=} LK_SHIFT=1; else
+    lk_need_arg "$1" $#
+    value=$2 LK_SHIFT=2
+  fi
+  case $name in
+    --retries) lk_need_uint "$name" "$value"; LK_RETRIES=$value ;;
+    --max-failures) lk_need_uint "$name" "$value"; LK_MAX_FAILURES=$value ;;
+    --retry-delay) lk_need_seconds "$name" "$value"; LK_RETRY_DELAY=$value ;;
+    --poll) lk_need_seconds "$name" "$value"; LK_POLL=$value ;;
+    *) lk_usage_error "unknown option '$1'" ;;
+  esac
 }
 
 # lk_check_name WHAT NAME: a session or stage name usable as a file name.
@@ -180,17 +211,85 @@ lk_is_true() { [[ $1 == true || $1 == '"true"' ]]; }
 
 # shellcheck disable=SC2034 # the R_* are read by the engines
 # lk_read_result FILE: the agent's result object into R_plateau, R_reasoning,
-# R_stop, R_error, R_cost, R_turns, R_session_id (empty when not given).
+# R_stop, R_error, R_cost, R_tokens, R_turns, R_session_id (empty when not
+# given).
 lk_read_result() {
   local f=$1 out
-  R_plateau="" R_reasoning="" R_stop="" R_error="" R_cost="" R_turns="" R_session_id=""
+  R_plateau="" R_reasoning="" R_stop="" R_error="" R_cost="" R_tokens="" R_turns="" R_session_id=""
   [[ -s $f ]] || return 0
   if ! out=$(state-get -s -d '' "$f" R_plateau=plateau R_reasoning=reasoning R_stop=stop \
-    R_error=error R_cost=cost R_turns=turns R_session_id=session_id 2>&1); then
+    R_error=error R_cost=cost R_tokens=tokens R_turns=turns R_session_id=session_id 2>&1); then
     lk_warn "ignoring the agent's result: ${out#state-get: }"
     return 0
   fi
   eval "$out"
+}
+
+# lk_usage_args PREFIX: state-set assignments recording the result's cost,
+# tokens and turns: PREFIX.cost etc. (PREFIX empty: none) and the session's
+# total_cost, total_tokens, total_turns; into LK_ARGS, with the event fields
+# into LK_USAGE.
+lk_usage_args() {
+  local prefix=$1 name value
+  LK_ARGS=() LK_USAGE=()
+  for name in cost tokens turns; do
+    case $name in cost) value=$R_cost ;; tokens) value=$R_tokens ;; *) value=$R_turns ;; esac
+    [[ -n $value ]] || continue
+    if [[ $name == cost && ! $value =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]] ||
+      [[ $name != cost && ! $value =~ ^[0-9]+$ ]]; then
+      lk_warn "ignoring $name '$value' in the agent's result (not a number)"
+      continue
+    fi
+    [[ -z $prefix ]] || LK_ARGS+=("$prefix.$name:=$value")
+    LK_ARGS+=("total_$name+=$value")
+    LK_USAGE+=("$name:=$value")
+  done
+}
+
+# --- events -----------------------------------------------------------------
+
+# lk_event TYPE [KEY=TEXT|KEY:=JSON...]: one line in the session's
+# events.jsonl (see event-append(1)). The state file is the truth; the log is
+# what happened, so a failure to write it is a warning, never the end.
+lk_event() {
+  [[ -n $LK_EVENTS ]] || return 0
+  event-append --no-sync --session "$LK_SESSION" "$LK_EVENTS" "$@" ||
+    lk_warn "could not record the event '$1' in $LK_EVENTS"
+}
+
+# --- control through the state file -----------------------------------------
+
+# lk_control STATE: before an iteration. "paused" waits (saying so on the
+# status line) until the status changes; "stopped" returns 1; anything else
+# returns 0. The lock is kept fresh meanwhile.
+lk_control() {
+  local st paused=0
+  while :; do
+    st=$(lk_str "$1" status)
+    case $st in
+      paused)
+        if ((!paused)); then
+          paused=1
+          lk_event paused
+          lk_log "paused (resume: state-set $1 status=running; stop: status=stopped)"
+        fi
+        lk_lock_check
+        sleep "$LK_POLL"
+        lk_draw
+        ;;
+      stopped)
+        lk_event stopped
+        return 1
+        ;;
+      *)
+        if ((paused)); then
+          lk_event resumed
+          lk_log "resumed"
+        fi
+        return 0
+        ;;
+    esac
+  done
 }
 
 # --- the lock ---------------------------------------------------------------
@@ -206,7 +305,7 @@ lk_lock_take() {
     lk_die "$rc" "cannot acquire the lock $1"
   fi
   LK_LOCK=$1
-  lock-heartbeat --every 30 --pid $$ "$1" </dev/null {LK_STDIN}<&- &
+  lock-heartbeat --every "$LK_HEARTBEAT" --pid $$ "$1" </dev/null {LK_STDIN}<&- &
   LK_HB_PID=$!
 }
 
@@ -239,10 +338,14 @@ lk_lock_drop() {
 # terminal the status line's clock ticks meanwhile.
 lk_run_agent() {
   LK_RC=0
+  # A background job of a script starts with SIGINT ignored; the agent must
+  # be able to get Ctrl-C like any foreground command (env --default-signal resets it).
+  local -a reset=()
+  ((LK_ENV_RESETS)) && reset=(env "--default-signal=INT,QUIT")
   if [[ -n ${LK_AGENT_OUT:-} ]]; then
-    "$@" <&"$LK_STDIN" {LK_STDIN}<&- >>"$LK_AGENT_OUT" &
+    "${reset[@]}" "$@" <&"$LK_STDIN" {LK_STDIN}<&- >>"$LK_AGENT_OUT" &
   else
-    "$@" <&"$LK_STDIN" {LK_STDIN}<&- &
+    "${reset[@]}" "$@" <&"$LK_STDIN" {LK_STDIN}<&- &
   fi
   LK_AGENT_PID=$!
   if ((LK_TTY)); then
@@ -267,13 +370,51 @@ lk_run_agent() {
   LK_AGENT_PID=""
 }
 
-# lk_stop_agent: on SIGINT/SIGTERM, pass SIGTERM on and wait for the agent.
+# lk_run_retrying CMD...: lk_run_agent, run again after a failure up to
+# LK_RETRIES times with an exponential back-off (LK_RETRY_DELAY, doubled each
+# time). Counts consecutive failures in LK_FAILS (a success resets it) and
+# sets LK_BROKEN when they reach LK_MAX_FAILURES. Status in LK_RC.
+lk_run_retrying() {
+  local try=0 delay
+  LK_BROKEN=0
+  while :; do
+    lk_run_agent "$@"
+    if ((LK_RC == 0)); then
+      LK_FAILS=0
+      return 0
+    fi
+    LK_FAILS=$((LK_FAILS + 1))
+    lk_event agent-failed "status:=$LK_RC" "attempt:=$((try + 1))" "consecutive:=$LK_FAILS"
+    if ((LK_MAX_FAILURES > 0 && LK_FAILS >= LK_MAX_FAILURES)); then
+      LK_BROKEN=1
+      return 0
+    fi
+    ((try < LK_RETRIES)) || return 0
+    try=$((try + 1))
+    delay=$(awk -v d="$LK_RETRY_DELAY" -v n="$try" 'BEGIN { printf "%g", d * 2 ^ (n - 1) }')
+    lk_event retry "attempt:=$((try + 1))" "delay:=$delay"
+    lk_log "the agent exited with status $LK_RC; retry $try of $LK_RETRIES in ${delay}s"
+    sleep "$delay"
+  done
+}
+
+# lk_stop_agent [SIGNAL]: pass the signal (default TERM) on to the agent and
+# wait for it; one that outlives 10 seconds gets SIGTERM, then SIGKILL.
 lk_stop_agent() {
-  if [[ -n $LK_AGENT_PID ]]; then
+  local sig=${1:-TERM} i
+  [[ -n $LK_AGENT_PID ]] || return 0
+  kill -"$sig" "$LK_AGENT_PID" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$LK_AGENT_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$LK_AGENT_PID" 2>/dev/null; then
     kill -TERM "$LK_AGENT_PID" 2>/dev/null || true
-    wait "$LK_AGENT_PID" 2>/dev/null || true
-    LK_AGENT_PID=""
+    sleep 1
+    kill -KILL "$LK_AGENT_PID" 2>/dev/null || true
   fi
+  wait "$LK_AGENT_PID" 2>/dev/null || true
+  LK_AGENT_PID=""
 }
 
 # --- lifecycle --------------------------------------------------------------
@@ -282,9 +423,14 @@ lk_stop_agent() {
 # interruption, then the EXIT trap cleans up.
 lk_on_signal() {
   trap '' INT TERM HUP
-  lk_stop_agent
-  if declare -F lk_interrupted >/dev/null; then lk_interrupted "$1" || true; fi
-  lk_say "interrupted by SIG$1"
+  LK_SIGNAL=$1
+  lk_stop_agent "$1"
+  if declare -F lk_interrupted >/dev/null; then lk_interrupted "$1" >/dev/null 2>&1 || true; fi
+  lk_event interrupted "signal=SIG$1" >/dev/null 2>&1
+  lk_lock_drop
+  lk_clear_line
+  printf '%s: interrupted by SIG%s%s; the state says interrupted and the lock is released (run again to resume)\n' \
+    "$LK_PROG" "$1" "${LK_LABEL:+ ($LK_LABEL)}" >&2
   case $1 in INT) exit 130 ;; TERM) exit 143 ;; HUP) exit 129 ;; *) exit 1 ;; esac
 }
 
@@ -301,6 +447,8 @@ lk_on_exit() {
 
 # lk_setup: traps, a private scratch folder, the saved stdin.
 lk_setup() {
+  LK_ENV_RESETS=0
+  if env --default-signal=INT true 2>/dev/null; then LK_ENV_RESETS=1; fi
   trap lk_on_exit EXIT
   trap 'lk_on_signal INT' INT
   trap 'lk_on_signal TERM' TERM
@@ -309,25 +457,3 @@ lk_setup() {
     lk_die 4 "cannot create a temporary folder"
   if { true <&0; } 2>/dev/null; then exec {LK_STDIN}<&0; else exec {LK_STDIN}</dev/null; fi
 }
-# --- end of the shared part ---
-
-# lk_sync: copy the shared part into every engine beside this file.
-lk_sync() {
-  local dir engine
-  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-  PART=$(sed -n '/^# --- shared part ---$/,/^# --- end of the shared part ---$/p' "$dir/lib-engine.bash" | sed '1d;$d')
-  export PART
-  for engine in "$dir"/*-engine; do
-    awk '/^# >>> lib-engine.bash/ { print; print ENVIRON["PART"]; skip = 1; next }
-         /^# <<< lib-engine.bash/ { skip = 0 }
-         !skip' "$engine" >"$engine.sync"
-    if cmp -s "$engine" "$engine.sync"; then rm -f "$engine.sync"; continue; fi
-    cat "$engine.sync" >"$engine" && rm -f "$engine.sync"
-    echo "updated $engine"
-  done
-}
-
-if [[ ${1:-} == --sync ]]; then lk_sync; else
-  echo "usage: ${0##*/} --sync   (copy the shared part into the engines)" >&2
-  exit 2
-fi

@@ -233,3 +233,30 @@ worked() { tr '\n' ' ' <worked.log; }
   run -0 state-get "$A" status
   [ "$output" = stopped ]
 }
+
+@test "--max-failures: consecutive failed items stop the drain; events and tokens" {
+  printf 'a\nb\nc\n' >ready.txt
+  make_agent
+  AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -1 engine --next 'cat ready.txt' --max-failures 2 -- ./work.sh
+  [ "$(worked)" = "a a " ] # a failed item is offered again first
+  run -0 state-get .atari/state.json status completion_reason total_cost
+  [ "$output" = $'stopped\ntoo-many-failures\n1' ]
+  run -0 event-show --type item-done,failed .atari/events.jsonl
+  [ "$(cut -d' ' -f3 <<<"$output" | tr '\n' ' ')" = "item-done item-done failed " ]
+}
+
+@test "--retries runs a failing agent again for the same attempt" {
+  printf 'a\n' >ready.txt
+  cat >work.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM" >>worked.log
+[[ $(wc -l <worked.log) -ge 3 ]] || exit 1
+: >ready.txt
+printf '{"tokens":5}' >"$LOOPKIT_RESULT"
+EOF
+  chmod +x work.sh
+  run -0 engine --next 'cat ready.txt' --retries 2 --retry-delay 0 -- ./work.sh
+  [ "$(worked)" = "a a a " ]
+  run -0 state-get .atari/state.json '.history.a.status' '.history.a.attempts' total_tokens
+  [ "$output" = $'completed\n1\n5' ]
+}

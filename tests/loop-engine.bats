@@ -56,7 +56,8 @@ ran() { tr '\n' ' ' <ran.log; }
   make_agent
   engine --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null
   run -0 state-get -k "$ST" .
-  [ "$output" = $'session\ntype\nstarted_at\nstatus\niteration\niteration_completed\niteration_started\ncurrent_stage\nstages\nhistory\ncompleted_at\ncompletion_reason' ]
+  # the seed's members first, in its order; loopkit's own after them
+  [ "$output" = $'session\ntype\nstarted_at\nstatus\niteration\niteration_completed\niteration_started\ncurrent_stage\nstages\nhistory\ncompleted_at\ncompletion_reason\nmax_iterations\ntotal_cost\ntotal_tokens\ntotal_turns\nconsecutive_failures' ]
   run -0 state-get -k "$ST" '.history[0]'
   [ "$output" = $'iteration\ntimestamp\nplateau' ]
 }
@@ -163,10 +164,19 @@ EOF
 
 @test "a complete session is left alone" {
   make_agent
-  engine --session demo --max-iterations 2 -- ./agent.sh 2>/dev/null
+  AGENT_PLAN='2={"stop":"done"}' engine --session demo --max-iterations 2 -- ./agent.sh 2>/dev/null
   cp "$ST" before.json
   run -0 engine --session demo --max-iterations 5 -- ./agent.sh
   [[ $output == *"already complete"* ]]
+  [ "$(ran)" = "1 2 " ]
+  cmp "$ST" before.json
+  # ended at its maximum: the same maximum, or none given, does nothing either
+  rm -rf .claude ran.log
+  engine --session demo --max-iterations 2 -- ./agent.sh 2>/dev/null
+  cp "$ST" before.json
+  run -0 engine --session demo -- ./agent.sh
+  [[ $output == *"already complete"* ]]
+  run -0 engine --session demo --max-iterations 2 -- ./agent.sh
   [ "$(ran)" = "1 2 " ]
   cmp "$ST" before.json
   [ ! -e "$LOCK" ]
@@ -339,27 +349,145 @@ fixture() {
   [ "$output" = $'plateau\n3' ]
 }
 
-@test "the engines carry the current copy of lib-engine.bash" {
-  local lib=$LOOPKIT_SCRIPTS/lib-engine.bash e
-  [ -f "$lib" ] || skip "lib-engine.bash is not beside the engines"
-  sed -n '/^# --- shared part ---$/,/^# --- end of the shared part ---$/p' "$lib" | sed '1d;$d' >part
-  for e in loop-engine pipeline-engine drain-engine; do
-    sed -n '/^# >>> lib-engine.bash/,/^# <<< lib-engine.bash/p' "$LOOPKIT_SCRIPTS/$e" | sed '1d;$d' >copy
-    diff -u part copy
-  done
-}
-
 @test "a complete agent-pipelines session is left alone" {
   fixture ap_state_complete.generated-main.json demo-session
   run -0 engine --session demo-session -- false
   cmp "$FIX/ap_state_complete.generated-main.json" .claude/pipeline-runs/demo-session/state.json
 }
 
-@test "scripts/demo runs the example agent to a plateau" {
-  [ -x "$LOOPKIT_SCRIPTS/demo" ] || skip "no scripts/demo"
-  DEMO_DELAY=0 run -0 "$LOOPKIT_SCRIPTS/demo"
-  [[ $output == *"Finished with status 0"* ]]
-  [[ $output == *"plateau"* ]]
-  [[ $output == *"FizzBuzz"* ]]
-  [[ $output == *"Inspect it yourself"* ]]
+@test "a higher --max-iterations extends a session that ended at its maximum" {
+  make_agent
+  engine --session demo --max-iterations 2 -- ./agent.sh 2>/dev/null
+  run -0 engine --session demo --max-iterations 4 -- ./agent.sh
+  [ "$(ran)" = "1 2 3 4 " ]
+  run -0 state-get "$ST" status completion_reason iteration_completed max_iterations '.history[].iteration'
+  [ "$output" = $'complete\nmax_iterations\n4\n4\n1\n2\n3\n4' ]
+  run -0 event-show --type start --json .claude/pipeline-runs/demo/events.jsonl
+  [[ ${lines[1]} == *'"extended":1'* ]]
+}
+
+# the agent steers its own session: ITER=STATUS sets the state's status
+make_steering_agent() {
+  cat >agent.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITERATION" >>ran.log
+while IFS= read -r step; do
+  [[ -n $step && ${step%%=*} == "$LOOPKIT_ITERATION" ]] || continue
+  state-set "$LOOPKIT_STATE" "status=${step#*=}"
+done <<<"${AGENT_PLAN:-}"
+EOF
+  chmod +x agent.sh
+}
+
+@test "pause, resume and stop through the state file" {
+  make_steering_agent
+  AGENT_PLAN=$'2=paused\n4=stopped' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 9 --poll 0.05 \
+    -- ./agent.sh 2>err.log &
+  e=$!
+  wait_grep '"type":"paused"' .claude/pipeline-runs/demo/events.jsonl
+  [ "$(ran)" = "1 2 " ]
+  run -0 state-get "$ST" status iteration_completed
+  [ "$output" = $'paused\n2' ]
+  grep -q 'paused (resume: state-set' err.log
+  state-set "$ST" status=running
+  rc=0; wait "$e" || rc=$?
+  [ "$rc" = 0 ]
+  [ "$(ran)" = "1 2 3 4 " ]
+  run -0 state-get "$ST" status completion_reason iteration_completed
+  [ "$output" = $'stopped\nstopped\n4' ]
+  [ ! -e "$LOCK" ]
+  run -0 event-show .claude/pipeline-runs/demo/events.jsonl
+  [[ $output == *" paused demo"*" resumed demo"*" stopped demo"* ]]
+  # a rerun of a stopped session resumes it
+  AGENT_PLAN= run -0 engine --session demo --max-iterations 5 -- ./agent.sh
+  [ "$(ran)" = "1 2 3 4 5 " ]
+}
+
+@test "--retries runs a failing agent again with a back-off; success resets the count" {
+  cat >agent.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITERATION" >>ran.log
+n=$(grep -c . ran.log)
+[[ $n != 2 && $n != 3 ]] || exit 7
+printf '{"cost":0.5,"tokens":100,"turns":2}' >"$LOOPKIT_RESULT"
+EOF
+  chmod +x agent.sh
+  run -0 --separate-stderr engine --session demo --max-iterations 2 --retries 2 --retry-delay 0 -- ./agent.sh
+  [ "$(ran)" = "1 2 2 2 " ]
+  run -0 state-get "$ST" status iteration_completed consecutive_failures total_cost total_tokens total_turns '.history[1].cost'
+  [ "$output" = $'complete\n2\n0\n1\n200\n4\n0.5' ]
+  run -0 event-show --type agent-failed,retry .claude/pipeline-runs/demo/events.jsonl
+  [ "${#lines[@]}" = 4 ]
+}
+
+@test "the circuit breaker: --max-failures consecutive failures stop the session" {
+  printf '#!/bin/sh\necho "$LOOPKIT_ITERATION" >>ran.log\nexit 3\n' >agent.sh
+  chmod +x agent.sh
+  LOOPKIT_RETRY_DELAY=0 run -3 engine --session demo --max-iterations 5 --retries 9 --max-failures 3 -- ./agent.sh
+  [[ $output == *"too-many-failures"* ]]
+  [ "$(ran)" = "1 1 1 " ]
+  run -0 state-get "$ST" status completion_reason consecutive_failures
+  [ "$output" = $'failed\ntoo-many-failures\n3' ]
+  [ ! -e "$LOCK" ]
+}
+
+@test "the event log: one numbered line per action" {
+  make_agent
+  AGENT_PLAN='2={"reasoning":"r two"}' run -0 engine --session demo --max-iterations 2 -- ./agent.sh
+  run -0 event-show .claude/pipeline-runs/demo/events.jsonl
+  [ "$output" = "1 2025-01-10T10:05:30Z start demo engine=loop iteration=0 max_iterations=2 extended=0
+2 2025-01-10T10:05:30Z iteration-start demo iteration=1
+3 2025-01-10T10:05:30Z iteration-done demo iteration=1 plateau=false
+4 2025-01-10T10:05:30Z iteration-start demo iteration=2
+5 2025-01-10T10:05:30Z iteration-done demo iteration=2 plateau=false reasoning=\"r two\"
+6 2025-01-10T10:05:30Z complete demo reason=max_iterations iteration=2" ]
+}
+
+@test "a start says nothing about other sessions' locks" {
+  make_agent
+  mkdir -p .claude/locks
+  printf '{"session":"old","pid":%s,"host":"elsewhere","heartbeat_epoch":1}' "$(dead_pid)" >.claude/locks/old.lock
+  lock-acquire --pid "$(live)" .claude/locks/other.lock
+  run -0 --separate-stderr engine --session demo --max-iterations 1 -- ./agent.sh
+  [[ $stderr != *warning* ]]
+}
+
+@test "Ctrl-C on a terminal: the agent gets it, the state says interrupted, one line, exit 130" {
+  command -v python3 >/dev/null || skip "python3 is not installed (needed for a pseudo-terminal)"
+  python3 -c 'import pty' 2>/dev/null || skip "python3 has no pty module"
+  make_agent
+  cat >ctrlc.py <<'EOF'
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b""
+deadline = time.time() + 30
+while not os.path.exists("block.1") and time.time() < deadline:
+    time.sleep(0.05)
+time.sleep(0.3)
+os.write(fd, b"\x03")
+while True:
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break
+    if not data:
+        break
+    out += data
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+EOF
+  AGENT_PLAN='1=block' run -130 python3 ctrlc.py "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 3 -- ./agent.sh
+  [[ $output == *"interrupted by SIGINT"* ]]
+  [ "$(grep -c 'loop-engine: ' <<<"${output//$'\r'/$'\n'}")" = 1 ]
+  read -r agent _ <block.1
+  wait_gone "$agent"
+  [ ! -e go.1 ]
+  run -0 state-get "$ST" status completion_reason
+  [ "$output" = $'failed\ninterrupted' ]
+  [ ! -e "$LOCK" ]
+  run -0 event-show --last 1 --json .claude/pipeline-runs/demo/events.jsonl
+  [[ $output == *'"type":"interrupted"'*'"signal":"SIGINT"'* ]]
 }

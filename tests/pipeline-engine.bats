@@ -251,3 +251,45 @@ EOF2
   cmp pipe.json "$D/pipeline.json"
   [ "$(ran)" = "0:1 1:1 " ]
 }
+
+@test "pause, resume and stop through the state file; cost summed; events per stage" {
+  make_agent
+  make_pipe 2 3
+  AGENT_PLAN=$'0:1=block\n0:2={"cost":0.5,"tokens":10}\n1:1={"cost":0.25}' \
+    "$LOOPKIT_SCRIPTS/pipeline-engine" --session p --poll 0.05 pipe.json 2>/dev/null &
+  e=$!
+  wait_for block.0.1
+  state-set .claude/pipeline-runs/p/state.json status=paused
+  touch go.0.1
+  wait_grep '"type":"paused"' .claude/pipeline-runs/p/events.jsonl
+  [ "$(ran)" = "0:1 " ]
+  state-set .claude/pipeline-runs/p/state.json status=running
+  wait_grep '"type":"resumed"' .claude/pipeline-runs/p/events.jsonl
+  wait "$e"
+  [ "$(ran)" = "0:1 0:2 1:1 1:2 1:3 " ]
+  S=.claude/pipeline-runs/p/state.json
+  run -0 state-get "$S" status total_cost total_tokens
+  [ "$output" = $'complete\n0.75\n10' ]
+  run -0 event-show --type stage-start,stage-done,complete .claude/pipeline-runs/p/events.jsonl
+  [ "$(cut -d' ' -f3 <<<"$output" | tr '\n' ' ')" = "stage-start stage-done stage-start stage-done complete " ]
+  # stopped: ends with completion_reason stopped before the next iteration
+  rm -rf .claude ran.log
+  AGENT_PLAN='0:2=block' "$LOOPKIT_SCRIPTS/pipeline-engine" --session p --poll 0.05 pipe.json 2>/dev/null &
+  e=$!
+  wait_for block.0.2
+  state-set "$S" status=stopped
+  touch go.0.2
+  rc=0; wait "$e" || rc=$?
+  [ "$rc" = 0 ]
+  [ "$(ran)" = "0:1 0:2 " ]
+  run -0 state-get "$S" status completion_reason
+  [ "$output" = $'stopped\nstopped' ]
+}
+
+@test "--max-failures stops a failing stage with too-many-failures" {
+  printf '{"name":"p","stages":[{"name":"a","runs":3,"command":"echo x >>ran.log; exit 4"}]}' >pipe.json
+  run -4 engine --session p --retries 5 --retry-delay 0 --max-failures 2 pipe.json
+  [ "$(wc -l <ran.log)" = 2 ]
+  run -0 state-get .claude/pipeline-runs/p/state.json status completion_reason '.stages[0].reason'
+  [ "$output" = $'failed\ntoo-many-failures\ntoo-many-failures' ]
+}

@@ -1,0 +1,357 @@
+// Event logs: the numbering under the append lock, and the readers.
+#include "core/event.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include "core/assign.hpp"
+#include "core/path.hpp"
+#include "sys/clock.hpp"
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/interrupt.hpp"
+
+namespace loopkit::event {
+
+namespace {
+
+constexpr std::string_view reserved[] = {"seq", "ts", "type", "session"};
+
+// JSON text on one line: the whitespace between tokens dropped, the tokens
+// (a number's digits, a string's escapes) kept exactly.
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+      out += c;
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string session_of_path(const std::string& path) {
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(path, ec);
+  std::string name = ec ? std::string() : abs.parent_path().filename().string();
+  if (name.empty()) fail_usage("no session name in the path " + loopkit::quoted(path) + ": give --session NAME");
+  return name;
+}
+
+// A line's seq: the fast prefix, else the whole line parsed.
+std::optional<int64_t> seq_of_line(std::string_view line) {
+  if (auto s = seq_prefix(line)) return s;
+  if (line.empty() || line.front() != '{') return std::nullopt;
+  try {
+    json::value v = json::parse(line, "event");
+    if (!v.is_object()) return std::nullopt;
+    const json::value* s = v.get_object().if_contains("seq");
+    if (s && s->is_int64()) return s->get_int64();
+    if (s && s->is_uint64() && s->get_uint64() <= INT64_MAX) return static_cast<int64_t>(s->get_uint64());
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
+// The log's last bytes, more of them each time, until next_seq can tell.
+int64_t next_seq_reading_back(const std::string& path, off_t size) {
+  struct stat st {};
+  Fd fd = open_to_read(path, st);
+  if (!fd) return 1;  // cannot happen under the append lock; start afresh
+  for (off_t want = 1 << 16;; want *= 4) {
+    off_t from = std::max<off_t>(0, size - want);
+    std::string tail = read_at(fd.get(), from, static_cast<size_t>(size - from), path);
+    if (auto s = next_seq(tail, from == 0)) return *s;
+  }
+}
+
+}  // namespace
+
+void check_type(std::string_view type) {
+  if (type.empty()) fail_usage("empty event TYPE");
+  for (char c : type)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' || c == '-'))
+      fail_usage("event TYPE " + loopkit::quoted(type) + ": use letters, digits and . _ : - only");
+}
+
+Field parse_field(std::string_view text) {
+  Edit e = parse_assignment(text);  // the syntax and the JSON checked here
+  if (e.op != Edit::set || e.path.segments.size() != 1 || e.path.segments[0].kind != Segment::key)
+    fail_usage("malformed field " + loopkit::quoted(text) + ": fields are KEY=TEXT or KEY:=JSON");
+  Field f{e.path.segments[0].name, ""};
+  for (auto r : reserved)
+    if (f.key == r) fail_usage("field " + loopkit::quoted(f.key) + " is set by event-append itself");
+  Path p;
+  std::string_view rest = text.substr(parse_path_prefix(text, p));
+  f.json = rest.substr(0, 2) == ":=" ? one_line(rest.substr(2)) : json::quote(rest.substr(1));
+  return f;
+}
+
+std::string line_text(int64_t seq, std::string_view ts, std::string_view session, const AppendRequest& r) {
+  std::string out = fmt::format("{{\"seq\":{},\"ts\":{},\"type\":{},\"session\":{}", seq, json::quote(ts),
+                                json::quote(r.type), json::quote(session));
+  for (std::size_t i = 0; i < r.fields.size(); ++i) {
+    const Field& f = r.fields[i];
+    // a key given twice: the last one counts, as readers would take it
+    bool later = std::any_of(r.fields.begin() + static_cast<long>(i) + 1, r.fields.end(),
+                             [&](const Field& g) { return g.key == f.key; });
+    if (later) continue;
+    out += ',';
+    out += json::quote(f.key);
+    out += ':';
+    out += f.json;
+  }
+  out += "}\n";
+  return out;
+}
+
+std::optional<int64_t> seq_prefix(std::string_view line) {
+  constexpr std::string_view head = "{\"seq\":";
+  if (line.substr(0, head.size()) != head) return std::nullopt;
+  std::size_t i = head.size();
+  int64_t n = 0;
+  std::size_t digits = 0;
+  for (; i < line.size() && line[i] >= '0' && line[i] <= '9' && digits < 18; ++i, ++digits)
+    n = n * 10 + (line[i] - '0');
+  if (digits == 0 || i >= line.size() || (line[i] != ',' && line[i] != '}')) return std::nullopt;
+  return n;
+}
+
+std::optional<int64_t> next_seq(std::string_view tail, bool whole) {
+  std::size_t end = tail.size();
+  int64_t floor = 0;
+  if (end > 0 && tail[end - 1] != '\n') {
+    // a torn last line: its seq counts when its number made it whole
+    std::size_t nl = tail.rfind('\n');
+    std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+    if (start == 0 && !whole) return std::nullopt;
+    floor = seq_prefix(tail.substr(start)).value_or(0);
+    end = start;
+  }
+  while (end > 0) {  // tail[end - 1] is a newline
+    std::size_t nl = end >= 2 ? tail.rfind('\n', end - 2) : std::string_view::npos;
+    std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+    if (start == 0 && !whole) return std::nullopt;
+    if (auto s = seq_of_line(tail.substr(start, end - 1 - start))) return std::max(*s, floor) + 1;
+    end = start;
+  }
+  if (!whole) return std::nullopt;
+  return floor + 1;
+}
+
+int64_t append(const std::string& path, const AppendRequest& r) {
+  check_type(r.type);
+  const std::string session = r.session.empty() ? session_of_path(path) : r.session;
+  const std::string ts = iso8601_utc(now_epoch());
+  int64_t written = 0;
+  append_locked_with(
+      path, 4096,
+      [&](off_t size, std::string_view tail) {
+        std::optional<int64_t> seq = size == 0 ? 1 : next_seq(tail, static_cast<off_t>(tail.size()) >= size);
+        written = seq ? *seq : next_seq_reading_back(path, size);
+        bool torn = !tail.empty() && tail.back() != '\n';
+        std::string out(torn ? "\n" : "");
+        out += line_text(written, ts, session, r);
+        return out;
+      },
+      0666, r.sync);
+  return written;
+}
+
+// --- reading ------------------------------------------------------------------
+
+namespace {
+
+std::optional<json::object> parse_event(std::string_view line) {
+  if (line.empty() || line.front() != '{') return std::nullopt;
+  try {
+    json::value v = json::parse(line, "event");
+    if (!v.is_object()) return std::nullopt;
+    auto& o = v.get_object();
+    const json::value* seq = o.if_contains("seq");
+    if (!seq || !(seq->is_int64() || seq->is_uint64())) return std::nullopt;
+    return std::move(o);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+int64_t seq_of(const json::object& o) {
+  const json::value& s = o.at("seq");
+  return s.is_int64() ? s.get_int64() : static_cast<int64_t>(s.get_uint64());
+}
+
+std::string str_member(const json::object& o, std::string_view name) {
+  const json::value* v = o.if_contains(name);
+  return v ? json::raw_text(*v) : std::string();
+}
+
+bool selected(const json::object& o, const ShowOptions& opt) {
+  if (opt.since && seq_of(o) <= *opt.since) return false;
+  if (!opt.types.empty() && std::find(opt.types.begin(), opt.types.end(), str_member(o, "type")) == opt.types.end())
+    return false;
+  return opt.session.empty() || str_member(o, "session") == opt.session;
+}
+
+struct Printer {
+  const std::string& path;
+  const ShowOptions& opt;
+  const Sink& sink;
+  const Sink& warn;
+  void emit(std::string_view line, const json::object& o) const {
+    sink(opt.json ? std::string(line) + "\n" : text_of(o) + "\n");
+  }
+  void bad(std::size_t offset, bool last) const {
+    warn(last ? fmt::format("{}: skipped the incomplete last line at byte {} (a writer stopped mid-line)",
+                            loopkit::quoted(path), offset)
+              : fmt::format("{}: skipped a line that is not an event at byte {}", loopkit::quoted(path), offset));
+  }
+};
+
+// Every complete line of text from the start, in order; the offset after
+// the last complete line is returned.
+std::size_t print_forward(std::string_view text, std::size_t base, const Printer& p, bool& any) {
+  std::size_t at = 0;
+  for (;;) {
+    std::size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) return at;
+    std::string_view line = text.substr(at, nl - at);
+    if (!line.empty()) {
+      if (auto o = parse_event(line)) {
+        if (selected(*o, p.opt)) {
+          p.emit(line, *o);
+          any = true;
+        }
+      } else {
+        p.bad(base + at, false);
+      }
+    }
+    at = nl + 1;
+  }
+}
+
+// --since and --last: from the end back, as far as the selection reaches
+// (seqs only grow, so an older seq than --since ends the walk).
+bool print_backward(std::string_view text, std::size_t end, const Printer& p) {
+  std::vector<std::pair<std::string_view, json::object>> picked;
+  while (end > 0) {
+    std::size_t nl = end >= 2 ? text.rfind('\n', end - 2) : std::string_view::npos;
+    std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+    std::string_view line = text.substr(start, end - 1 - start);
+    end = start;
+    if (line.empty()) continue;
+    if (p.opt.since) {
+      auto s = seq_prefix(line);
+      if (s && *s <= *p.opt.since) break;
+    }
+    auto o = parse_event(line);
+    if (!o) {
+      p.bad(start, false);
+      continue;
+    }
+    if (p.opt.since && seq_of(*o) <= *p.opt.since) break;
+    if (!selected(*o, p.opt)) continue;
+    picked.emplace_back(line, std::move(*o));
+    if (p.opt.last && picked.size() >= *p.opt.last) break;
+  }
+  for (auto it = picked.rbegin(); it != picked.rend(); ++it) p.emit(it->first, it->second);
+  return !picked.empty();
+}
+
+bool follow(const std::string& path, const Printer& p, bool any) {
+  catch_termination_signals();
+  struct stat st {};
+  std::size_t offset = 0;
+  ino_t inode = 0;
+  bool first = true;
+  while (termination_signal() == 0) {
+    Fd fd = open_to_read(path, st);
+    if (fd) {
+      std::size_t size = static_cast<std::size_t>(st.st_size);
+      if (!first && (st.st_ino != inode || size < offset)) {
+        p.warn(fmt::format("{}: replaced or truncated; reading it from the start", loopkit::quoted(path)));
+        offset = 0;
+      }
+      inode = st.st_ino;
+      if (first) {
+        // what is there now, as without --follow; then only what is new
+        std::string all = read_at(fd.get(), 0, size, path);
+        std::size_t end = all.rfind('\n');
+        end = end == std::string::npos ? 0 : end + 1;
+        if (p.opt.since || p.opt.last) {
+          any = print_backward(all, end, p) || any;
+        } else {
+          print_forward(std::string_view(all).substr(0, end), 0, p, any);
+        }
+        offset = end;
+        first = false;
+      } else if (size > offset) {
+        std::string fresh = read_at(fd.get(), static_cast<off_t>(offset), size - offset, path);
+        offset += print_forward(fresh, offset, p, any);
+      }
+    }
+    sleep_seconds(p.opt.poll);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool show(const std::string& path, const ShowOptions& opt, const Sink& sink, const Sink& warn) {
+  Printer p{path, opt, sink, warn};
+  if (opt.follow) {
+    struct stat st {};
+    if (!open_to_read(path, st)) fail_no("no such event log " + loopkit::quoted(path));
+    return follow(path, p, false);
+  }
+  auto view = view_file_if_exists(path);
+  if (!view) fail_no("no such event log " + loopkit::quoted(path));
+  std::string_view text = view->view();
+  std::size_t end = text.rfind('\n');
+  end = end == std::string_view::npos ? 0 : end + 1;
+  if (end < text.size()) p.bad(end, true);
+  if (opt.since || opt.last) return print_backward(text, end, p);
+  bool any = false;
+  print_forward(text.substr(0, end), 0, p, any);
+  return any;
+}
+
+std::string text_of(const json::object& o) {
+  auto member = [&](std::string_view name) {
+    std::string s = str_member(o, name);
+    return s.empty() ? std::string("-") : s;
+  };
+  std::string out = member("seq") + " " + member("ts") + " " + member("type") + " " + member("session");
+  for (const auto& kv : o) {
+    std::string_view k = kv.key();
+    if (k == "seq" || k == "ts" || k == "type" || k == "session") continue;
+    std::string v;
+    if (kv.value().is_string()) {
+      std::string_view s = kv.value().get_string();
+      bool bare = !s.empty() && std::none_of(s.begin(), s.end(), [](char c) {
+        return static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '\\' || c == 0x7f;
+      });
+      v = bare ? std::string(s) : json::quote(s);
+    } else {
+      v = json::compact(kv.value());
+    }
+    out += ' ';
+    out += k;
+    out += '=';
+    out += v;
+  }
+  return out;
+}
+
+}  // namespace loopkit::event

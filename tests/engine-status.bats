@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# scripts/engine-status: one line per session.
+load helpers
+
+: "${LOOPKIT_SCRIPTS:=$LOOPKIT_SOURCE/scripts}"
+
+@test "--json: one object per session, loop, pipeline and drain" {
+  printf '#!/bin/sh\nprintf "{\\"cost\\":0.25}" >"$LOOPKIT_RESULT"\n' >agent.sh
+  chmod +x agent.sh
+  "$LOOPKIT_SCRIPTS/loop-engine" --session one --max-iterations 2 -- ./agent.sh 2>/dev/null
+  printf '{"name":"p","stages":[{"name":"a","runs":1,"command":"./agent.sh"}]}' >p.json
+  "$LOOPKIT_SCRIPTS/pipeline-engine" --session two p.json 2>/dev/null
+  : >ready
+  "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready' -- ./agent.sh 2>/dev/null
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json
+  [ "${#lines[@]}" = 3 ]
+  printf '%s\n' "$output" >out.jsonl
+  run -0 state-get - '.session' '.type' '.status' '.iteration' '.max_iterations' '.lock' '.last_event' '.total_cost' <<<"${lines[0]}"
+  [ "$output" = $'one\nloop\ncomplete\n2\n2\nfree\ncomplete\n0.5' ]
+  run -0 state-get - '.session' '.type' '.stage' '.last_event' <<<"$(sed -n 2p out.jsonl)"
+  [ "$output" = $'two\npipeline\na\ncomplete' ]
+  run -0 state-get - '.type' '.status' <<<"$(sed -n 3p out.jsonl)"
+  [ "$output" = $'drain\nstopped' ]
+}
+
+@test "a running session shows its live lock and its last event; text in a pipe" {
+  cat >agent.sh <<'EOF'
+#!/bin/sh
+touch started
+while [ ! -e go ]; do sleep 0.1; done
+EOF
+  chmod +x agent.sh
+  "$LOOPKIT_SCRIPTS/loop-engine" --session run --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  e=$!
+  wait_for started
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json .claude
+  run -0 state-get - .status .lock .last_event <<<"$output"
+  [ "$output" = $'running\nlive\niteration-start' ]
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" .claude
+  [[ ${lines[0]} == SESSION* ]]
+  [[ ${lines[1]} == run*running*live* ]]
+  [[ $output != *$'\033'* ]]
+  touch go
+  wait "$e"
+}
+
+@test "no session: the header alone; usage errors are 2" {
+  run -0 "$LOOPKIT_SCRIPTS/engine-status"
+  [ "${#lines[@]}" = 1 ]
+  run -2 "$LOOPKIT_SCRIPTS/engine-status" --bogus
+}
+
+# The demo and the install, here rather than in loop-engine.bats, whose cases
+# fill its CTest time already.
+ran() { tr '\n' ' ' <ran.log; }
+
+@test "scripts/demo runs the example agent to a plateau" {
+  [ -x "$LOOPKIT_SCRIPTS/demo" ] || skip "no scripts/demo"
+  DEMO_DELAY=0 run -0 "$LOOPKIT_SCRIPTS/demo"
+  [[ $output == *"Finished with status 0"* ]]
+  [[ $output == *"plateau"* ]]
+  [[ $output == *"FizzBuzz"* ]]
+  [[ $output == *"Inspect it yourself"* ]]
+}
+
+@test "installed: cmake --install puts lib-engine.bash where the engines find it" {
+  [ -n "${LOOPKIT_BUILD:-}" ] && [ -f "$LOOPKIT_BUILD/CMakeCache.txt" ] || skip "no build folder (LOOPKIT_BUILD)"
+  cmake --install "$LOOPKIT_BUILD" --prefix "$BASE/inst" >/dev/null
+  [ -f "$BASE/inst/libexec/loopkit/lib-engine.bash" ]
+  [ ! -e "$BASE/inst/bin/lib-engine.bash" ]
+  printf '#!/bin/sh\necho "$LOOPKIT_ITERATION" >>ran.log\n' >agent.sh
+  chmod +x agent.sh
+  PATH=/usr/bin:/bin run -0 "$BASE/inst/bin/loop-engine" --session demo --max-iterations 2 -- ./agent.sh
+  [ "$(ran)" = "1 2 " ]
+  run -0 "$BASE/inst/bin/event-show" --type complete .claude/pipeline-runs/demo/events.jsonl
+}
+
+@test "scripts/demo on a real terminal shows the live status line, then the status view" {
+  command -v tmux >/dev/null || skip "tmux is not installed"
+  [ -x "$LOOPKIT_SCRIPTS/demo" ] || skip "no scripts/demo"
+  local sock=$BASE/tmux.sock pane="" seen=0 i
+  tmux -S "$sock" new-session -d -x 150 -y 50 \
+    "env PATH='$PATH' LOOPKIT_BIN='$LOOPKIT_BIN' TMPDIR='$TMPDIR' DEMO_DELAY=0.3 '$LOOPKIT_SCRIPTS/demo'; echo DEMO-DONE; sleep 60"
+  for ((i = 0; i < 600; i++)); do
+    pane=$(tmux -S "$sock" capture-pane -p -S -3000 2>/dev/null) || break
+    [[ $pane == *"loop-engine session demo · "*"iteration "*" of 8"* ]] && seen=1
+    [[ $pane == *DEMO-DONE* ]] && break
+    sleep 0.1
+  done
+  tmux -S "$sock" kill-server 2>/dev/null || true
+  [ "$seen" = 1 ]
+  [[ $pane == *DEMO-DONE* ]]
+  [[ $pane == *"SESSION "*"LAST EVENT"*$'\n'*"demo "*"complete"* ]]
+}

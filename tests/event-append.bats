@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# event-append: numbered JSON lines, one locked write each.
+load helpers
+
+@test "numbers the events from 1, with time, type, session and fields" {
+  mkdir -p runs/demo
+  run -0 event-append --print-seq runs/demo/events.jsonl start engine=loop 'n:=3' 'big:=123456789012345678901234567890' 'x:= [1, 2e2 ]'
+  [ "$output" = 1 ]
+  run -0 event-append --session other runs/demo/events.jsonl done 'msg=two words "quoted"'
+  run -0 cat runs/demo/events.jsonl
+  [ "$output" = '{"seq":1,"ts":"2025-01-10T10:05:30Z","type":"start","session":"demo","engine":"loop","n":3,"big":123456789012345678901234567890,"x":[1,2e2]}
+{"seq":2,"ts":"2025-01-10T10:05:30Z","type":"done","session":"other","msg":"two words \"quoted\""}' ]
+}
+
+@test "usage errors: a bad type, a reserved or nested field, bad JSON, no TYPE" {
+  run -2 event-append e.jsonl
+  run -2 event-append e.jsonl 'two words'
+  run -2 event-append e.jsonl t seq:=5
+  run -2 event-append e.jsonl t a.b=1
+  run -2 event-append e.jsonl t 'a:={'
+  run -2 event-append e.jsonl t 'a+=1'
+  [ ! -e e.jsonl ]
+}
+
+@test "a key given twice: the last value counts, once" {
+  event-append --session s e.jsonl t a=1 a=2
+  run -0 cat e.jsonl
+  [ "$output" = '{"seq":1,"ts":"2025-01-10T10:05:30Z","type":"t","session":"s","a":"2"}' ]
+}
+
+@test "20 concurrent appenders: no torn or interleaved line, seqs 1..N without a gap" {
+  for p in $(seq 20); do
+    (for i in $(seq 10); do event-append --no-sync --session s e.jsonl tick "p:=$p" "i:=$i"; done) &
+  done
+  wait
+  [ "$(wc -l <e.jsonl)" = 200 ]
+  run -0 event-show --json e.jsonl
+  [ "${#lines[@]}" = 200 ]
+  cut -d, -f1 e.jsonl | sed 's/{"seq"://' >seqs
+  seq 200 | cmp - seqs
+  for p in $(seq 20); do [ "$(grep -c "\"p\":$p,\"i\"" e.jsonl)" = 10 ]; done
+}
+
+@test "after a kill -9 mid-line: the torn line is closed, the seq goes on past it" {
+  event-append --session s e.jsonl a
+  printf '{"seq":2,"ts":"2025-01-10T1' >>e.jsonl
+  run -0 event-append --print-seq --session s e.jsonl b
+  [ "$output" = 3 ]
+  run -0 sed -n 3p e.jsonl
+  [[ $output == '{"seq":3,'* ]]
+  run -0 --separate-stderr event-show e.jsonl
+  [ "${#lines[@]}" = 2 ]
+  [[ $stderr == *"not an event"* ]]
+}
+
+@test "the seq is found from the tail of a log whose last line is long" {
+  event-append --session s e.jsonl a
+  event-append --session s e.jsonl b "blob=$(head -c 100000 /dev/zero | tr '\0' x)"
+  run -0 event-append --print-seq --session s e.jsonl c
+  [ "$output" = 3 ]
+}
+
+@test "a failed write leaves the log as it was" {
+  need_strace
+  event-append --session s e.jsonl a
+  cp e.jsonl before
+  run -4 strace -f -o /dev/null -e inject=write:error=ENOSPC:when=1 event-append --session s e.jsonl b
+  cmp before e.jsonl
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+# event-show: choosing and printing events.
+load helpers
+
+mklog() {
+  local t
+  for t in start iteration-start iteration-done iteration-start iteration-done complete; do
+    event-append --session demo e.jsonl "$t" 'k=v w'
+  done
+}
+
+@test "text by default, --json as stored" {
+  mklog
+  run -0 event-show e.jsonl
+  [ "${lines[0]}" = '1 2025-01-10T10:05:30Z start demo k="v w"' ]
+  [ "${#lines[@]}" = 6 ]
+  run -0 event-show --json e.jsonl
+  [ "${lines[5]}" = "$(sed -n 6p e.jsonl)" ]
+}
+
+@test "--since SEQ, --last N, --type T and --session S choose" {
+  mklog
+  event-append --session other e.jsonl start
+  run -0 event-show --since 4 e.jsonl
+  [ "$(cut -d' ' -f1 <<<"$output" | tr '\n' ' ')" = "5 6 7 " ]
+  run -0 event-show --last 2 --type iteration-done e.jsonl
+  [ "$(cut -d' ' -f1 <<<"$output" | tr '\n' ' ')" = "3 5 " ]
+  run -0 event-show --type start,complete --session demo e.jsonl
+  [ "$(cut -d' ' -f1 <<<"$output" | tr '\n' ' ')" = "1 6 " ]
+  run -1 event-show --since 7 e.jsonl
+  run -1 event-show -q --type nothing e.jsonl
+  [ -z "$output" ]
+}
+
+@test "a missing log is 1, bad options 2" {
+  run -1 event-show none.jsonl
+  run -2 event-show --since x e.jsonl
+  run -2 event-show --follow -
+  run -2 event-show --type 'a b' e.jsonl
+}
+
+@test "a torn last line after a crash is skipped with a warning" {
+  mklog
+  printf '{"seq":7,"ts":"20' >>e.jsonl
+  run -0 --separate-stderr event-show e.jsonl
+  [ "${#lines[@]}" = 6 ]
+  [[ $stderr == *"incomplete last line"* ]]
+  run -0 --separate-stderr event-show --last 1 e.jsonl
+  [ "${lines[0]:0:2}" = "6 " ]
+}
+
+@test "--follow prints the new events as they come" {
+  mklog
+  event-show --follow --poll 0.05 --since 5 e.jsonl >out &
+  f=$!
+  wait_grep '6 2025' out
+  event-append --session demo e.jsonl later
+  wait_grep ' later demo' out
+  kill "$f"
+  wait "$f" || true
+  [ "$(cut -d' ' -f1 out | tr '\n' ' ')" = "6 7 " ]
+}
+
+@test "reads stdin and .gz" {
+  mklog
+  gzip -c e.jsonl >e.jsonl.gz
+  run -0 event-show --last 1 e.jsonl.gz
+  [[ $output == "6 "* ]]
+  run -0 event-show --type complete - <e.jsonl
+  [[ $output == "6 "* ]]
+}

@@ -1,0 +1,58 @@
+// The numbering and field rules of core/event.
+#include <catch2/catch.hpp>
+
+#include "core/event.hpp"
+#include "sys/error.hpp"
+
+using namespace loopkit;
+
+TEST_CASE("seq_prefix reads only a whole leading seq member") {
+  CHECK(event::seq_prefix(R"({"seq":42,"ts":"x"})") == 42);
+  CHECK(event::seq_prefix(R"({"seq":7})") == 7);
+  CHECK_FALSE(event::seq_prefix(R"({"seq":4)"));   // torn inside the number
+  CHECK_FALSE(event::seq_prefix(R"({"ts":1,"seq":4})"));
+  CHECK_FALSE(event::seq_prefix(R"({"seq":-1,)"));
+}
+
+TEST_CASE("next_seq: the last complete line's seq plus one") {
+  CHECK(event::next_seq("", true) == 1);
+  CHECK(event::next_seq("{\"seq\":1}\n{\"seq\":2}\n", true) == 3);
+  // a line with another member order is parsed whole
+  CHECK(event::next_seq("{\"seq\":1}\n{\"type\":\"t\",\"seq\":9}\n", true) == 10);
+  // a torn last line: its seq counts when its number is whole
+  CHECK(event::next_seq("{\"seq\":1}\n{\"seq\":2,\"ts\":\"2", true) == 3);
+  CHECK(event::next_seq("{\"seq\":1}\n{\"seq\":2", true) == 2);
+  // garbage after the last event is passed over
+  CHECK(event::next_seq("{\"seq\":5}\nnot json\n", true) == 6);
+}
+
+TEST_CASE("next_seq asks for more when the tail does not reach a line's start") {
+  CHECK_FALSE(event::next_seq("xxxx\"}\n", false));
+  CHECK_FALSE(event::next_seq("x\"}\n{\"seq\":2", false));
+  CHECK(event::next_seq("x\"}\n{\"seq\":3}\n", false) == 4);
+}
+
+TEST_CASE("fields: KEY=TEXT and KEY:=JSON, the JSON text kept on one line") {
+  auto f = event::parse_field("n:= [1,\n 2e2 , \"a b\"]");
+  CHECK(f.key == "n");
+  CHECK(f.json == "[1,2e2,\"a b\"]");
+  CHECK(event::parse_field("s=x \"y\"").json == "\"x \\\"y\\\"\"");
+  CHECK_THROWS_AS(event::parse_field("seq:=1"), Error);
+  CHECK_THROWS_AS(event::parse_field("a.b=1"), Error);
+  CHECK_THROWS_AS(event::parse_field("a[]=1"), Error);
+  CHECK_THROWS_AS(event::parse_field("a+=1"), Error);
+}
+
+TEST_CASE("line_text: the envelope first, a repeated key once with its last value") {
+  event::AppendRequest r;
+  r.type = "t";
+  r.fields = {{"a", "1"}, {"b", "2"}, {"a", "3"}};
+  CHECK(event::line_text(4, "2025-01-10T10:05:30Z", "s", r) ==
+        "{\"seq\":4,\"ts\":\"2025-01-10T10:05:30Z\",\"type\":\"t\",\"session\":\"s\",\"b\":2,\"a\":3}\n");
+}
+
+TEST_CASE("check_type refuses spaces and empty types") {
+  CHECK_NOTHROW(event::check_type("iteration-done.v2:x_y"));
+  CHECK_THROWS_AS(event::check_type(""), Error);
+  CHECK_THROWS_AS(event::check_type("a b"), Error);
+}
