@@ -202,13 +202,21 @@ void check_faithful(std::string_view before, std::string_view after, const Updat
 
 // LOOPKIT_FUZZ_KNOWN names classes of findings already reported (comma
 // separated), whose inputs are passed over so that a long run finds others:
-//   utf8-name   a member name that is not UTF-8 is written into the file
-bool known(const Update& u) {
+//   utf8-name    a member name that is not UTF-8 is written into the file
+//   comma-first  appending to a pretty object or array whose commas start
+//                the lines ("  1\n ,2") writes a second comma
+bool known(std::string_view document, const Update& u) {
   static const std::string tags = getenv("LOOPKIT_FUZZ_KNOWN") ? getenv("LOOPKIT_FUZZ_KNOWN") : "";
   auto has = [&](std::string_view tag) { return ("," + tags + ",").find("," + std::string(tag) + ",") != std::string::npos; };
   if (has("utf8-name")) {
     for (const Edit& e : u.edits)
       if (!fuzz::names_are_utf8(e.path)) return true;
+  }
+  if (has("comma-first")) {
+    for (std::size_t nl = document.find('\n'); nl != std::string_view::npos; nl = document.find('\n', nl + 1)) {
+      std::size_t c = document.find_first_not_of(" \t\r", nl + 1);
+      if (c != std::string_view::npos && document[c] == ',') return true;
+    }
   }
   return false;
 }
@@ -233,7 +241,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Update u;
   u.file = file;
   u.sync = false;
-  if (!parse_arguments(in.lines, u) || known(u)) return 0;
+  if (!parse_arguments(in.lines, u) || known(in.document, u)) return 0;
   Outcome want = reference(in.document, u);
 
   write_plain(in.document);
