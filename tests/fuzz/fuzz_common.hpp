@@ -1,5 +1,6 @@
 // Shared by the libFuzzer targets in this folder (see docs/fuzzing.md).
 #pragma once
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -117,6 +118,27 @@ inline void check_code(const loopkit::Error& e, std::initializer_list<loopkit::E
     if (e.code() == c) return;
   finding(std::string(where) + ": unexpected exit code " + std::to_string(static_cast<int>(e.code())) + ": " +
           e.what());
+}
+
+// Numbers that overflow a double read as infinity: never valid data.
+inline bool finite_everywhere(const loopkit::json::value& v) {
+  if (v.is_double()) return std::isfinite(v.get_double());
+  if (v.is_array()) {
+    for (const auto& e : v.get_array())
+      if (!finite_everywhere(e)) return false;
+  } else if (v.is_object()) {
+    for (const auto& kv : v.get_object())
+      if (!finite_everywhere(kv.value())) return false;
+  }
+  return true;
+}
+
+// LOOPKIT_FUZZ_KNOWN names classes of findings already reported (comma
+// separated tags, listed in docs/fuzzing.md) whose inputs a target passes
+// over, so that a long run finds others.
+inline bool is_known(std::string_view tag) {
+  static const std::string tags = std::getenv("LOOPKIT_FUZZ_KNOWN") ? std::getenv("LOOPKIT_FUZZ_KNOWN") : "";
+  return ("," + tags + ",").find("," + std::string(tag) + ",") != std::string::npos;
 }
 
 }  // namespace fuzz

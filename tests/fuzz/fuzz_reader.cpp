@@ -31,6 +31,7 @@ std::optional<json::value> read_both(std::string_view text) {
   }
   fuzz::check(full.has_value() == valid, valid ? "validate_json accepts what json::parse refuses"
                                                : "json::parse accepts what validate_json refuses");
+
   return full;
 }
 
