@@ -271,7 +271,7 @@ AcquireResult acquire_lock(const std::string& path, const AcquireRequest& req) {
   const double deadline = monotonic_seconds() + req.wait_seconds;
   // Jittered exponential backoff, so waiters spread out instead of
   // stampeding the folder's flock at the same instants.
-  std::minstd_rand jitter(static_cast<unsigned>(getpid()) ^ static_cast<unsigned>(monotonic_seconds() * 1e6));
+  std::minstd_rand jitter(static_cast<unsigned>(getpid()) ^ static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
   double backoff = 0.01;
   for (;;) {
     AcquireResult res = try_acquire(path, mine, req);
