@@ -69,8 +69,9 @@ const Want nothing;
 
 class Scanner {
 public:
-  Scanner(std::string_view t, std::string_view subject)
-      : t_(t), d_(reinterpret_cast<const unsigned char*>(t.data())), n_(t.size()), subject_(subject) {}
+  Scanner(std::string_view t, std::string_view subject, const std::function<void(std::size_t)>& passed)
+      : t_(t), d_(reinterpret_cast<const unsigned char*>(t.data())), n_(t.size()), subject_(subject),
+        passed_(passed), report_at_(passed ? chunk : none) {}
 
   Node run(const Want& want) {
     std::size_t p = ws(0);
@@ -87,6 +88,17 @@ private:
   std::size_t n_;
   std::string_view subject_;
   mutable std::array<std::uint64_t, (json::max_depth + 64) / 64> open_{};
+  static constexpr std::size_t chunk = std::size_t(16) << 20;
+  const std::function<void(std::size_t)>& passed_;
+  mutable std::size_t report_at_;  // the next offset to report, or none
+
+  // one compare per value on the hot path; the call only every 16 MiB
+  void progress(std::size_t p) const {
+    if (p < report_at_) return;
+    std::size_t done = p / chunk * chunk;
+    report_at_ = done + chunk;
+    passed_(done);
+  }
 
   // The message is json::parse's wherever it agrees that the text is bad
   // (validate_json throws it); only what it lets through is ours.
@@ -315,6 +327,7 @@ private:
     p = ws(p + 1);
     goto value;
   after:
+    progress(p);
     if (top == 0) return p;
     p = ws(p);
     if (p >= n_) bad(p, "incomplete JSON");
@@ -377,11 +390,12 @@ private:
         if (q >= n_) bad(q, "incomplete JSON");
       }
       Item it;
+      std::size_t kend = 0;
       it.prefix = prefix;
       it.key = q;
       if (obj) {
         if (d_[q] != '"') bad(q);
-        std::size_t kend = string(q);
+        kend = string(q);
         q = ws(kend);
         if (q >= n_ || d_[q] != ':') bad(q);
         q = ws(q + 1);
@@ -399,7 +413,7 @@ private:
       bool to_tail = false;
       if (obj) {
         if (!w.members.empty()) {
-          std::string_view lit = t_.substr(it.key + 1, string_end_fast(it.key) - it.key - 2);
+          std::string_view lit = t_.substr(it.key + 1, kend - it.key - 2);
           auto f = lit.find('\\') == std::string_view::npos ? w.members.find(lit)
                                                             : w.members.find(key_name(t_, it.key));
           if (f != w.members.end()) cw = &f->second;
@@ -417,9 +431,9 @@ private:
       if (!cw) {
         it.end = skip(q, depth);
       } else if (to_tail) {
+        // only where it is: the few that end up counting are scanned again at the end
+        it.end = skip(q, depth);
         tail.push_back(Child{count, it, none, Node{}});
-        it.end = value(q, *cw, tail.back().node, depth);
-        tail.back().item.end = it.end;
         pending = &tail.back();
         if (tail.size() > window) tail.pop_front();  // never the one just pushed: window >= 1
       } else {
@@ -429,6 +443,7 @@ private:
         pending_at = node.children.size() - 1;
       }
       q = it.end;
+      progress(q);
       if (count == 0) node.first = it;
       if (count == 1) node.second = it;
       node.last = it;
@@ -440,6 +455,7 @@ private:
       bool added = false;
       for (auto& c : tail) {
         if (w.indices.count(static_cast<long long>(c.index) - n)) {
+          value(c.item.value, each, c.node, depth);
           node.children.push_back(std::move(c));
           added = true;
         }
@@ -450,8 +466,6 @@ private:
     }
     return q;
   }
-
-  std::size_t string_end_fast(std::size_t p) const { return scan::string_end(t_, p); }
 };
 
 }  // namespace
@@ -469,8 +483,9 @@ std::string key_name(std::string_view text, std::size_t key) {
   return std::string(json::parse(lit, "key").get_string());
 }
 
-Node scan(std::string_view text, const Want& want, std::string_view subject) {
-  return Scanner(text, subject).run(want);
+Node scan(std::string_view text, const Want& want, std::string_view subject,
+          const std::function<void(std::size_t)>& passed) {
+  return Scanner(text, subject, passed).run(want);
 }
 
 const Child* member(std::string_view text, const Node& object, std::string_view name) {

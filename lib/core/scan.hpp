@@ -6,6 +6,7 @@
 // loop, so memory does not grow with the file.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -70,7 +71,13 @@ struct Child {
 // too (the last copy is the one that counts); an array picks the wanted
 // indices (negative ones through a window of the last items) and every
 // item when all is set.
-Node scan(std::string_view text, const Want& want, std::string_view subject);
+//
+// passed, when given, is called with an offset each time the scan moves
+// past another 16 MiB: the scan reads nothing before that offset again, so
+// a caller that maps a big file may drop those pages and keep its memory
+// bounded whatever the file's size.
+Node scan(std::string_view text, const Want& want, std::string_view subject,
+          const std::function<void(std::size_t)>& passed = {});
 
 // The decoded name of a member whose key literal starts at key.
 std::string key_name(std::string_view text, std::size_t key);

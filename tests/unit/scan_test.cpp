@@ -255,3 +255,19 @@ TEST_CASE("random documents: every path's spans agree with lookup_spans") {
     }
   }
 }
+
+TEST_CASE("the scan reports its progress every 16 MiB, in order, and only then") {
+  std::string t = "[";
+  std::string entry = "{\"k\": \"" + std::string(1000, 'x') + "\"}";
+  while (t.size() < (std::size_t(40) << 20)) t += entry + ",\n";
+  t += "0]";
+  std::vector<std::size_t> seen;
+  scan::Want w;
+  w.add(parse_path("[-1]"));
+  w.settle();
+  scan::Node root = scan::scan(t, w, "t", [&](std::size_t done) { seen.push_back(done); });
+  CHECK(seen == std::vector<std::size_t>{std::size_t(16) << 20, std::size_t(32) << 20});
+  auto s = textedit::lookup(t, root, parse_path("[-1]"));
+  REQUIRE(s[0]);
+  CHECK(s[0]->first == t.size() - 2);
+}

@@ -226,3 +226,36 @@ TEST_CASE("where the old rewriter and the new one both apply, their bytes agree"
     }
   }
 }
+
+TEST_CASE("--expect and --require values come from the same scan") {
+  std::string t = R"({"v": 1, "a": [{"x": "y"}, 2], "n": null, "d": 1, "d": {"e": 1.0}})";
+  std::vector<Path> paths;
+  for (const char* p : {".v", ".a[0].x", ".a[-1]", ".n.q", ".v.q", ".missing", ".d.e", ".a[5]"})
+    paths.push_back(parse_path(p));
+  scan::Node root = scan::scan(t, textedit::wants_for({}, paths), "t");
+  json::value doc = json::parse(t, "t");
+  for (const Path& p : paths) {
+    INFO(p.text);
+    CHECK(textedit::value_in(t, root, p) == *value_at(doc, p));
+  }
+}
+
+TEST_CASE("FdSink writes every piece in order through its buffer") {
+  FILE* f = std::tmpfile();
+  REQUIRE(f);
+  textedit::FdSink sink(fileno(f), "tmp");
+  std::string want;
+  for (int i = 0; i < 2000; ++i) {
+    std::string piece(static_cast<std::size_t>(i * 37 % 5000), static_cast<char>('a' + i % 26));
+    if (i % 500 == 0) piece.assign(200000, 'z');  // past the buffer: straight through
+    sink.write(piece);
+    want += piece;
+  }
+  sink.flush();
+  CHECK(sink.bytes_written() == want.size());
+  std::string got(want.size(), '\0');
+  std::rewind(f);
+  CHECK(std::fread(got.data(), 1, got.size(), f) == want.size());
+  CHECK(got == want);
+  std::fclose(f);
+}
