@@ -118,12 +118,16 @@ private:
   [[noreturn]] void bad(std::size_t at) const { bad(at, "syntax error"); }
 
   std::size_t ws(std::size_t p) const {
-    for (;;) {
-      if (p >= n_) return p;
+    while (p < n_) {
       unsigned char c = d_[p];
+      if (c > ' ') return p;  // most calls find no whitespace at all
       if (c == ' ') {
+        // one space (after a colon) is the common gap; indentation comes in runs
+        if (p + 1 < n_ && d_[p + 1] != ' ') {
+          ++p;
+          continue;
+        }
 #if defined(__SSE2__)
-        // indentation comes in runs: 16 spaces at a time
         const __m128i space = _mm_set1_epi8(' ');
         while (p + 16 <= n_) {
           __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d_ + p));
@@ -142,6 +146,7 @@ private:
         return p;
       }
     }
+    return p;
   }
 
   std::size_t string(std::size_t p) const {  // p at '"'

@@ -111,18 +111,6 @@ std::string prefix_text(const Path& p, std::size_t upto) {
   return s.empty() ? "." : s;
 }
 
-json::value number_sum(const json::value& a, const json::value& b) {
-  auto is_int = [](const json::value& v) { return v.is_int64() || v.is_uint64(); };
-  if (is_int(a) && is_int(b)) {
-    __int128 x = a.is_int64() ? a.get_int64() : static_cast<__int128>(a.get_uint64());
-    __int128 y = b.is_int64() ? b.get_int64() : static_cast<__int128>(b.get_uint64());
-    __int128 s = x + y;
-    if (s >= INT64_MIN && s <= INT64_MAX) return static_cast<int64_t>(s);
-    if (s >= 0 && s <= static_cast<__int128>(UINT64_MAX)) return static_cast<uint64_t>(s);
-  }
-  return a.to_number<double>() + b.to_number<double>();
-}
-
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 }  // namespace
@@ -259,14 +247,20 @@ public:
         if (is_null(v)) set(v, e);
         break;
       case Edit::add: {
-        if (!is_null(v) && (v.kind > Overlay::fresh || !is_number(v.text[0])))
+        char c = v.kind <= Overlay::fresh ? v.text[0] : '{';
+        if (c != 'n' && c != '-' && (c < '0' || c > '9'))
           fail_data(fmt::format("{}: cannot add to a {}", e.path.text, type_of(v)));
-        json::value have = is_null(v) ? json::value(0) : json::parse(v.text, "value");
-        json::value sum = number_sum(have, e.operand);
+        // the value alone, added to by apply() itself: the same arithmetic,
+        // exactness and errors as on a whole document
+        json::value have = json::parse(v.text, "value");
+        json::value sum = have;
+        Edit here = e;
+        here.path.segments.clear();
+        loopkit::apply(sum, here);
         if (sum.is_double() && !std::isfinite(sum.get_double()))
           fail_data(fmt::format("{}: the sum is out of range", e.path.text));
-        if (!is_null(v) && sum == have) break;  // +=0 keeps the text
-        replace(v, keep(json::number_text(sum)));
+        if (!have.is_null() && sum == have) break;  // +=0 keeps the text
+        replace(v, keep(json::compact(sum)));
         break;
       }
       case Edit::append: {
@@ -288,8 +282,6 @@ private:
   std::string_view t_;
   std::deque<std::string>& texts_;  // new values' texts, at stable addresses
   bool& changed_;
-
-  static bool is_number(char c) { return c == '-' || (c >= '0' && c <= '9'); }
 
   // A value placed under its path's containers must still read back
   // within the readers' depth limit: refused before anything is written.
