@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures state-get and state-set against jq, the tool they replace, in one
 # run on this machine, and prints a Markdown table of the ratios:
-#   bench/state.sh [--quick] [--dir DIR] [--scan BIN] [--scaling] [BINDIR]
+#   bench/state.sh [--quick] [--cpu] [--dir DIR] [--scan BIN] [--scaling] [BINDIR]
 # - instructions (valgrind --tool=callgrind) of `state-get small.json status`
 #   and `jq -r .status small.json`: target at most 300k for state-get;
 # - wall time (hyperfine, else a loop of timed runs) on a generated 15 MB state
@@ -22,7 +22,8 @@
 # one field); it needs about 2 GB of scratch disk.
 # BINDIR defaults to build/bin; --dir puts the scratch files in DIR (default:
 # a temporary folder, removed afterwards; the disk matters for state-set's
-# fsync). --quick makes fewer runs. Needs jq and valgrind; hyperfine is used
+# fsync). --quick makes fewer runs. --cpu compares user+system CPU time
+# instead of wall time (on a machine shared with other work). Needs jq and valgrind; hyperfine is used
 # when installed. Exit status: 0 every target met, 1 a target missed, 2 usage,
 # 4 a tool is missing or a result differs from jq's.
 set -euo pipefail
@@ -34,6 +35,7 @@ bindir=$top/build/bin
 dir=
 scan=
 scaling=
+cpu=
 runs=20
 warmup=3
 while [[ $# -gt 0 ]]; do
@@ -42,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     --dir) [[ $# -ge 2 ]] || { echo "$prog: --dir needs a folder" >&2; exit 2; }; dir=$2; shift 2 ;;
     --scan) [[ $# -ge 2 ]] || { echo "$prog: --scan needs a program" >&2; exit 2; }; scan=$2; shift 2 ;;
     --scaling) scaling=1; shift ;;
+    --cpu) cpu=1; shift ;;
     -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "$prog: unknown option '$1'" >&2; exit 2 ;;
     *) bindir=$1; shift ;;
@@ -136,11 +139,12 @@ instructions() { # instructions CMD...: the instruction count of one run
 
 # seconds CMD: the mean wall time of CMD (a shell command line), in seconds
 if command -v hyperfine >/dev/null; then
-  timer="hyperfine $(hyperfine --version | cut -d' ' -f2), $runs runs after $warmup warm-up"
+  timer="hyperfine $(hyperfine --version | cut -d' ' -f2), $runs runs after $warmup warm-up${cpu:+, user+system CPU time}"
   seconds() {
     hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-csv t.csv "$1" >/dev/null 2>&1 ||
       die 4 "hyperfine failed on: $1"
-    awk -F, 'NR == 2 { print $2 }' t.csv
+    # mean wall time, or mean user + system time
+    awk -F, -v cpu="$cpu" 'NR == 2 { print cpu ? $5 + $6 : $2 }' t.csv
   }
 else
   timer="bash loop, mean of $runs runs after $warmup warm-up (hyperfine is not installed)"

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <fmt/format.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -375,8 +374,15 @@ private:
     std::size_t window = 0;
     if (!obj && !w.all && !w.indices.empty() && *w.indices.begin() < 0)
       window = static_cast<std::size_t>(-*w.indices.begin());
-    std::deque<Child> tail;
-    Child* pending = nullptr;   // the last item kept, waiting for where its successor starts
+    // the last `window` items, where they are: a ring of plain offsets
+    struct Spot {
+      std::size_t index;
+      Item item;
+      std::size_t next;
+    };
+    std::vector<Spot> ring(window);
+    std::size_t ring_used = 0;  // items put in the ring so far
+    Spot* pending = nullptr;   // the last item kept, waiting for where its successor starts
     std::size_t pending_at = none;  // ... or its index in node.children
 
     std::size_t q = p + 1;
@@ -438,9 +444,9 @@ private:
       } else if (to_tail) {
         // only where it is: the few that end up counting are scanned again at the end
         it.end = skip(q, depth);
-        tail.push_back(Child{count, it, none, Node{}});
-        pending = &tail.back();
-        if (tail.size() > window) tail.pop_front();  // never the one just pushed: window >= 1
+        Spot& s = ring[ring_used++ % window];
+        s = Spot{count, it, none};
+        pending = &s;
       } else {
         node.children.push_back(Child{count, it, none, Node{}});
         it.end = value(q, *cw, node.children.back().node, depth);
@@ -455,13 +461,14 @@ private:
       ++count;
     }
     node.count = count;
-    if (!tail.empty()) {
+    if (ring_used) {
       long long n = static_cast<long long>(count);
       bool added = false;
-      for (auto& c : tail) {
-        if (w.indices.count(static_cast<long long>(c.index) - n)) {
-          value(c.item.value, each, c.node, depth);
-          node.children.push_back(std::move(c));
+      for (std::size_t k = ring_used > window ? ring_used - window : 0; k < ring_used; ++k) {
+        Spot& sp = ring[k % window];
+        if (w.indices.count(static_cast<long long>(sp.index) - n)) {
+          node.children.push_back(Child{sp.index, sp.item, sp.next, Node{}});
+          value(sp.item.value, each, node.children.back().node, depth);
           added = true;
         }
       }
