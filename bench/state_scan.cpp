@@ -27,7 +27,7 @@ using namespace loopkit;
 
 namespace {
 
-// The file mapped without MAP_POPULATE; the pages the scan has passed are
+// The file mapped (without MAP_POPULATE when big); the pages the scan has passed are
 // dropped (they come back from the page cache if a kept span is read), so
 // the resident set stays bounded whatever the file's size.
 class Mapped {
@@ -44,7 +44,9 @@ public:
     mode_ = st.st_mode & 07777;
     n_ = static_cast<std::size_t>(st.st_size);
     if (n_ == 0) return;
-    p_ = mmap(nullptr, n_, PROT_READ, MAP_PRIVATE, fd_.get(), 0);
+    // a file that fits the budget is mapped whole at once (fewer faults)
+    int populate = n_ <= (std::size_t(32) << 20) ? MAP_POPULATE : 0;
+    p_ = mmap(nullptr, n_, PROT_READ, MAP_PRIVATE | populate, fd_.get(), 0);
     if (p_ == MAP_FAILED) fail_system(errno, "map", path);
     madvise(p_, n_, MADV_SEQUENTIAL);
   }

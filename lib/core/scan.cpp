@@ -155,6 +155,21 @@ private:
       // a quote, a backslash, a control character or a non-ASCII byte stops
       // the 16-byte steps (a signed compare below 0x20 catches 0x80..0xff too)
       const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+      // 32 bytes a step while the string is long (a summary, a message)
+      while (p + 32 <= n_) {
+        __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d_ + p));
+        __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d_ + p + 16));
+        __m128i ha = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(a, quote), _mm_cmpeq_epi8(a, backslash)),
+                                  _mm_cmplt_epi8(a, space));
+        __m128i hb = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(b, quote), _mm_cmpeq_epi8(b, backslash)),
+                                  _mm_cmplt_epi8(b, space));
+        unsigned m = static_cast<unsigned>(_mm_movemask_epi8(ha)) | static_cast<unsigned>(_mm_movemask_epi8(hb)) << 16;
+        if (m) {
+          p += static_cast<std::size_t>(__builtin_ctz(m));
+          goto found;
+        }
+        p += 32;
+      }
       while (p + 16 <= n_) {
         __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d_ + p));
         __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(c, quote), _mm_cmpeq_epi8(c, backslash)),
@@ -166,6 +181,7 @@ private:
         }
         p += 16;
       }
+    found:
 #endif
       if (p >= n_) bad(p, "incomplete JSON");
       unsigned char c = d_[p];
