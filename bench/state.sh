@@ -224,6 +224,10 @@ if [[ -n $scan ]]; then
   t_edits=$(seconds "bash edits.sh")
   ins_sget=$(instructions "$scan" get big.json iteration)
   ins_sset=$(instructions "$scan" set --no-sync big-s.json iteration+=1)
+  # the same comparisons in instructions, which the machine's load does not change
+  ins_sget_big=$(instructions "$scan" get big.json '.history[-1].iteration')
+  ins_jq_get_big=$(instructions jq '.history[-1].iteration' big.json)
+  ins_jq_set_big=$(instructions jq '.iteration+=1' big.json)
   ins_small_get=$(instructions "$scan" get small-s.json status)
   ins_small_set=$(instructions "$scan" set --no-sync small-s.json iteration+=1)
   echo
@@ -231,6 +235,8 @@ if [[ -n $scan ]]; then
   printf '|---|---|---|---|---|---|\n'
   row "time: \`get big.json .history[-1].iteration\` vs jq" "$t_sget" "$t_get_jq" s ratio 20
   row "time: \`set --no-sync big.json iteration+=1\` vs jq … >tmp && mv" "$t_sset" "$t_set_jq" s ratio 10
+  row "instructions: \`get big.json .history[-1].iteration\` vs jq" "$ins_sget_big" "$ins_jq_get_big" instr ratio 20
+  row "instructions: \`set --no-sync big.json iteration+=1\` vs \`jq .iteration+=1 big.json\`" "$ins_sset" "$ins_jq_set_big" instr ratio 10
   row "instructions: \`set --no-sync big.json iteration+=1\` vs \`get big.json iteration\`" "$ins_sset" "$ins_sget" instr within 2
   row "time: 10 000 edits in one \`set --no-sync big.json\` (reference: \`get\`)" "$t_edits" "$t_sget" s max 0.5
   row "instructions: \`get small.json status\` (reference: jq)" "$ins_small_get" "$ins_jq" instr max 200000
