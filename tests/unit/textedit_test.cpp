@@ -259,3 +259,20 @@ TEST_CASE("FdSink writes every piece in order through its buffer") {
   CHECK(got == want);
   std::fclose(f);
 }
+
+TEST_CASE("an edit that needs what the scan did not keep says so, and a wider scan serves it") {
+  std::string t = R"({"a": [1, 2, 3], "b": {"c": 1}})";
+  Edit e = parse_assignment("a[1]:=5");
+  scan::Want narrow;  // nothing wanted: nothing entered
+  scan::Node root = scan::scan(t, narrow, "t");
+  textedit::Plan plan(t, root, json::detect_layout(t), "t");
+  CHECK_THROWS_AS(plan.apply(e), textedit::Plan::NeedsEveryItem);
+  scan::Node wide = scan::scan(t, textedit::wants_for({e}, {}, true), "t");
+  CHECK(wide.children.size() == 1);
+  CHECK(wide.children[0].node.children.size() == 3);  // every item of a kept
+  textedit::Plan again(t, wide, json::detect_layout(t), "t");
+  again.apply(e);
+  textedit::StringSink out;
+  again.write(out);
+  CHECK(out.text == R"({"a": [1, 5, 3], "b": {"c": 1}})");
+}
