@@ -245,3 +245,70 @@ wait_for_file() {
   LOOPKIT_NOW=1736503600 run -0 lock-acquire --pid $$ a.lock
   assert_equal "$(state-get a.lock started_at heartbeat heartbeat_epoch)" $'2025-01-10T10:05:30Z\n2025-01-10T10:06:40Z\n1736503600'
 }
+
+# zombie: the pid of a process that has exited and that its parent (killed
+# at teardown) never reaps
+zombie() {
+  (sleep 0 & echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
+  echo $! >>"$W.pids"
+  wait_for "$W.zombie"
+  local z; z=$(cat "$W.zombie")
+  for _ in $(seq 300); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.1; done
+  echo "$z"
+}
+
+@test "a lock file that is a symlink, even dangling, is refused and nothing is created through it" {
+  mkdir -m 1777 locks
+  ln -s ../elsewhere/t.lock locks/d.lock
+  run -4 --separate-stderr lock-acquire --pid $$ locks/d.lock
+  assert_equal "$stderr" "lock-acquire: cannot open 'locks/d.lock': is a symbolic link"
+  assert [ ! -e elsewhere ]
+  printf 'precious\n' >target.txt
+  ln -s ../target.txt locks/x.lock
+  run -4 lock-acquire --pid $$ locks/x.lock
+  run -4 lock-acquire locks/x.lock -- touch ran
+  assert [ "$(cat target.txt)" = precious ] && assert [ ! -e ran ]
+  assert_equal "$(ls -A locks | tr '\n' ' ')" "d.lock x.lock "
+}
+
+@test "a FIFO or socket at the lock's name is refused at once" {
+  mkfifo f.lock
+  run -4 --separate-stderr timeout 10 lock-acquire --pid $$ f.lock
+  assert_equal "$stderr" "lock-acquire: cannot open 'f.lock': is a FIFO"
+  # perl-base (essential on Debian) can bind a socket; no other package needed
+  perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0]) or die "$!"' s.lock
+  run -4 --separate-stderr timeout 10 lock-acquire --pid $$ s.lock
+  assert_equal "$stderr" "lock-acquire: cannot open 's.lock': is a socket"
+}
+
+@test "a zombie owner's lock is taken over; a zombie cannot take one" {
+  z=$(zombie)
+  printf '{"session":"z","pid":%s,"host":"%s","pid_start":%s}\n' "$z" "$(uname -n)" "$(pid_start "$z")" >z.lock
+  run -0 lock-acquire --pid $$ z.lock
+  assert_equal "$(state-get z.lock pid)" $$
+  run -1 --separate-stderr lock-acquire --pid "$z" other.lock
+  assert_equal "$stderr" "lock-acquire: cannot acquire 'other.lock' for pid $z: it is not running"
+}
+
+@test "SECONDS options take decimals from 0 to 1e9; --heartbeat 1e300 is exit 2" {
+  for opt in --wait --stale-after; do
+    run -0 lock-acquire --pid $$ "$opt" 0.5 a.lock
+    run -0 lock-acquire --pid $$ "$opt" 1000000000 a.lock
+  done
+  run -0 lock-acquire --heartbeat 1000000000 b.lock -- true
+  for bad in 1e300 1000000000.5 inf -inf nan NaN -1 abc ''; do
+    for opt in --wait --stale-after --heartbeat; do
+      run -2 --separate-stderr lock-acquire "$opt" "$bad" c.lock -- touch ran
+      [[ $stderr == "lock-acquire: $opt: not a number from "*" to 1000000000: '$bad'" ]]
+    done
+  done
+  assert [ ! -e ran ] && assert [ ! -e c.lock ]
+}
+
+@test "LOOPKIT_NOW out of range is exit 2, not a nonsense date" {
+  LOOPKIT_NOW=9223372036854775807 run -2 --separate-stderr lock-acquire --pid $$ a.lock
+  assert_equal "$stderr" "lock-acquire: LOOPKIT_NOW: not epoch seconds from 0 to 253402300799: '9223372036854775807'"
+  assert [ ! -e a.lock ]
+  LOOPKIT_NOW=253402300799 run -0 lock-acquire --pid $$ a.lock
+  assert_equal "$(state-get a.lock heartbeat)" 9999-12-31T23:59:59Z
+}

@@ -89,3 +89,35 @@ load helpers
     cmp a.lock before
   done
 }
+
+@test "a lock file that is a symlink or FIFO is refused, nothing written through it" {
+  lock-acquire --pid $$ real.lock
+  cp real.lock before
+  ln -s real.lock x.lock
+  run -4 --separate-stderr lock-heartbeat --pid $$ x.lock
+  assert_equal "$stderr" "lock-heartbeat: cannot open 'x.lock': is a symbolic link"
+  cmp real.lock before
+  mkfifo f.lock
+  run -4 timeout 10 lock-heartbeat --pid $$ --every 1 f.lock
+}
+
+@test "--every takes decimals up to 1e9, nothing else" {
+  for bad in 1e300 1000000001 inf nan 0 -1 abc; do
+    run -2 --separate-stderr lock-heartbeat --every "$bad" a.lock
+    assert_equal "$stderr" "lock-heartbeat: --every: not a number from 0.01 to 1000000000: '$bad'"
+  done
+}
+
+@test "a zombie owner gets no heartbeat" {
+  (sleep 0 & echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
+  echo $! >>"$W.pids"
+  wait_for "$W.zombie"
+  z=$(cat "$W.zombie")
+  for _ in $(seq 300); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.1; done
+  printf '{"session":"z","pid":%s}\n' "$z" >z.lock
+  cp z.lock before
+  run -1 --separate-stderr lock-heartbeat --pid "$z" z.lock
+  assert_equal "$stderr" "lock-heartbeat: cannot refresh 'z.lock': pid $z is not running"
+  run -0 lock-heartbeat --pid "$z" --every 1 z.lock
+  cmp z.lock before
+}

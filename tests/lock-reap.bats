@@ -128,3 +128,73 @@ lock-reap: warning: 'junk.lock': not valid JSON: syntax error at line 1, column 
   run grep -v "session 'dead'" reaped
   assert_output ""
 }
+
+# zombie: the pid of a process that has exited and that its parent (killed
+# at teardown) never reaps
+zombie() {
+  (sleep 0 & echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
+  echo $! >>"$W.pids"
+  wait_for "$W.zombie"
+  local z; z=$(cat "$W.zombie")
+  for _ in $(seq 300); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.1; done
+  echo "$z"
+}
+
+@test "a symlink in a swept folder is a warning, kept, its target kept, exit 0" {
+  mkdir locks
+  printf 'precious\n' >target.txt
+  ln -s ../target.txt locks/x.lock
+  seed_dead locks/dead.lock
+  run -0 --separate-stderr lock-reap --stale-after 0 locks
+  assert_output --partial "removed locks/dead.lock"
+  assert_equal "$stderr" "lock-reap: warning: cannot open 'locks/x.lock': is a symbolic link; kept"
+  assert [ "$(cat target.txt)" = precious ]
+  assert [ -L locks/x.lock ]
+  # named alone, it is refused: exit 4; among several operands, a warning
+  run -4 --separate-stderr lock-reap --stale-after 0 locks/x.lock
+  assert_equal "$stderr" "lock-reap: cannot open 'locks/x.lock': is a symbolic link; kept"
+  run -0 --separate-stderr lock-reap --stale-after 0 locks/x.lock none.lock
+  assert_equal "$stderr" "lock-reap: warning: cannot open 'locks/x.lock': is a symbolic link; kept"
+  assert [ "$(cat target.txt)" = precious ] && assert [ -L locks/x.lock ]
+}
+
+@test "a FIFO named *.lock does not hang the sweep" {
+  mkdir locks
+  mkfifo locks/f.lock
+  seed_dead locks/dead.lock
+  run -0 --separate-stderr timeout 10 lock-reap locks
+  assert_output --partial "removed locks/dead.lock"
+  assert_equal "$stderr" "lock-reap: warning: cannot open 'locks/f.lock': is a FIFO; kept"
+  assert [ -p locks/f.lock ]
+}
+
+@test "a link to /dev/zero is refused, never read" {
+  mkdir locks
+  ln -s /dev/zero locks/z.lock
+  run -0 --separate-stderr timeout 10 lock-reap locks
+  assert_equal "$stderr" "lock-reap: warning: cannot open 'locks/z.lock': is a symbolic link; kept"
+}
+
+@test "a lock file larger than 64 KiB is unreadable and kept" {
+  head -c 100000 /dev/zero | tr '\0' ' ' >big.lock
+  run -0 --separate-stderr lock-reap --stale-after 0 big.lock
+  assert_equal "$stderr" "lock-reap: warning: 'big.lock': larger than 65536 bytes: not a lock file; kept"
+  assert [ -e big.lock ]
+}
+
+@test "a zombie owner's lock is stale and reaped" {
+  z=$(zombie)
+  printf '{"session":"z","pid":%s,"host":"%s"}\n' "$z" "$(uname -n)" >z.lock
+  run -0 lock-reap .
+  assert_output "removed z.lock: session 'z', pid $z on $(uname -n): pid $z has exited, a zombie not yet reaped"
+  assert [ ! -e z.lock ]
+}
+
+@test "--stale-after takes decimals up to 1e9, nothing else" {
+  run -0 lock-reap --stale-after 0.5 .
+  run -0 lock-reap --stale-after 1000000000 .
+  for bad in 1000000001 1e300 inf nan -1 abc ''; do
+    run -2 --separate-stderr lock-reap --stale-after "$bad" .
+    assert_equal "$stderr" "lock-reap: --stale-after: not a number from 0 to 1000000000: '$bad'"
+  done
+}

@@ -68,3 +68,24 @@ load helpers
   run -4 strace -f -o /dev/null -e trace=unlink -e inject=unlink:error=EIO lock-release --pid $$ a.lock
   assert [ -e a.lock ]
 }
+
+@test "a lock file that is a symlink is refused, and its target kept (--force and owner)" {
+  mkdir locks
+  printf 'precious\n' >target.txt
+  ln -s ../target.txt locks/x.lock
+  run -4 --separate-stderr lock-release --force locks/x.lock
+  assert_equal "$stderr" "lock-release: cannot open 'locks/x.lock': is a symbolic link"
+  # the owner's plain release, with the link pointing at a lock of its own
+  lock-acquire --pid $$ mine.lock
+  ln -sf ../mine.lock locks/x.lock
+  run -4 lock-release --pid $$ locks/x.lock
+  assert [ "$(cat target.txt)" = precious ]
+  assert [ -L locks/x.lock ] && assert [ -e mine.lock ]
+}
+
+@test "a FIFO named as the lock is refused at once, never waited on" {
+  mkfifo f.lock
+  run -4 --separate-stderr timeout 10 lock-release --force f.lock
+  assert_equal "$stderr" "lock-release: cannot open 'f.lock': is a FIFO"
+  assert [ -p f.lock ]
+}

@@ -123,3 +123,53 @@ pid_start() {
   run -0 lock-status bare.lock
   assert_output "bare.lock: live, pid $holder, no heartbeat"
 }
+
+# zombie: the pid of a process that has exited and that its parent (killed
+# at teardown) never reaps
+zombie() {
+  (sleep 0 & echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
+  echo $! >>"$W.pids"
+  wait_for "$W.zombie"
+  local z; z=$(cat "$W.zombie")
+  for _ in $(seq 300); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.1; done
+  echo "$z"
+}
+
+@test "links and FIFOs in a sweep are warnings; named alone, they are exit 4" {
+  mkdir locks
+  printf 'precious\n' >target.txt
+  ln -s ../target.txt locks/x.lock
+  mkfifo locks/f.lock
+  lock-acquire --pid $$ locks/mine.lock
+  run -0 --separate-stderr timeout 10 lock-status locks
+  assert_output --partial "locks/mine.lock: live"
+  assert_equal "$stderr" "lock-status: warning: cannot open 'locks/f.lock': is a FIFO
+lock-status: warning: cannot open 'locks/x.lock': is a symbolic link"
+  run -4 --separate-stderr timeout 10 lock-status locks/f.lock
+  assert_equal "$stderr" "lock-status: cannot open 'locks/f.lock': is a FIFO"
+  run -4 --separate-stderr lock-status locks/x.lock
+  assert_equal "$stderr" "lock-status: cannot open 'locks/x.lock': is a symbolic link"
+  run -0 --separate-stderr lock-status locks/mine.lock locks/x.lock
+  assert_output --partial "locks/mine.lock: live"
+  assert_equal "$stderr" "lock-status: warning: cannot open 'locks/x.lock': is a symbolic link"
+  assert [ "$(cat target.txt)" = precious ]
+}
+
+@test "a zombie owner is not live" {
+  z=$(zombie)
+  printf '{"session":"z","pid":%s,"host":"%s","pid_start":%s}\n' "$z" "$(uname -n)" "$(pid_start "$z")" >z.lock
+  run -1 lock-status z.lock
+  assert_output "z.lock: stale (pid $z has exited, a zombie not yet reaped), session 'z', pid $z on $(uname -n), no heartbeat"
+}
+
+@test "LOOPKIT_NOW must be epoch seconds from 0 to 253402300799" {
+  lock-acquire --pid $$ a.lock
+  LOOPKIT_NOW=253402300799 run -0 lock-status a.lock
+  LOOPKIT_NOW=0 run -0 lock-status a.lock
+  LOOPKIT_NOW='' run -0 lock-status a.lock
+  for bad in 253402300800 9223372036854775807 -1 abc 1.5 ' 5'; do
+    LOOPKIT_NOW=$bad run -2 --separate-stderr lock-status a.lock
+    assert_equal "$stderr" "lock-status: LOOPKIT_NOW: not epoch seconds from 0 to 253402300799: '$bad'"
+    assert_output ""
+  done
+}

@@ -145,3 +145,55 @@ JSON
   run -4 --separate-stderr bash -c 'state-get state.json session >/dev/full'
   [[ $stderr == *"cannot write to standard output"* ]]
 }
+
+# --- issue 9: duplicate keys and numbers as every reader reads them -----------
+
+@test "state-get: duplicate key b, .[] lists it once with its last value where it first stands (also -k and stdin)" {
+  printf '{"b":1,"a":2,"b":3}' >d.json
+  run -0 state-get d.json '.[]'
+  assert_output $'3\n2'
+  run -0 state-get -k d.json
+  assert_output $'b\na'
+  run -0 state-get d.json b
+  assert_output 3
+  run -0 bash -c 'state-get - ".[]" <d.json'
+  assert_output $'3\n2'
+  run -0 state-get -s d.json 'v=.[]'
+  assert_output "v=(3 2)"
+}
+
+@test "state-get: duplicate key b inside a value prints once, the last copy" {
+  printf '{"o":{"b":{"x":1},"b":{"y":2}}}' >d.json
+  run -0 state-get d.json o
+  assert_output '{"b":{"y":2}}'
+  run -0 state-get -k d.json o.b
+  assert_output y
+}
+
+@test "state-get: a big integer prints with its digits, alone, inside a value and from stdin" {
+  printf '{"a":123456789012345678901234567890,"l":[-98765432109876543210987654321]}\n' >n.json
+  run -0 state-get n.json a l '.l[0]'
+  assert_output $'123456789012345678901234567890\n[-98765432109876543210987654321]\n-98765432109876543210987654321'
+  run -0 bash -c 'state-get - a <n.json'
+  assert_output 123456789012345678901234567890
+  run -0 state-get -s n.json a
+  assert_output "a=123456789012345678901234567890"
+}
+
+@test "state-get: 0e400 and 1e-400 read as 0; 1e400 is not valid JSON (exit 3)" {
+  printf '{"a":0e400,"b":1e-400}' >z.json
+  run -0 state-get z.json a b
+  assert_output $'0\n0'
+  printf '{"a":1e400}' >inf.json
+  run -3 --separate-stderr state-get inf.json a
+  [[ $stderr == *"number out of range"* ]]
+  run -3 bash -c 'state-get - a <inf.json'
+}
+
+@test "state-get: a member name that is not UTF-8, or a path deeper than the limit, is exit 2" {
+  echo '{}' >e.json
+  run -2 --separate-stderr state-get e.json "$(printf 'k\xff')"
+  [ "$stderr" = "state-get: malformed path 'k\\xFF': a member name is not UTF-8" ]
+  run -2 state-get e.json '["\ud800"]'
+  run -2 state-get e.json "$(printf 'a.%.0s' $(seq 60000))b"
+}

@@ -204,3 +204,218 @@ JSON
   [ -L link.json ]
   run -0 state-get real.json a
 }
+
+# --- issue 9: exit 0 means the file reads back --------------------------------
+
+# set FILE to the JSON in $1, run state-set on it with the rest, and print it
+edit() {
+  printf '%s' "$1" >s.json
+  shift
+  state-set s.json "$@"
+}
+
+@test "state-set: duplicate key b, edit b.d on {\"b\":[1],\"b\":{}} changes the last b only" {
+  edit '{"b":[1],"b":{}}' 'b.d:=1'
+  [ "$(cat s.json)" = '{"b":[1],"b":{"d":1}}' ]
+  [ "$(state-get s.json b.d)" = 1 ]
+}
+
+@test "state-set: duplicate key b, append to b[] on {\"b\":{},\"b\":[1]} changes the last b, no crash" {
+  edit '{"b":{},"b":[1]}' 'b[]:=2'
+  [ "$(cat s.json)" = '{"b":{},"b":[1,2]}' ]
+}
+
+@test "state-set: duplicate key b, b.z on {\"b\":{\"x\":1},\"b\":{\"y\":2}} keeps the first b's x" {
+  edit '{"b":{"x":1},"b":{"y":2}}' 'b.z:=3'
+  [ "$(cat s.json)" = '{"b":{"x":1},"b":{"y":2,"z":3}}' ]
+  run -0 state-get -k s.json b
+  assert_output $'y\nz'
+}
+
+@test "state-set: duplicate key b, --compact and --indent keep the earlier copy, change the last" {
+  edit '{"b":{"x":1},"c":2.0,"b":{"y":2}}' --compact 'b.z:=3'
+  [ "$(cat s.json)" = '{"b":{"x":1},"c":2.0,"b":{"y":2,"z":3}}' ]
+  edit '{"b": {"x": 1}, "b": [1]}' --indent 1 'b[]:=2'
+  [ "$(tr -d ' \n' <s.json)" = '{"b":{"x":1},"b":[1,2]}' ]
+}
+
+@test "state-set: duplicate key b, --delete b removes every copy so that b reads as missing" {
+  edit '{"b":1,"a":2,"b":3}' --delete b
+  [ "$(cat s.json)" = '{"a":2}' ]
+}
+
+@test "state-set: duplicate key b, --expect and += read the last copy" {
+  edit '{"b":1,"b":5}' --expect b:=5 'b+=1'
+  [ "$(cat s.json)" = '{"b":1,"b":6}' ]
+}
+
+@test "state-set: number literal out of range is exit 2 in every form (:=, ?:=, []:=, +=, --init, --expect, --require, --stream)" {
+  echo '{"a":1}' >s.json
+  cp s.json before
+  for args in 'a:=1e400' 'a?:=-1e400' 'l[]:=1e400' 'a+=1e400' 'a:={"x":[1e999]}' \
+    '--expect a:=1e400 b=1' '--require a:=1e400 b=1'; do
+    # shellcheck disable=SC2086
+    run -2 state-set s.json $args
+    cmp s.json before
+  done
+  run -2 state-set --init '{"a":1e400}' new.json b=1
+  [ ! -e new.json ]
+  run -2 bash -c 'echo "a:=1e400" | state-set --stream s.json'
+  cmp s.json before
+}
+
+@test "state-set: a sum that overflows (1e308 + 1e308) is exit 3, nothing written" {
+  edit '{"a":1e308}' 'a+=1e308' || rc=$?
+  [ "${rc:-0}" -eq 3 ]
+  [ "$(cat s.json)" = '{"a":1e308}' ]
+}
+
+@test "state-set: 0e400 and 1e-400 in a file read as 0, never NaN" {
+  edit '{"a":0e400,"b":-0e400,"c":1e-400}' 'a+=1' 'c+=2'
+  [ "$(cat s.json)" = '{"a":1,"b":-0e400,"c":2}' ]
+  run -0 state-get s.json b
+  assert_output '-0'
+}
+
+@test "state-set: a file holding a number out of range (1e400) is bad data, exit 3, untouched" {
+  edit '{"a":1}' b=1
+  printf '{"a":1e400}' >s.json
+  run -3 --separate-stderr state-set s.json b=1
+  [[ $stderr == *"number out of range"* ]]
+  [ "$(cat s.json)" = '{"a":1e400}' ]
+}
+
+@test "state-set: a 30-digit integer and 1e2 keep their text exactly as given" {
+  edit '{"z":0}' 'a:=123456789012345678901234567890' 'b:=1e2' 'c:=[1.0,-0,2.50]' 'd?:=1E+2' 'e[]:=0.10'
+  [ "$(cat s.json)" = '{"z":0,"a":123456789012345678901234567890,"b":1e2,"c":[1.0,-0,2.50],"d":1E+2,"e":[0.10]}' ]
+  run -0 state-get s.json a
+  assert_output 123456789012345678901234567890
+  rm s.json
+  run -0 state-set --init '{"v":1.0,"w":123456789012345678901234567890}' s.json x=1
+  grep -q '"v": 1.0,' s.json
+  grep -q '"w": 123456789012345678901234567890,' s.json
+}
+
+@test "state-set: += on big integers is exact; past 64 bits the digits are kept" {
+  edit '{"a":123456789012345678901234567890,"b":9223372036854775807,"c":18446744073709551615}' \
+    'a+=1' 'b+=1' 'c+=1'
+  [ "$(cat s.json)" = '{"a":123456789012345678901234567891,"b":9223372036854775808,"c":18446744073709551616}' ]
+}
+
+@test "state-set: --expect compares big integers by their digits" {
+  edit '{"a":123456789012345678901234567890}' --expect 'a:=123456789012345678901234567890' b=1
+  run -1 state-set s.json --expect 'a:=123456789012345678901234567891' b=2
+  [ "$(state-get s.json b)" = 1 ]
+}
+
+@test "state-set: a member name that is not UTF-8 is exit 2 in every form, nothing written" {
+  echo '{"a":1}' >s.json
+  cp s.json before
+  for bad in "$(printf 'k\xff')" "$(printf '["k\xff"]')" "$(printf 'k\xc0\x80')" \
+    "$(printf 'k\xed\xa0\x80')" '["\ud800"]' '["\udc00x"]'; do
+    run -2 state-set s.json "$bad:=1"
+    run -2 state-set s.json --now "$bad"
+    run -2 state-set s.json --epoch "$bad"
+    run -2 state-set s.json --delete "$bad"
+    run -2 state-set s.json --expect "$bad=1" a:=2
+    run -2 bash -c 'printf "%s=1\n" "$1" | state-set --stream s.json' _ "$bad"
+    cmp s.json before
+  done
+}
+
+@test "state-set: a path deeper than the depth limit is exit 2 before anything is written" {
+  echo '{}' >s.json
+  cp s.json before
+  deep=$(printf 'a.%.0s' $(seq 1000))
+  run -2 state-set s.json "${deep}b:=1"
+  run -2 state-set s.json "${deep%.}[]:=1"
+  run -2 state-set s.json --now "${deep}b"
+  cmp s.json before
+  # 1000 levels is the limit itself, and reads back
+  run -0 state-set s.json "${deep%.}:=1"
+  run -0 state-get s.json "${deep%.}"
+  assert_output 1
+}
+
+@test "state-set: a JSON value that would make the document too deep where it lands is exit 2" {
+  echo '{}' >s.json
+  nest=$(python3 -c 'print("[" * 999 + "]" * 999)')
+  run -0 state-set s.json "a:=$nest"
+  run -2 state-set s.json "a.b:=$nest"
+  run -2 state-set s.json "l[]:=$nest"
+  run -0 state-get s.json a
+}
+
+@test "state-set: a path of 60 000 segments and of 1 000 000 segments is a clean exit 2, no crash" {
+  echo '{}' >s.json
+  run -2 --separate-stderr state-set s.json "$(printf 'a.%.0s' $(seq 60000))b:=1"
+  [[ $stderr == *"deeper than 1000 levels"* ]]
+  run -2 state-set s.json --delete "$(printf '[0]%.0s' $(seq 40000))"
+  python3 -c 'print("a." * 1000000 + "b:=1")' >long
+  run -2 bash -c 'state-set --stream s.json <long'
+  python3 -c 'print("[0]" * 1000000 + ":=1")' >long
+  run -2 bash -c 'state-set --stream s.json <long'
+  [ "$(cat s.json)" = '{}' ]
+}
+
+@test "state-set: edits apply in order, --delete a[0] then a[0]+=10 on [1,2,3] gives [12,3]" {
+  edit '{"a":[1,2,3]}' --delete 'a[0]' 'a[0]+=10'
+  [ "$(cat s.json)" = '{"a":[12,3]}' ]
+}
+
+@test "state-set: edits apply in order, a[]:=4 then a[-2]+=10 on [1,2,3] gives [1,2,13,4]" {
+  edit '{"a":[1,2,3]}' 'a[]:=4' 'a[-2]+=10'
+  [ "$(cat s.json)" = '{"a":[1,2,13,4]}' ]
+  edit '{"a":{"b":1}}' --delete a 'a.c+=1' 'a.c+=1'
+  [ "$(cat s.json)" = '{"a":{"c":2}}' ]
+}
+
+@test "state-set: --stream, each --now and --epoch line takes the time of its own line" {
+  unset LOOPKIT_NOW
+  mkfifo in
+  state-set --stream s.json <in & pid=$!
+  exec {fd}>in
+  echo '--epoch t1' >&"$fd"
+  wait_grep t1 s.json
+  t1=$(state-get s.json t1)
+  # wait (bounded) until the clock has passed the first line's second
+  for _ in $(seq 100); do [ "$(date +%s)" -gt "$t1" ] && break; sleep 0.05; done
+  echo '--epoch t2' >&"$fd"
+  echo '--now iso' >&"$fd"
+  exec {fd}>&-
+  wait "$pid"
+  t2=$(state-get s.json t2)
+  [ "$t2" -gt "$t1" ]
+  [ "$(state-get s.json iso)" = "$(date -u -d "@$t2" +%Y-%m-%dT%H:%M:%SZ)" ] ||
+    [ "$(state-get s.json iso)" \> "$(date -u -d "@$t2" +%Y-%m-%dT%H:%M:%SZ)" ]
+}
+
+@test "state-set: --stream checks --expect once, on the file as found before its first write" {
+  echo '{"status":"running"}' >s.json
+  printf 'status=paused\nn:=1\nn:=2\n' | state-set --stream --expect status=running s.json
+  [ "$(state-get s.json status n)" = $'paused\n2' ]
+  # the file as found fails: nothing is written, exit 1
+  run -1 bash -c 'printf "n:=3\n" | state-set --stream --expect status=running s.json'
+  [ "$(state-get s.json n)" = 2 ]
+}
+
+@test "state-set: whatever is written reads back with the strict reader" {
+  edit '{"a":[1,2,3],"b":{"c":1.0}}' 'a[1]:=1e2' 'b.d:=123456789012345678901234567890' \
+    'e:="\u00e9\ud83d\ude00"' --delete 'a[0]' 'f[]:={"g":[0.5]}'
+  run -0 state-get s.json .
+  # a second strict reader: no NaN or Infinity, valid UTF-8
+  run -0 python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), parse_constant=lambda c: sys.exit(1))' s.json
+}
+
+# needs lib/sys/file.cpp's write_file_atomic to refuse a symlink when
+# follow_symlink is false (exit 4), as agreed with its owner
+@test "state-set: --on-invalid backup never writes through a symlink planted at FILE.backup (exit 4)" {
+  printf '{bad' >state.json
+  echo precious >target
+  ln -s target state.json.backup
+  run -4 state-set --on-invalid backup state.json a=1
+  [ "$(cat target)" = precious ]
+  [ -L state.json.backup ]
+  [ "$(readlink state.json.backup)" = target ]
+  [ "$(cat state.json)" = '{bad' ]
+}

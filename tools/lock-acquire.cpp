@@ -44,7 +44,7 @@ static Config parse(const Args& a) {
   c.request.session = o.count("session") ? o["session"].as<std::string>() : session_of_path(c.file);
   if (o.count("wait")) c.request.wait_seconds = cli::number(o["wait"].as<std::string>(), "--wait", 0);
   if (o.count("stale-after"))
-    c.request.policy.stale_after = cli::integer(o["stale-after"].as<std::string>(), "--stale-after", 0, INT32_MAX);
+    c.request.policy.stale_after = cli::number(o["stale-after"].as<std::string>(), "--stale-after", 0);
   if (o.count("heartbeat")) c.heartbeat = cli::number(o["heartbeat"].as<std::string>(), "--heartbeat", 0.01);
   c.json = o.count("json") > 0;
   return c;

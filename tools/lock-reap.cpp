@@ -3,6 +3,7 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
+#include "sys/folder.hpp"
 
 using namespace loopkit;
 
@@ -26,7 +27,7 @@ static Config parse(const Args& a) {
   Config c;
   c.operands = a.operands;
   if (a.opts.count("stale-after"))
-    c.policy.stale_after = cli::integer(a.opts["stale-after"].as<std::string>(), "--stale-after", 0, INT32_MAX);
+    c.policy.stale_after = cli::number(a.opts["stale-after"].as<std::string>(), "--stale-after", 0);
   c.dry_run = a.opts.count("dry-run") > 0;
   c.json = a.opts.count("json") > 0;
   return c;
@@ -34,11 +35,19 @@ static Config parse(const Args& a) {
 
 static int run(const Config& c) {
   int code = 0;
+  // As lock-status: one lock file named alone is refused with exit 4 when it
+  // cannot be read (a link, a FIFO); in a sweep of a folder or several
+  // operands that is a warning, and the file is kept either way.
+  const bool one = c.operands.size() == 1 && !is_folder(c.operands[0]);
   for (const auto& file : lock_files_in(c.operands)) {
     ReapResult r;
     try {
       r = reap_lock(file, c.policy, c.dry_run);
-    } catch (const Error& e) {  // could not even read it: kept
+    } catch (const Error& e) {
+      if (one) {
+        cli::say(std::string(e.what()) + "; kept");
+        return static_cast<int>(Exit::system);
+      }
       cli::warn(std::string(e.what()) + "; kept");
       continue;
     }

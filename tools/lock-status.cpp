@@ -26,13 +26,15 @@ static Config parse(const Args& a) {
   Config c;
   c.operands = a.operands;
   if (a.opts.count("stale-after"))
-    c.policy.stale_after = cli::integer(a.opts["stale-after"].as<std::string>(), "--stale-after", 0, INT32_MAX);
+    c.policy.stale_after = cli::number(a.opts["stale-after"].as<std::string>(), "--stale-after", 0);
   c.json = a.opts.count("json") > 0;
   return c;
 }
 
 static int run(const Config& c) {
-  // One lock file asked about: the exit status is the answer.
+  // One lock file asked about: the exit status is the answer, and a file
+  // that cannot be read (a link, a FIFO) is refused with exit 4. In a sweep
+  // of a folder or several operands it is a warning.
   const bool one = c.operands.size() == 1 && !is_folder(c.operands[0]);
   int code = 0;
   for (const auto& file : lock_files_in(c.operands)) {

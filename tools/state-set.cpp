@@ -60,7 +60,7 @@ static Config parse(const Args& a) {
   if (!have_file) fail_usage("missing FILE");
   if (a.opts.count("init")) {
     try {
-      u.init = json::parse(a.opts["init"].as<std::string>(), "--init");
+      u.init = json::parse(a.opts["init"].as<std::string>(), "--init", {}, json::Literals::as_written);
     } catch (const Error& e) {
       fail_usage(e.what());
     }
@@ -99,6 +99,9 @@ static Config parse(const Args& a) {
 
 // --stream: the lines' edits are written together at most once per
 // --debounce seconds, and always at end of input or on SIGINT/SIGTERM.
+// --expect and --require are checked once, on the file as found before the
+// stream's first write: from then on the stream owns the document, and its
+// own lines may change what they named.
 static int run_stream(const Config& c) {
   catch_termination_signals();
   Update batch = c.update;
@@ -108,6 +111,8 @@ static int run_stream(const Config& c) {
     if (batch.edits.empty()) return;
     last = update_state_file(batch).text;
     batch.edits.clear();
+    batch.expects.clear();
+    batch.requires_.clear();
     last_write = monotonic_seconds();
   };
   for (bool more = true; more;) {
@@ -124,7 +129,9 @@ static int run_stream(const Config& c) {
       if (words.empty() || words[0][0] == '#') continue;
       if (words[0] == "--delete" || words[0] == "--now" || words[0] == "--epoch") {
         if (words.size() != 2) fail_usage(words[0] + " takes one PATH: " + quoted(line));
-        batch.edits.push_back(words[0] == "--delete" ? delete_edit(words[1]) : now_edit(words[1], words[0] == "--epoch"));
+        // each line's time is its own: the clock is read as the line arrives
+        batch.edits.push_back(words[0] == "--delete" ? delete_edit(words[1])
+                                                     : now_edit_at(words[1], words[0] == "--epoch", current_epoch()));
       } else {
         for (const auto& w : words) batch.edits.push_back(parse_assignment(w));
       }

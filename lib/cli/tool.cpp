@@ -9,6 +9,8 @@
 #include <new>
 #include <unistd.h>
 
+#include "sys/clock.hpp"
+
 namespace loopkit {
 
 namespace {
@@ -56,14 +58,17 @@ long long integer(const std::string& text, std::string_view option, long long mi
   return v;
 }
 
-double number(const std::string& text, std::string_view option, double min) {
+double number(const std::string& text, std::string_view option, double min, double max) {
   char* end = nullptr;
   errno = 0;
   double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || errno || *end || !std::isfinite(v) || v < min)
-    fail_usage(fmt::format("{}: not a number of at least {}: {}", option, min, quoted(text)));
+  // strtod also takes "nan", "inf" and hex floats; the first two are caught
+  // by the range (NaN compares false), hex is a number like any other
+  if (text.empty() || errno || *end || !std::isfinite(v) || !(v >= min && v <= max))
+    fail_usage(fmt::format("{}: not a number from {} to {}: {}", option, min, max, quoted(text)));
   return v;
 }
+
 long long owner_pid(const cxxopts::ParseResult& opts) {
   if (!opts.count("pid")) return getppid();
   return integer(opts["pid"].as<std::string>(), "--pid", 1, INT32_MAX);
@@ -110,6 +115,7 @@ int run_tool(const ToolInfo& info, int argc, char** argv, AddOptions add, int (*
       print_completion_helper(options);
     } else {
       g_quiet = result.count("quiet") > 0;
+      check_clock_override();
       Args args{result, {}, std::move(command), {}};
       if (result.count("args")) args.operands = result["args"].as<std::vector<std::string>>();
       for (const auto& kv : result.arguments()) args.ordered.emplace_back(kv.key(), kv.value());

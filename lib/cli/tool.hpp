@@ -35,7 +35,11 @@ void warn(std::string_view message);  // "TOOL: warning: message"
 void say(std::string_view message);   // "TOOL: message" on stderr
 // a parsed integer or number option, range-checked (exit 2)
 long long integer(const std::string& text, std::string_view option, long long min, long long max);
-double number(const std::string& text, std::string_view option, double min);
+// The largest SECONDS (or other decimal) an option takes: bigger waits are
+// no use, and they overflow the system's timers into busy loops.
+inline constexpr double max_number = 1e9;
+// a finite decimal from min to max; "nan", "inf" and "" are exit 2
+double number(const std::string& text, std::string_view option, double min, double max = max_number);
 // --pid PID, else the tool's parent: the shell that called it
 long long owner_pid(const cxxopts::ParseResult& opts);
 }  // namespace cli

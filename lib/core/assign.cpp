@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "core/edit.hpp"
+#include "core/jsontext.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 
@@ -9,9 +13,9 @@ namespace loopkit {
 
 namespace {
 
-json::value operand_json(std::string_view text, std::string_view whole) {
+json::value operand_json(std::string_view text, std::string_view whole, json::Literals keep) {
   try {
-    return json::parse(text, "value");
+    return json::parse(text, "value", {}, keep);
   } catch (const Error& e) {
     std::string why = e.what();
     auto p = why.find("not valid JSON");
@@ -20,16 +24,59 @@ json::value operand_json(std::string_view text, std::string_view whole) {
   }
 }
 
-json::value number_sum(const json::value& a, const json::value& b) {
-  auto is_int = [](const json::value& v) { return v.is_int64() || v.is_uint64(); };
-  if (is_int(a) && is_int(b)) {
-    __int128 x = a.is_int64() ? a.get_int64() : static_cast<__int128>(a.get_uint64());
-    __int128 y = b.is_int64() ? b.get_int64() : static_cast<__int128>(b.get_uint64());
-    __int128 s = x + y;
+// A number as the sum needs it: exact integers up to 37 digits (so that two
+// of them add without overflow in 128 bits), else a double.
+struct Number {
+  bool integral = false;
+  __int128 i = 0;
+  double d = 0;
+};
+
+Number number_of(const json::value& v) {
+  Number n;
+  if (v.is_int64()) n.integral = true, n.i = v.get_int64();
+  else if (v.is_uint64()) n.integral = true, n.i = v.get_uint64();
+  else if (v.is_double()) n.d = v.get_double();
+  else {
+    std::string t(json::literal_text(v));
+    bool negative = !t.empty() && t[0] == '-';
+    std::string_view digits = std::string_view(t).substr(negative ? 1 : 0);
+    if (digits.size() <= 37 && digits.find_first_not_of("0123456789") == std::string_view::npos) {
+      n.integral = true;
+      for (char c : digits) n.i = n.i * 10 + (c - '0');
+      if (negative) n.i = -n.i;
+    } else {
+      n.d = std::strtod(t.c_str(), nullptr);  // finite: the parser checked the literal
+    }
+  }
+  if (!n.integral) return n;
+  n.d = static_cast<double>(n.i);
+  return n;
+}
+
+std::string int128_text(__int128 v) {
+  bool negative = v < 0;
+  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string s;
+  do {
+    s += static_cast<char>('0' + static_cast<int>(u % 10));
+    u /= 10;
+  } while (u);
+  if (negative) s += '-';
+  return {s.rbegin(), s.rend()};
+}
+
+json::value number_sum(const json::value& a, const json::value& b, const Path& where) {
+  Number x = number_of(a), y = number_of(b);
+  if (x.integral && y.integral) {
+    __int128 s = x.i + y.i;
     if (s >= INT64_MIN && s <= INT64_MAX) return static_cast<int64_t>(s);
     if (s >= 0 && s <= static_cast<__int128>(UINT64_MAX)) return static_cast<uint64_t>(s);
+    return json::number_literal(int128_text(s));  // exact, as jq 1.7 keeps big literals
   }
-  return a.to_number<double>() + b.to_number<double>();
+  double s = x.d + y.d;
+  if (!std::isfinite(s)) fail_data(fmt::format("{}: the sum overflows a double", where.text));
+  return s;
 }
 
 std::string prefix_text(const Path& p, std::size_t upto) {
@@ -43,11 +90,24 @@ std::string prefix_text(const Path& p, std::size_t upto) {
   return s.empty() ? "." : s;
 }
 
-// the slot the path names, creating what is missing on the way
-json::value& slot(json::value& doc, const Path& p) {
+// A stand-in on an edit's way becomes its value (a container: a shell of
+// stand-ins for its items) before the edit looks into it.
+void open(json::value& v, const JsonText* text) {
+  if (text && is_stand_in(v)) v = open_stand_in(*text, v);
+}
+
+bool holds_null(const json::value& v, const JsonText* text) {
+  if (text && is_stand_in(v)) return text->at(stand_in_offset(v)) == 'n';
+  return v.is_null();
+}
+
+// the slot the path names, creating what is missing on the way; the slot
+// itself may still be a stand-in
+json::value& slot(json::value& doc, const Path& p, const JsonText* text) {
   json::value* cur = &doc;
   for (std::size_t i = 0; i < p.segments.size(); ++i) {
     const auto& seg = p.segments[i];
+    open(*cur, text);
     if (seg.kind == Segment::key) {
       if (cur->is_null()) *cur = json::object();
       if (!cur->is_object())
@@ -72,7 +132,7 @@ json::value& slot(json::value& doc, const Path& p) {
   return *cur;
 }
 
-void remove_at(json::value& doc, const Path& p) {
+void remove_at(json::value& doc, const Path& p, const JsonText* text) {
   if (p.segments.empty()) {
     doc = json::object();
     return;
@@ -80,6 +140,7 @@ void remove_at(json::value& doc, const Path& p) {
   json::value* cur = &doc;
   for (std::size_t i = 0; i + 1 < p.segments.size(); ++i) {
     const auto& seg = p.segments[i];
+    open(*cur, text);
     if (cur->is_null()) return;
     if (seg.kind == Segment::key) {
       if (!cur->is_object())
@@ -98,6 +159,7 @@ void remove_at(json::value& doc, const Path& p) {
     }
   }
   const auto& last = p.segments.back();
+  open(*cur, text);
   if (cur->is_null()) return;
   if (last.kind == Segment::key) {
     if (!cur->is_object()) fail_data(fmt::format("{}: cannot delete a member of a {}", p.text, type_name(*cur)));
@@ -113,9 +175,7 @@ void remove_at(json::value& doc, const Path& p) {
   }
 }
 
-}  // namespace
-
-Edit parse_assignment(std::string_view text) {
+Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
   Edit e;
   e.source = std::string(text);
   std::size_t n = parse_path_prefix(text, e.path);
@@ -139,8 +199,8 @@ Edit parse_assignment(std::string_view text) {
   } else if (!appending && starts("+=")) {
     e.op = Edit::add;
     rest.remove_prefix(2);
-    e.operand = operand_json(rest, text);
-    if (!e.operand.is_number())
+    e.operand = operand_json(rest, text, keep);
+    if (!json::is_numeric(e.operand))
       fail_usage(fmt::format("malformed assignment {}: += takes a number", quoted(text)));
     return e;
   } else if (!appending && starts("?:=")) {
@@ -157,9 +217,18 @@ Edit parse_assignment(std::string_view text) {
   // a file holding invalid UTF-8 could never be read back
   if (!json_value && !json::is_utf8(rest))
     fail_usage(fmt::format("malformed assignment for {}: the text is not UTF-8", quoted(e.path.text)));
-  e.operand = json_value ? operand_json(rest, text) : json::value(json::string(rest));
+  e.operand = json_value ? operand_json(rest, text, keep) : json::value(json::string(rest));
+  // the value lies inside one container per segment (and the array it joins)
+  std::size_t depth = e.path.segments.size() + (appending ? 1 : 0) + json::depth(e.operand);
+  if (depth > json::max_depth)
+    fail_usage(fmt::format("malformed assignment {}: the value would lie {} levels deep; readers stop at {}",
+                           quoted(text.substr(0, std::min<std::size_t>(text.size(), 40))), depth, json::max_depth));
   return e;
 }
+
+}  // namespace
+
+Edit parse_assignment(std::string_view text) { return parse_assignment_keeping(text, json::Literals::as_written); }
 
 Edit delete_edit(std::string_view path) {
   Edit e;
@@ -170,33 +239,40 @@ Edit delete_edit(std::string_view path) {
   return e;
 }
 
-Edit now_edit(std::string_view path, bool epoch) {
+Edit now_edit(std::string_view path, bool epoch) { return now_edit_at(path, epoch, now_epoch()); }
+
+Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds) {
   Edit e;
   e.op = Edit::set;
   e.path = parse_path(path);
   if (e.path.has_all()) fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(path)));
-  e.operand = epoch ? json::value(now_epoch()) : json::value(json::string(iso8601_utc(now_epoch())));
+  e.operand = epoch ? json::value(seconds) : json::value(json::string(iso8601_utc(seconds)));
   e.source = (epoch ? "--epoch " : "--now ") + std::string(path);
   return e;
 }
 
-void apply(json::value& doc, const Edit& e) {
+namespace {
+
+void apply_on(json::value& doc, const Edit& e, const JsonText* text) {
   if (e.op == Edit::remove) {
-    remove_at(doc, e.path);
+    remove_at(doc, e.path, text);
     return;
   }
-  json::value& v = slot(doc, e.path);
+  json::value& v = slot(doc, e.path, text);
   switch (e.op) {
     case Edit::set: v = e.operand; break;
     case Edit::set_if_missing:
-      if (v.is_null()) v = e.operand;
+      // a value that stays is not opened: its text stays as it is
+      if (holds_null(v, text)) v = e.operand;
       break;
     case Edit::add:
+      open(v, text);
       if (v.is_null()) v = 0;
-      if (!v.is_number()) fail_data(fmt::format("{}: cannot add to a {}", e.path.text, type_name(v)));
-      v = number_sum(v, e.operand);
+      if (!json::is_numeric(v)) fail_data(fmt::format("{}: cannot add to a {}", e.path.text, type_name(v)));
+      v = number_sum(v, e.operand, e.path);
       break;
     case Edit::append:
+      open(v, text);
       if (v.is_null()) v = json::array();
       if (!v.is_array()) fail_data(fmt::format("{}: cannot append to a {}", e.path.text, type_name(v)));
       v.get_array().push_back(e.operand);
@@ -204,6 +280,11 @@ void apply(json::value& doc, const Edit& e) {
     case Edit::remove: break;
   }
 }
+
+}  // namespace
+
+void apply(json::value& doc, const Edit& e) { apply_on(doc, e, nullptr); }
+void apply(json::value& doc, const Edit& e, const JsonText& text) { apply_on(doc, e, &text); }
 
 const json::value* value_at(const json::value& doc, const Path& path) {
   static const json::value null_value;
@@ -216,7 +297,8 @@ const json::value* value_at(const json::value& doc, const Path& path) {
 }
 
 std::pair<Path, json::value> parse_expectation(std::string_view text) {
-  Edit e = parse_assignment(text);
+  // compared as a reader reads the file: 1.0 is 1, a big integer its digits
+  Edit e = parse_assignment_keeping(text, json::Literals::big_integers);
   if (e.op != Edit::set || e.path.has_all())
     fail_usage(fmt::format("malformed expectation {}: expected PATH=TEXT or PATH:=JSON", quoted(text)));
   return {e.path, e.operand};

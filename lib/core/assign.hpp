@@ -1,6 +1,7 @@
 // Changes to a document: the assignments of CONTRACT.md section 4 and the
 // --delete/--now/--epoch options, applied to a Boost.JSON value.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -17,14 +18,24 @@ struct Edit {
 };
 
 // PATH=TEXT, PATH:=JSON, PATH+=NUMBER, PATH[]=TEXT, PATH[]:=JSON, PATH?=TEXT,
-// PATH?:=JSON. Malformed text or JSON that does not parse: exit 2.
+// PATH?:=JSON. Malformed text or JSON that does not parse: exit 2; so is
+// what no reader could read back: a number out of range, text or a member
+// name that is not UTF-8, a value that would lie deeper than json::max_depth.
+// Number literals keep their text (`:=1e2` is written `1e2`).
 Edit parse_assignment(std::string_view text);
 Edit delete_edit(std::string_view path);
 Edit now_edit(std::string_view path, bool epoch);  // the run's instant
+Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds);  // a given instant (--stream lines)
 
 // Apply one edit; missing objects on the way are created. Through a value of
-// another type: exit 3. Deleting what is missing does nothing.
+// another type: exit 3; so is a sum that overflows. Deleting what is missing
+// does nothing; deleting a duplicated member removes every copy.
 void apply(json::value& doc, const Edit& edit);
+// The same on a document holding stand-ins for the values of `text` (see
+// edit.hpp): those on the edit's way are opened as it goes, so each edit
+// sees the result of the last.
+class JsonText;
+void apply(json::value& doc, const Edit& edit, const JsonText& text);
 
 // The value at a path for --expect/--require (missing reads as null).
 const json::value* value_at(const json::value& doc, const Path& path);

@@ -404,6 +404,7 @@ void replace_save(const std::string& path, std::string_view bytes) {
   how.mode = 0600;
   how.keep_existing_mode = false;
   how.follow_symlink = false;
+  how.replace_symlink = true;  // ctx-save(1): a link at an explicit SAVEFILE is replaced, never written through
   write_file_atomic(path, bytes, how);
 }
 

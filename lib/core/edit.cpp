@@ -1,7 +1,9 @@
 #include "core/edit.hpp"
 
+#include <charconv>
 #include <fmt/format.h>
 #include <random>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -60,17 +62,31 @@ private:
   static bool write_stand_in(std::string& out, const json::value& v, const void* self) {
     if (!is_stand_in(v)) return false;
     const auto* r = static_cast<const Rewriter*>(self);
-    std::size_t b = std::stoull(std::string(v.get_string().subview(stand_in_prefix().size())));
-    out.append(r->t_.substr(b, r->jt_.skip_value(b) - b));
+    std::size_t b = stand_in_offset(v);
+    // (the indent is unknown here: a reformatted stand-in starts a fresh one)
+    if (r->reformat_) r->reindent(out, b, "");
+    else out.append(r->t_.substr(b, r->jt_.skip_value(b) - b));
     return true;
   }
 
-  // the indentation of the line an item starts on, from its prefix
+  // the indentation of the line an item starts on, from its prefix: its
+  // whitespace only (in a comma-first layout the line goes on with ",")
   std::string indent_of(const Item& it, const std::string& fallback) const {
     std::string_view pre = t_.substr(it.prefix, it.key - it.prefix);
     auto nl = pre.rfind('\n');
     if (nl == std::string_view::npos) return fallback;
-    return std::string(pre.substr(nl + 1));
+    std::string_view line = pre.substr(nl + 1);
+    return std::string(line.substr(0, line.find_first_not_of(" \t\r")));
+  }
+
+  // A comma-first layout ("  1\n  ,2"): what starts a later item's line,
+  // comma included, or "" when commas end the lines.
+  std::string comma_first_lead(const std::vector<Item>& its) const {
+    if (reformat_ || its.size() < 2) return "";
+    std::string_view pre = t_.substr(its.back().prefix, its.back().key - its.back().prefix);
+    auto nl = pre.rfind('\n');
+    if (nl == std::string_view::npos || pre.substr(nl).find(',') == std::string_view::npos) return "";
+    return std::string(pre.substr(nl));
   }
 
   // The style a container's new items take: that of its existing items.
@@ -117,6 +133,12 @@ private:
       else out.append(t_.substr(b, e - b));
       return;
     }
+    if (is_stand_in(before) && (after.is_object() || after.is_array()) &&
+        t_[b] == (after.is_object() ? '{' : '[')) {
+      // the edits opened this container: compare their shell with its items
+      json::value shell = open_stand_in(jt_, before);
+      return emit_container(out, b, e, shell, after, indent, after.is_object());
+    }
     if (before.is_object() && after.is_object()) return emit_container(out, b, e, before, after, indent, true);
     if (before.is_array() && after.is_array()) return emit_container(out, b, e, before, after, indent, false);
     write(out, after, style, indent);
@@ -155,8 +177,10 @@ private:
       emit(out, it.value, it.end, old_v, new_v, my_indent, l);
       ++written;
     };
+    const std::string lead = comma_first_lead(its);
     auto put_new = [&](const std::string* name, const json::value& v) {
-      out += separator(l, written == 0, inner);
+      if (!lead.empty() && written > 0) out += lead;
+      else out += separator(l, written == 0, inner);
       if (name) {
         out += json::quote(*name);
         out += l.space_after_colon ? ": " : ":";
@@ -168,11 +192,19 @@ private:
     if (members) {
       const auto& bo = before.get_object();
       const auto& ao = after.get_object();
+      // A name given twice reads as its last copy (as jq reads it): only that
+      // one is compared and changed, the earlier ones keep their bytes. A
+      // parsed object holds each name once, so fewer members mean duplicates.
+      std::unordered_map<std::string, std::size_t> last;
+      if (bo.size() != its.size())
+        for (std::size_t i = 0; i < its.size(); ++i) last[jt_.key_name(its[i])] = i;
       for (std::size_t i = 0; i < its.size(); ++i) {
         std::string name = jt_.key_name(its[i]);
         const auto* nv = ao.if_contains(name);
         const auto* ov = bo.if_contains(name);
-        if (nv && ov) put_old(its[i], i, *ov, *nv);
+        if (!nv || !ov) continue;
+        if (!last.empty() && last[name] != i) put_old(its[i], i, *ov, *ov);
+        else put_old(its[i], i, *ov, *nv);
       }
       for (const auto& kv : ao) {
         if (!bo.contains(kv.key())) {
@@ -219,7 +251,7 @@ private:
   }
 
   // copy the value at b in layout_, keeping scalar tokens' text
-  void reindent(std::string& out, std::size_t b, const std::string& indent) {
+  void reindent(std::string& out, std::size_t b, const std::string& indent) const {
     char c = t_[b];
     if (c != '{' && c != '[') {
       out.append(t_.substr(b, skip_value(b) - b));
@@ -269,6 +301,34 @@ json::value stand_in(std::size_t offset) {
   return json::value(json::string(stand_in_prefix() + std::to_string(offset)));
 }
 
+std::size_t stand_in_offset(const json::value& v) {
+  std::string_view s = v.get_string();
+  s.remove_prefix(stand_in_prefix().size());
+  std::size_t b = 0;
+  std::from_chars(s.data(), s.data() + s.size(), b);
+  return b;
+}
+
+json::value open_stand_in(const JsonText& jt, const json::value& v) {
+  std::size_t b = stand_in_offset(v);
+  char c = jt.at(b);
+  if (c == '{') {
+    const auto& its = jt.items(b);
+    json::object o;
+    o.reserve(its.size());
+    for (const auto& it : its) o[jt.key_name(it)] = stand_in(it.value);  // the last copy wins
+    return o;
+  }
+  if (c == '[') {
+    const auto& its = jt.items(b);
+    json::array a;
+    a.reserve(its.size());
+    for (const auto& it : its) a.push_back(stand_in(it.value));
+    return a;
+  }
+  return json::parse(jt.text().substr(b, jt.skip_value(b) - b), "value", {}, json::Literals::as_written);
+}
+
 bool is_stand_in(const json::value& v) {
   if (!v.is_string()) return false;
   std::string_view s = v.get_string();
@@ -280,6 +340,11 @@ std::string reformat(std::string_view text, const json::value& before, const jso
                      const json::Layout& layout) {
   JsonText jt(text);
   return Rewriter(jt, layout, true).run(before, after);
+}
+
+std::string reformat(const JsonText& text, const json::value& before, const json::value& after,
+                     const json::Layout& layout) {
+  return Rewriter(text, layout, true).run(before, after);
 }
 
 }  // namespace loopkit

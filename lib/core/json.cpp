@@ -1,7 +1,10 @@
 #include "core/json.hpp"
 
 #include <boost/json/src.hpp>  // Boost.JSON compiled into the library, once
+#include <cmath>
 #include <cstdint>
+#include <random>
+#include <boost/json/basic_parser_impl.hpp>
 #include <fmt/format.h>
 
 #include "sys/error.hpp"
@@ -37,41 +40,221 @@ bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 }  // namespace
 
-value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage) {
+namespace {
+
+// A number's literal is all digits (and a sign): no fraction, no exponent.
+bool is_integer_literal(std::string_view t) { return t.find_first_of(".eE") == std::string_view::npos; }
+
+// 0e400 is zero times an overflowing power: zero, not NaN
+bool has_zero_mantissa(std::string_view t) {
+  for (char c : t) {
+    if (c == 'e' || c == 'E') break;
+    if (c >= '1' && c <= '9') return false;
+  }
+  return true;
+}
+
+// Boost.JSON's own value builder, but numbers are checked (finite) and,
+// where asked, kept as their literal text.
+struct Builder {
+  static constexpr std::size_t max_object_size = object::max_size();
+  static constexpr std::size_t max_array_size = array::max_size();
+  static constexpr std::size_t max_key_size = string::max_size();
+  static constexpr std::size_t max_string_size = string::max_size();
+  using ec_t = boost::system::error_code;
+
+  boost::json::value_stack st;
+  Literals keep = Literals::none;
+  std::string number;  // the parts of a number split across writes
+  bool out_of_range = false;
+
+  bool on_document_begin(ec_t&) { return true; }
+  bool on_document_end(ec_t&) { return true; }
+  bool on_object_begin(ec_t&) { return true; }
+  bool on_object_end(std::size_t n, ec_t&) {
+    st.push_object(n);
+    return true;
+  }
+  bool on_array_begin(ec_t&) { return true; }
+  bool on_array_end(std::size_t n, ec_t&) {
+    st.push_array(n);
+    return true;
+  }
+  bool on_key_part(std::string_view s, std::size_t, ec_t&) {
+    st.push_chars(s);
+    return true;
+  }
+  bool on_key(std::string_view s, std::size_t, ec_t&) {
+    st.push_key(s);
+    return true;
+  }
+  bool on_string_part(std::string_view s, std::size_t, ec_t&) {
+    st.push_chars(s);
+    return true;
+  }
+  bool on_string(std::string_view s, std::size_t, ec_t&) {
+    st.push_string(s);
+    return true;
+  }
+  bool on_number_part(std::string_view s, ec_t&) {
+    number.append(s);
+    return true;
+  }
+  std::string_view literal(std::string_view last) {
+    if (number.empty()) return last;
+    number.append(last);
+    return number;
+  }
+  bool on_int64(std::int64_t i, std::string_view s, ec_t&) {
+    // only "-0" spells an integer otherwise than its shortest text
+    if (keep == Literals::as_written && i == 0 && literal(s) == "-0") push_literal("-0");
+    else st.push_int64(i);
+    number.clear();
+    return true;
+  }
+  bool on_uint64(std::uint64_t u, std::string_view, ec_t&) {
+    st.push_uint64(u);
+    number.clear();
+    return true;
+  }
+  bool on_double(double d, std::string_view s, ec_t& ec) {
+    std::string_view text = literal(s);
+    if (!std::isfinite(d)) {
+      if (!has_zero_mantissa(text)) {
+        out_of_range = true;
+        ec = boost::json::error::exponent_overflow;
+        return false;
+      }
+      d = text[0] == '-' ? -0.0 : 0.0;
+    }
+    bool keep_text = keep == Literals::as_written ? fmt::format("{}", d) != text
+                     : keep == Literals::big_integers ? is_integer_literal(text)
+                                                      : false;
+    if (keep_text) push_literal(text);
+    else st.push_double(d);
+    number.clear();
+    return true;
+  }
+  void push_literal(std::string_view text) {
+    std::string marked = literal_prefix();
+    marked += text;
+    st.push_string(marked);
+  }
+  bool on_bool(bool b, ec_t&) {
+    st.push_bool(b);
+    return true;
+  }
+  bool on_null(ec_t&) {
+    st.push_null();
+    return true;
+  }
+  bool on_comment_part(std::string_view, ec_t&) { return true; }
+  bool on_comment(std::string_view, ec_t&) { return true; }
+
+  static const std::string& literal_prefix();
+};
+
+const std::string& Builder::literal_prefix() {
+  static const std::string prefix = [] {
+    std::random_device rd;
+    return fmt::format("{}lk{:08x}{:08x}#", '\0', rd(), rd());
+  }();
+  return prefix;
+}
+
+using Parser = boost::json::basic_parser<Builder>;
+
+void check(Parser& p, std::string_view text, std::size_t at, const boost::system::error_code& ec,
+           std::string_view subject) {
+  if (!ec) return;
+  if (p.handler().out_of_range) {
+    // the message names the number, not Boost's "exponent overflow"
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+      if (text[i] == '\n') ++line, col = 1;
+      else ++col;
+    }
+    fail_data(fmt::format("{}: not valid JSON: number out of range at line {}, column {}", quoted(subject), line,
+                          col));
+  }
+  fail_parse(text, at, ec, subject);
+}
+
+}  // namespace
+
+value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage, Literals keep) {
   std::size_t begin = 0;
   while (begin < text.size() && is_ws(text[begin])) ++begin;
   if (begin == text.size()) fail_data(fmt::format("{}: not valid JSON: empty document", quoted(subject)));
-  boost::json::stream_parser p({}, strict_options());
-  p.reset(storage);
+  Parser p(strict_options());
+  p.handler().keep = keep;
+  p.handler().st.reset(storage);
   boost::system::error_code ec;
-  std::size_t used = p.write_some(text.data(), text.size(), ec);
-  if (!ec) p.finish(ec);
-  if (ec) fail_parse(text, used, ec, subject);
+  std::size_t used = p.write_some(false, text.data(), text.size(), ec);
+  check(p, text, used, ec, subject);
+  if (!p.done()) fail_parse(text, used, boost::json::error::incomplete, subject);
   for (std::size_t i = used; i < text.size(); ++i)
     if (!is_ws(text[i])) fail_parse(text, i, boost::json::error::extra_data, subject);
-  return p.release();
+  return p.handler().st.release();
 }
 
-std::vector<value> parse_many(std::string_view text, std::string_view subject, boost::json::storage_ptr storage) {
+std::vector<value> parse_many(std::string_view text, std::string_view subject, boost::json::storage_ptr storage,
+                              Literals keep) {
   std::vector<value> docs;
-  boost::json::stream_parser p({}, strict_options());
-  p.reset(storage);
+  Parser p(strict_options());
+  p.handler().keep = keep;
   std::size_t pos = 0;
   for (;;) {
     while (pos < text.size() && is_ws(text[pos])) ++pos;
     if (pos == text.size()) break;
+    p.reset();
+    p.handler().st.reset(storage);
     boost::system::error_code ec;
-    std::size_t used = p.write_some(text.data() + pos, text.size() - pos, ec);
-    if (ec) fail_parse(text, pos + used, ec, subject);
+    std::size_t used = p.write_some(true, text.data() + pos, text.size() - pos, ec);
+    check(p, text, pos + used, ec, subject);
     pos += used;
     if (!p.done()) {
-      p.finish(ec);
-      if (ec) fail_parse(text, pos, ec, subject);
+      p.write_some(false, nullptr, 0, ec);
+      check(p, text, pos, ec, subject);
     }
-    docs.push_back(p.release());
-    p.reset(storage);
+    docs.push_back(p.handler().st.release());
   }
   return docs;
+}
+
+value number_literal(std::string_view text, boost::json::storage_ptr storage) {
+  std::string marked = Builder::literal_prefix();
+  marked += text;
+  return value(string(marked, std::move(storage)));
+}
+
+bool is_number_literal(const value& v) {
+  if (!v.is_string()) return false;
+  const auto& s = v.get_string();
+  // the cheap test first: no real string a serializer meets starts with NUL
+  if (s.empty() || s[0] != '\0') return false;
+  const std::string& p = Builder::literal_prefix();
+  return s.size() > p.size() && std::string_view(s).substr(0, p.size()) == p;
+}
+
+std::string_view literal_text(const value& v) {
+  return std::string_view(v.get_string()).substr(Builder::literal_prefix().size());
+}
+
+bool is_numeric(const value& v) { return v.is_number() || is_number_literal(v); }
+
+std::size_t depth(const value& v) {
+  // parse bounds every value's nesting by max_depth, so this recursion is bounded too
+  std::size_t d = 0;
+  if (v.is_array()) {
+    for (const auto& e : v.get_array()) d = std::max(d, depth(e));
+    return d + 1;
+  }
+  if (v.is_object()) {
+    for (const auto& kv : v.get_object()) d = std::max(d, depth(kv.value()));
+    return d + 1;
+  }
+  return 0;
 }
 
 Layout default_layout() { return Layout{}; }
@@ -156,6 +339,8 @@ std::string quote(std::string_view s) {
 }
 
 std::string number_text(const value& v) {
+  if (v.is_string()) return std::string(literal_text(v));
+  if (v.is_double() && !std::isfinite(v.get_double())) fail_data("cannot write a number that is not finite");
   if (v.is_int64()) return std::to_string(v.get_int64());
   if (v.is_uint64()) return std::to_string(v.get_uint64());
   // shortest text that reads back as the same double: 0.25, 1e+100
@@ -168,7 +353,10 @@ void write_value(std::string& out, const value& v, const Layout& layout, const s
   switch (v.kind()) {
     case boost::json::kind::null: out += "null"; return;
     case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; return;
-    case boost::json::kind::string: out += quote(v.get_string()); return;
+    case boost::json::kind::string:
+      if (is_number_literal(v)) out += literal_text(v);
+      else out += quote(v.get_string());
+      return;
     case boost::json::kind::int64:
     case boost::json::kind::uint64:
     case boost::json::kind::double_: out += number_text(v); return;
@@ -241,7 +429,7 @@ std::string compact(const value& v) {
 }
 
 std::string raw_text(const value& v) {
-  if (v.is_string()) return std::string(v.get_string());
+  if (v.is_string() && !is_number_literal(v)) return std::string(v.get_string());
   return compact(v);
 }
 

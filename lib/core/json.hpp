@@ -18,13 +18,32 @@ using boost::json::value;
 // our recursive walkers in a default 8 MiB stack many times over.
 inline constexpr std::size_t max_depth = 1000;
 
+// Which number literals a parse keeps as text (see number_literal): none;
+// integers too big for 64 bits (a reader prints their digits); or every
+// literal whose shortest text differs (`1e2`, `1.0`: what a caller wrote
+// is what the file gets).
+enum class Literals { none, big_integers, as_written };
+
 // Exactly one document (surrounding whitespace allowed); anything else is
-// exit 3: "'SUBJECT': not valid JSON: REASON at line L, column C".
-// `storage` lets a read-only caller parse into a monotonic arena.
-value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage = {});
+// exit 3: "'SUBJECT': not valid JSON: REASON at line L, column C". A number
+// out of range (1e400) is not valid; one too small for a double (1e-400,
+// 0e400) reads as 0. `storage` lets a read-only caller parse into a
+// monotonic arena.
+value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage = {},
+            Literals keep = Literals::none);
 // Zero or more documents one after another (JSON lines, concatenated JSON).
 std::vector<value> parse_many(std::string_view text, std::string_view subject,
-                              boost::json::storage_ptr storage = {});
+                              boost::json::storage_ptr storage = {}, Literals keep = Literals::none);
+
+// A number kept as its JSON text: a string value no data can hold by chance
+// (NUL and a per-run random tag before the text), which the serializer
+// writes as the bare literal.
+value number_literal(std::string_view text, boost::json::storage_ptr storage = {});
+bool is_number_literal(const value& v);
+std::string_view literal_text(const value& v);  // v must be a number literal
+bool is_numeric(const value& v);                // a number or a number literal
+// Containers nested in v, itself included: 0 for a scalar, 1 for [] or [1].
+std::size_t depth(const value& v);
 
 struct Layout {
   bool pretty = true;            // members on their own lines
@@ -48,7 +67,9 @@ std::string compact(const value& v);  // one line, no spaces: {"a":1}
 std::string quote(std::string_view s);  // a JSON string literal
 // well-formed UTF-8: no overlong forms, surrogates or code points past U+10FFFF
 bool is_utf8(std::string_view s);
-std::string number_text(const value& v);  // 5, 0.25, 1e+100: shortest round trip
+// 5, 0.25, 1e+100: shortest round trip; a number literal's own text. A
+// number that is not finite cannot be JSON: exit 3.
+std::string number_text(const value& v);
 // strings raw, everything else compact JSON (state-get's default output)
 std::string raw_text(const value& v);
 

@@ -1,5 +1,6 @@
 #include "core/jsontext.hpp"
 
+#include <cmath>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -34,7 +35,17 @@ struct NullHandler {
   bool on_number_part(std::string_view, ec_t&) { return true; }
   bool on_int64(std::int64_t, std::string_view, ec_t&) { return true; }
   bool on_uint64(std::uint64_t, std::string_view, ec_t&) { return true; }
-  bool on_double(double, std::string_view, ec_t&) { return true; }
+  // what json::parse refuses, so is the file: a number out of range (but
+  // 0e400 is 0); the full parse then words the error
+  bool on_double(double d, std::string_view s, ec_t& ec) {
+    if (std::isfinite(d)) return true;
+    for (char c : s) {
+      if (c == 'e' || c == 'E') return true;
+      if (c >= '1' && c <= '9') break;
+    }
+    ec = boost::json::error::exponent_overflow;
+    return false;
+  }
   bool on_bool(bool, ec_t&) { return true; }
   bool on_null(ec_t&) { return true; }
   bool on_comment_part(std::string_view, ec_t&) { return true; }

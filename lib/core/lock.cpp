@@ -92,7 +92,7 @@ bool create_lock_exclusively(const std::string& path, const json::object& record
     // Removing it changes an existing lock, so it happens under the flock,
     // and only if the name still stands for the file we made.
     Fd folder = lock_folder(dir_name(path));
-    if (file_id(path) == made) remove_file(path);
+    remove_file_if_same(path, *made);
     throw;
   }
   return true;
@@ -153,12 +153,20 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
 
 LockFile read_lock_file(const std::string& path) {
   LockFile f;
-  auto snap = read_file_snapshot(path);
+  auto snap = read_file_snapshot(path, max_lock_bytes);
   if (!snap) return f;
   f.mtime = snap->mtime;
-  f.text = snap->data;
+  f.id = snap->id;
+  f.text = std::move(snap->data);
+  if (snap->too_big) {
+    // /dev/zero behind a link is refused before this; a huge regular file is
+    // garbage, not something to allocate for
+    f.state = LockFile::unreadable;
+    f.problem = fmt::format("larger than {} bytes: not a lock file", max_lock_bytes);
+    return f;
+  }
   try {
-    f.record = parse_lock_record(snap->data, path);
+    f.record = parse_lock_record(f.text, path);
     f.state = LockFile::readable;
   } catch (const Error& e) {
     if (e.code() != Exit::data) throw;
@@ -170,7 +178,10 @@ LockFile read_lock_file(const std::string& path) {
   return f;
 }
 
-Owner owner_process(pid_t pid) { return {pid, process_start_time(pid)}; }
+Owner owner_process(pid_t pid) {
+  if (!is_pid_alive(pid)) return {pid, std::nullopt};  // a zombie has a start time, but is no owner
+  return {pid, process_start_time(pid)};
+}
 
 Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
   Verdict v;
@@ -182,7 +193,8 @@ Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
     if (is_earlier_boot(r)) {
       v.reason = "taken before the host rebooted";
     } else if (!is_pid_alive(r.pid)) {
-      v.reason = fmt::format("pid {} is not running", r.pid);
+      v.reason = is_zombie(r.pid) ? fmt::format("pid {} has exited, a zombie not yet reaped", r.pid)
+                                  : fmt::format("pid {} is not running", r.pid);
     } else if (r.pid_start) {
       auto start = process_start_time(r.pid);
       if (start && *start != *r.pid_start) v.reason = fmt::format("pid {} now belongs to another process", r.pid);
@@ -190,8 +202,8 @@ Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
   }
   // Other hosts' processes cannot be seen, only their heartbeats; an
   // unreadable file ages by its mtime, and only when the caller asks.
-  std::optional<int64_t> limit = policy.stale_after;
-  if (!limit && readable && !is_local(r)) limit = default_remote_stale_after;
+  std::optional<double> limit = policy.stale_after;
+  if (!limit && readable && !is_local(r)) limit = static_cast<double>(default_remote_stale_after);
   if (v.reason.empty() && limit && *v.age > *limit)
     v.reason = readable ? fmt::format("no heartbeat for {}s (over {}s)", *v.age, *limit)
                         : fmt::format("unreadable and unchanged for {}s (over {}s)", *v.age, *limit);
@@ -250,8 +262,10 @@ AcquireResult try_acquire(const std::string& path, const json::object& mine, con
 }
 }  // namespace
 
-AcquireResult acquire_lock(const std::string& path_given, const AcquireRequest& req) {
-  const std::string path = resolve_symlinks(path_given);
+// No lock operation resolves symlinks: a lock file reached through a link
+// (planted in a shared folder, say) is refused by read_lock_file with exit 4,
+// and link(), rename() and unlink() act on the name itself, never its target.
+AcquireResult acquire_lock(const std::string& path, const AcquireRequest& req) {
   make_dirs(dir_name(path));
   const json::object mine = new_lock_record(req.session, req.owner, now_epoch());
   const double deadline = monotonic_seconds() + req.wait_seconds;
@@ -276,8 +290,7 @@ AcquireResult acquire_lock(const std::string& path_given, const AcquireRequest& 
   }
 }
 
-RefreshResult refresh_heartbeat(const std::string& path_given, const Owner& owner, int64_t now) {
-  const std::string path = resolve_symlinks(path_given);
+RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now) {
   RefreshResult res;
   // A lock that is missing or not ours now cannot become ours behind our
   // back, so only a "yes" needs the flock and a second look.
@@ -299,19 +312,31 @@ RefreshResult refresh_heartbeat(const std::string& path_given, const Owner& owne
   return res;
 }
 
-Released release_lock(const std::string& path_given, const Owner& owner, bool force) {
-  const std::string path = resolve_symlinks(path_given);
+namespace {
+// Unlink what was read under the folder's flock, and nothing else.
+bool remove_lock_read(const std::string& path, const LockFile& lock) {
+  switch (remove_file_if_same(path, lock.id)) {
+    case Removal::removed:
+      return true;
+    case Removal::missing:
+      return false;
+    case Removal::changed:
+      break;
+  }
+  fail(Exit::system, "cannot remove " + quoted(path) + ": it was replaced while being checked");
+}
+}  // namespace
+
+Released release_lock(const std::string& path, const Owner& owner, bool force) {
   LockFile lock = read_lock_file(path);
   if (lock.state == LockFile::missing) return Released::missing;
   auto ours = [&](const LockFile& l) { return l.state == LockFile::readable && is_lock_ours(l.record, owner); };
   if (!force && !ours(lock)) return Released::not_ours;
   Fd folder = lock_folder(dir_name(path));
-  if (!force) {
-    lock = read_lock_file(path);
-    if (lock.state == LockFile::missing) return Released::missing;
-    if (!ours(lock)) return Released::not_ours;
-  }
-  return remove_file(path) ? Released::removed : Released::missing;
+  lock = read_lock_file(path);  // forced too: only a file looked at under the flock goes
+  if (lock.state == LockFile::missing) return Released::missing;
+  if (!force && !ours(lock)) return Released::not_ours;
+  return remove_lock_read(path, lock) ? Released::removed : Released::missing;
 }
 
 namespace {
@@ -330,8 +355,7 @@ ReapResult look_for_reaping(const std::string& path, const StalePolicy& policy) 
 }
 }  // namespace
 
-ReapResult reap_lock(const std::string& path_given, const StalePolicy& policy, bool dry_run) {
-  const std::string path = resolve_symlinks(path_given);
+ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run) {
   // The first look is without the flock, cheap for the many live locks; a
   // stale verdict is reached again under the flock before anything goes.
   ReapResult res = look_for_reaping(path, policy);
@@ -339,7 +363,8 @@ ReapResult reap_lock(const std::string& path_given, const StalePolicy& policy, b
   try {
     Fd folder = lock_folder(dir_name(path));
     res = look_for_reaping(path, policy);
-    if (res.outcome == ReapResult::stale) res.outcome = remove_file(path) ? ReapResult::removed : ReapResult::missing;
+    if (res.outcome == ReapResult::stale)
+      res.outcome = remove_lock_read(path, res.lock) ? ReapResult::removed : ReapResult::missing;
   } catch (const Error& e) {
     res.outcome = ReapResult::failed;
     res.error = e.what();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "sys/folder.hpp"
 
 namespace loopkit {
 
@@ -32,11 +33,17 @@ struct LockRecord {
 LockRecord parse_lock_record(std::string_view text, std::string_view subject);
 
 // What a lock file holds right now. I/O errors other than absence: exit 4.
+// A lock file is never reached through a symlink at its name, and a FIFO,
+// device or socket there is never read or waited on: both are exit 4 (see
+// open_regular_nofollow in sys/file.hpp). A lock record is a line of JSON:
+// a file longer than max_lock_bytes is read no further and is unreadable.
+inline constexpr size_t max_lock_bytes = 65536;
 struct LockFile {
   enum State { missing, readable, unreadable } state = missing;
   LockRecord record;    // readable
   std::string problem;  // unreadable: why
   int64_t mtime = 0;    // when it exists
+  FileId id;            // when it exists: the file read, for removing only that one
   std::string text;     // the bytes read
 };
 LockFile read_lock_file(const std::string& path);
@@ -44,17 +51,17 @@ LockFile read_lock_file(const std::string& path);
 // The process a lock is taken, refreshed or released for.
 struct Owner {
   pid_t pid = 0;
-  std::optional<uint64_t> start;  // nullopt when it is not running
+  std::optional<uint64_t> start;  // nullopt when it is not running (or a zombie)
 };
 Owner owner_process(pid_t pid);
 
 // Whether a lock still protects anything. Local locks (same host, or none
-// named) are stale when their process is gone, was reused (other start
-// time) or belongs to an earlier boot; any lock whose heartbeat is older
+// named) are stale when their process is gone (or a zombie), was reused
+// (other start time) or belongs to an earlier boot; any lock whose heartbeat is older
 // than stale_after (default 120 s for other hosts' locks, never for local
 // ones) is stale too. Unreadable files are never judged stale here.
 struct StalePolicy {
-  std::optional<int64_t> stale_after;
+  std::optional<double> stale_after;  // seconds
 };
 inline constexpr int64_t default_remote_stale_after = 120;
 struct Verdict {
@@ -91,7 +98,9 @@ struct RefreshResult {
 };
 RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now);
 
-// Remove the lock if ours (or anyone's, forced).
+// Remove the lock if ours (or anyone's, forced): only the regular file that
+// was read and judged under the folder's flock is unlinked; a name that
+// became something else meanwhile is exit 4 and stays.
 enum class Released { removed, not_ours, missing };
 Released release_lock(const std::string& path, const Owner& owner, bool force);
 

@@ -25,8 +25,34 @@ struct Cursor {
   char peek() const { return at_end() ? '\0' : t[i]; }
 };
 
+// the path as a terminal can show it: bytes that are not UTF-8 as \xFF
+std::string printable(std::string_view text) {
+  if (json::is_utf8(text)) return std::string(text);
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    // a valid sequence is kept whole; a stray byte is escaped
+    std::size_t n = 1;
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0xC0) n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    if (c >= 0x80 && (c < 0xC0 || !json::is_utf8(text.substr(i, n)))) {
+      out += fmt::format("\\x{:02X}", c);
+      continue;
+    }
+    out.append(text.substr(i, n));
+    i += n - 1;
+  }
+  return out;
+}
+
 [[noreturn]] void malformed(std::string_view text, std::string_view why) {
-  fail_usage(fmt::format("malformed path {}: {}", quoted(text), why));
+  fail_usage(fmt::format("malformed path {}: {}", quoted(printable(text)), why));
+}
+
+// A member name the file could not read back is refused here, where the
+// caller's text enters.
+std::string utf8_name(const Cursor& c, std::string_view name) {
+  if (!json::is_utf8(name)) malformed(c.t, "a member name is not UTF-8");
+  return std::string(name);
 }
 
 // a JSON string literal starting at c.i
@@ -36,13 +62,15 @@ std::string quoted_key(Cursor& c) {
   if (c.at_end()) malformed(c.t, "unterminated string");
   ++c.i;
   std::string_view lit = c.t.substr(start, c.i - start);
-  if (lit.find('\\') == std::string_view::npos) return std::string(lit.substr(1, lit.size() - 2));
+  if (lit.find('\\') == std::string_view::npos) return utf8_name(c, lit.substr(1, lit.size() - 2));
+  json::value v;
   try {
-    auto v = json::parse(lit, "path");
-    return std::string(v.get_string());
+    v = json::parse(lit, "path");
   } catch (const Error&) {
-    malformed(c.t, "bad escape in a quoted name");
+    // the parser refuses bad escapes, lone surrogates (\ud800) and bytes that are not UTF-8
+    malformed(c.t, "bad escape or text that is not UTF-8 in a quoted name");
   }
+  return std::string(v.get_string());
 }
 
 void bracket(Cursor& c, Path& out) {
@@ -87,8 +115,16 @@ bool segment(Cursor& c, Path& out) {
   std::size_t start = c.i;
   while (!c.at_end() && !ends_bare_name(c.peek())) ++c.i;
   if (c.i == start) return false;
-  out.segments.push_back({Segment::key, std::string(c.t.substr(start, c.i - start)), 0});
+  out.segments.push_back({Segment::key, utf8_name(c, c.t.substr(start, c.i - start)), 0});
   return true;
+}
+
+// No document is deeper than the readers' limit, so no path need be: checked
+// as segments are read, a path of a million is refused after the first 1001.
+void check_depth(std::string_view text, const Path& p) {
+  if (p.segments.size() > json::max_depth)
+    malformed(text.substr(0, std::min<std::size_t>(text.size(), 40)),
+              fmt::format("deeper than {} levels", json::max_depth));
 }
 
 }  // namespace
@@ -122,6 +158,7 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
     return 0;
   }
   while (!c.at_end()) {
+    check_depth(text, out);
     if (c.peek() == '[') {
       bracket(c, out);
     } else if (c.peek() == '.') {
@@ -131,6 +168,7 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
       break;
     }
   }
+  check_depth(text, out);
   out.text = std::string(text.substr(0, c.i));
   return c.i;
 }
@@ -145,6 +183,7 @@ Path parse_path(std::string_view text) {
 }
 
 const char* type_name(const json::value& v) {
+  if (json::is_number_literal(v)) return "number";
   switch (v.kind()) {
     case boost::json::kind::null: return "null";
     case boost::json::kind::bool_: return "boolean";
@@ -197,6 +236,8 @@ std::vector<const json::value*> lookup(const json::value& doc, const Path& path)
 
 }  // namespace loopkit
 
+#include <unordered_map>
+
 #include "core/jsontext.hpp"
 
 namespace loopkit {
@@ -243,7 +284,18 @@ std::vector<std::optional<Span>> lookup_spans(const JsonText& jt, const Path& pa
         case Segment::all:
           if (c != '[' && c != '{')
             fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type(c)));
-          for (const auto& it : jt.items(s->begin)) next.push_back(Span{it.value, it.end});
+          if (c == '[') {
+            for (const auto& it : jt.items(s->begin)) next.push_back(Span{it.value, it.end});
+          } else {
+            // a name given twice is listed once, where it first stands, with
+            // its last value: as jq (and a parsed document) has it
+            std::unordered_map<std::string, std::size_t> at;
+            for (const auto& it : jt.items(s->begin)) {
+              auto [slot, fresh] = at.try_emplace(jt.key_name(it), next.size());
+              if (fresh) next.push_back(Span{it.value, it.end});
+              else next[slot->second] = Span{it.value, it.end};
+            }
+          }
           break;
       }
     }

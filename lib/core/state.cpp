@@ -57,7 +57,7 @@ QueryResult query_state(const Query& q) {
   if (!text) {
     docs.emplace_back(json::object());  // a missing file reads as {}
   } else if (q.file == "-") {
-    docs = json::parse_many(*text, "standard input", arena);
+    docs = json::parse_many(*text, "standard input", arena, json::Literals::big_integers);
   } else {
     validate_json(*text, q.file);
     lazy.emplace(*text);
@@ -73,7 +73,9 @@ QueryResult query_state(const Query& q) {
         parsed.clear();
         parsed.reserve(spans.size());
         for (const auto& s : spans) {
-          if (s) parsed.push_back(json::parse(lazy->text().substr(s->begin, s->end - s->begin), q.file, arena));
+          if (s)
+            parsed.push_back(json::parse(lazy->text().substr(s->begin, s->end - s->begin), q.file, arena,
+                                         json::Literals::big_integers));
           found.push_back(s ? &parsed.back() : nullptr);
         }
       } else {
@@ -130,69 +132,23 @@ QueryResult query_state(const Query& q) {
 
 namespace {
 
-// A big file need not become a document: edits and checks that all name a
-// path below the top need only the values on those paths. Everything else
-// is a stand-in that the rewriter turns back into the original bytes.
-bool sparse_ok(const Update& u) {
-  if (u.layout) return false;
-  auto below_top = [](const Path& p) { return !p.segments.empty(); };
-  for (const auto& e : u.edits)
-    if (!below_top(e.path)) return false;
-  for (const auto& x : u.expects)
-    if (!below_top(x.first)) return false;
-  for (const auto& x : u.requires_)
-    if (!below_top(x.first)) return false;
-  return true;
+// The value at a path of the file as a reader reads it (missing, or through
+// a scalar: null), for --expect and --require; only that value is parsed.
+json::value value_in_text(const JsonText& jt, const Path& p, std::string_view subject) {
+  try {
+    auto spans = lookup_spans(jt, p);
+    if (spans.size() == 1 && spans[0])
+      return json::parse(jt.text().substr(spans[0]->begin, spans[0]->end - spans[0]->begin), subject, {},
+                         json::Literals::big_integers);
+  } catch (const Error& e) {
+    if (e.code() != Exit::data) throw;
+  }
+  return nullptr;
 }
 
-struct Need {
-  const Path* path;
-  bool whole;  // checks compare the real value; an edit's target may stay a shell of stand-ins
-};
-
-json::value sparse_value(const JsonText& jt, std::size_t b, const std::vector<Need>& needs, std::size_t depth,
-                         std::string_view subject) {
-  bool whole = false;
-  for (const auto& n : needs) whole |= n.whole && n.path->segments.size() == depth;
-  char c = jt.at(b);
-  if (whole || (c != '{' && c != '[')) {
-    std::size_t e = jt.skip_value(b);
-    return json::parse(jt.text().substr(b, e - b), subject);
-  }
-  const auto& its = jt.items(b);
-  auto deeper = [&](auto matches) {
-    std::vector<Need> d;
-    for (const auto& n : needs)
-      if (n.path->segments.size() > depth && matches(n.path->segments[depth])) d.push_back(n);
-    return d;
-  };
-  if (c == '{') {
-    json::object o;
-    for (const auto& it : its) {
-      std::string name = jt.key_name(it);
-      auto d = deeper([&](const Segment& s) { return s.kind == Segment::key && s.name == name; });
-      o[name] = d.empty() ? stand_in(it.value) : sparse_value(jt, it.value, d, depth + 1, subject);
-    }
-    return o;
-  }
-  json::array a;
-  long long n = static_cast<long long>(its.size());
-  a.reserve(its.size());
-  for (long long i = 0; i < n; ++i) {
-    auto d = deeper([&](const Segment& s) {
-      return s.kind == Segment::elem && (s.index < 0 ? n + s.index : s.index) == i;
-    });
-    a.push_back(d.empty() ? stand_in(its[i].value) : sparse_value(jt, its[i].value, d, depth + 1, subject));
-  }
-  return a;
-}
-
-json::value sparse_document(const JsonText& jt, const Update& u) {
-  std::vector<Need> needs;
-  for (const auto& e : u.edits) needs.push_back({&e.path, false});
-  for (const auto& x : u.expects) needs.push_back({&x.first, true});
-  for (const auto& x : u.requires_) needs.push_back({&x.first, true});
-  return sparse_value(jt, jt.root(), needs, 0, u.file);
+// The same in a document built from --init, whose numbers keep their text.
+json::value value_in_document(const json::value& doc, const Path& p) {
+  return json::parse(json::compact(*value_at(doc, p)), "value", {}, json::Literals::big_integers);
 }
 
 }  // namespace
@@ -203,8 +159,11 @@ UpdateResult update_state_file(const Update& u) {
   json::value before;
   std::string_view text;
   std::string unzipped;
-  bool gz = false, faithful = false, sparse = false;
-  std::optional<JsonText> walked;  // the old text, its items remembered for the rewrite
+  bool gz = false, faithful = false;
+  // The old text, its items remembered. The document starts as one stand-in
+  // for it; the edits open only the values on their way (see assign.hpp),
+  // and the rewrite keeps the bytes of everything else.
+  std::optional<JsonText> walked;
   if (!lk.exists) {
     if (u.no_create) fail_no(fmt::format("{}: no such file", quoted(u.file)));
     before = init;
@@ -219,14 +178,13 @@ UpdateResult update_state_file(const Update& u) {
         text = unzipped;
       }
       validate_json(text, u.file);
-      sparse = sparse_ok(u);
       walked.emplace(text);
-      before = sparse ? sparse_document(*walked, u) : json::parse(text, u.file);
+      before = stand_in(walked->root());
       faithful = true;
       for (const auto& [path, want] : u.requires_) {
-        const json::value* have = value_at(before, path);
-        if (*have != want) {
-          why = fmt::format("{}: {} is {}, not {}", quoted(u.file), path.text, json::compact(*have),
+        json::value have = value_in_text(*walked, path, u.file);
+        if (have != want) {
+          why = fmt::format("{}: {} is {}, not {}", quoted(u.file), path.text, json::compact(have),
                             json::compact(want));
           if (!u.backup_invalid) fail_data(why);
           reset = true;
@@ -242,18 +200,19 @@ UpdateResult update_state_file(const Update& u) {
       // Atari's rule: keep the bad file as FILE.backup and start again
       std::string target = resolve_symlinks(u.file);
       std::string backup = target + ".backup";
-      write_file_atomic(backup, lk.contents.view(), {.mode = lk.mode, .sync = u.sync});
+      // never through a symlink planted at FILE.backup (refused, exit 4)
+      write_file_atomic(backup, lk.contents.view(), {.mode = lk.mode, .sync = u.sync, .follow_symlink = false});
       if (u.on_warning) u.on_warning(fmt::format("{}; moved it to {} and started again", why, quoted(u.file + ".backup")));
       before = init;
-      faithful = sparse = false;
+      faithful = false;
       text = {};
     }
   }
 
   for (const auto& [path, want] : u.expects) {
-    const json::value* have = value_at(before, path);
-    if (*have != want)
-      fail_no(fmt::format("{}: {} is {}, expected {}", quoted(u.file), path.text, json::compact(*have),
+    json::value have = faithful ? value_in_text(*walked, path, u.file) : value_in_document(before, path);
+    if (have != want)
+      fail_no(fmt::format("{}: {} is {}, expected {}", quoted(u.file), path.text, json::compact(have),
                           json::compact(want)));
   }
 
@@ -265,25 +224,29 @@ UpdateResult update_state_file(const Update& u) {
       redact_member(clean.operand, e.path.last_name(), e.path.text, [&](const std::string& what) {
         if (u.on_warning) u.on_warning("redacted " + what);
       });
-      apply(after, clean);
+      if (faithful) apply(after, clean, *walked);
+      else apply(after, clean);
+    } else if (faithful) {
+      apply(after, e, *walked);
     } else {
       apply(after, e);
     }
   }
 
   UpdateResult r;
-  bool changed = !faithful || after != before || u.layout;
-  if (!changed && lk.exists) {
+  if (faithful && after == before && !u.layout) {
     r.text = std::string(text);
     return r;
   }
   if (faithful && !u.layout) {
     r.text = rewrite_faithfully(*walked, before, after, json::detect_layout(text));
   } else if (faithful) {
-    r.text = reformat(text, before, after, *u.layout);
+    r.text = reformat(*walked, before, after, *u.layout);
   } else {
     r.text = json::to_text(after, u.layout ? *u.layout : json::default_layout());
   }
+  // an edit that opened values but changed none leaves the same bytes: no write
+  if (faithful && r.text == text) return r;
   write_file_atomic(u.file, gz ? gzip(r.text) : r.text,
                     {.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync});
   r.written = true;

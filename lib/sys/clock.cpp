@@ -3,21 +3,42 @@
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
+#include <string_view>
 #include <fmt/format.h>
 
 #include "sys/error.hpp"
 
 namespace loopkit {
 
+namespace {
+// LOOPKIT_NOW when set and not empty (an empty value means unset, as for
+// TMPDIR). Only plain digits in the range that ISO 8601 years 0000-9999 can
+// show are taken: a sign, a fraction or a value past 9999-12-31T23:59:59Z
+// would be written as nonsense, so it is a usage error instead.
+std::optional<int64_t> clock_override() {
+  const char* env = std::getenv("LOOPKIT_NOW");
+  if (!env || !*env) return std::nullopt;
+  std::string_view s(env);
+  int64_t v = 0;
+  bool ok = s.size() <= 12;
+  for (char c : s) {
+    if (!ok || c < '0' || c > '9') {
+      ok = false;
+      break;
+    }
+    v = v * 10 + (c - '0');
+  }
+  if (!ok || v > max_epoch)
+    fail_usage(fmt::format("LOOPKIT_NOW: not epoch seconds from 0 to {}: {}", max_epoch, quoted(s)));
+  return v;
+}
+}  // namespace
+
+void check_clock_override() { (void)clock_override(); }
+
 int64_t now_epoch() {
   static const int64_t now = [] {
-    if (const char* env = std::getenv("LOOPKIT_NOW"); env && *env) {
-      char* end = nullptr;
-      errno = 0;
-      long long v = std::strtoll(env, &end, 10);
-      if (errno || *end || v < 0) fail_usage("LOOPKIT_NOW: not epoch seconds: " + quoted(env));
-      return static_cast<int64_t>(v);
-    }
+    if (auto v = clock_override()) return *v;
     return static_cast<int64_t>(std::time(nullptr));
   }();
   return now;

@@ -7,6 +7,11 @@
 
 namespace loopkit {
 
+// The largest "now" LOOPKIT_NOW may name: 9999-12-31T23:59:59Z.
+inline constexpr int64_t max_epoch = 253402300799;
+// Exit 2 unless LOOPKIT_NOW is unset, empty, or epoch seconds from 0 to
+// max_epoch (every tool checks it at start, before touching anything).
+void check_clock_override();
 // Epoch seconds; the same value for the whole run (all "now"s of one
 // invocation are one instant). LOOPKIT_NOW overrides it.
 int64_t now_epoch();

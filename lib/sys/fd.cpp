@@ -1,5 +1,6 @@
 #include "sys/fd.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -53,6 +54,22 @@ std::string read_all(int fd, std::string_view subject) {
       continue;
     }
     ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_system(errno, "read", subject);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+std::string read_up_to(int fd, size_t limit, std::string_view subject) {
+  std::string out;
+  char buf[65536];
+  while (out.size() < limit) {
+    size_t want = std::min(sizeof buf, limit - out.size());
+    ssize_t n = ::read(fd, buf, want);
     if (n < 0) {
       if (errno == EINTR) continue;
       fail_system(errno, "read", subject);

@@ -1,5 +1,6 @@
 // A move-only file descriptor whose close() can fail loudly.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +40,8 @@ Fd open_fd_at(int dirfd, const std::string& name, int flags, unsigned mode = 0);
 
 // read everything from fd; throws exit 4 naming 'subject'
 std::string read_all(int fd, std::string_view subject);
+// read at most limit bytes from fd (fewer only at its end); exit 4 naming subject
+std::string read_up_to(int fd, size_t limit, std::string_view subject);
 // write everything, retrying short writes and EINTR; throws exit 4
 void write_all(int fd, std::string_view data, std::string_view subject);
 

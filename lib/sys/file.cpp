@@ -22,6 +22,53 @@ static bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+std::string not_regular_reason(mode_t mode) {
+  if (S_ISLNK(mode)) return "is a symbolic link";
+  if (S_ISFIFO(mode)) return "is a FIFO";
+  if (S_ISSOCK(mode)) return "is a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device";
+  if (S_ISDIR(mode)) return "is a folder";
+  return "is not a regular file";
+}
+
+void fail_not_regular(std::string_view verb, std::string_view path, mode_t mode) {
+  fail(Exit::system, "cannot " + std::string(verb) + " " + quoted(path) + ": " + not_regular_reason(mode));
+}
+
+Fd open_regular_nofollow(const std::string& path, struct stat& st) {
+  // lstat first, so that a device is refused without being opened at all
+  // (opening one can have effects); the open and fstat catch a name swapped
+  // in between.
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Fd();
+    fail_system(errno, "open", path);
+  }
+  if (!S_ISREG(st.st_mode)) fail_not_regular("open", path, st.st_mode);
+  Fd fd = open_fd(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (!fd) {
+    int err = errno;
+    if (err == ENOENT) return fd;  // removed since the lstat
+    struct stat now;
+    if (lstat(path.c_str(), &now) == 0 && !S_ISREG(now.st_mode)) fail_not_regular("open", path, now.st_mode);
+    fail_system(err, "open", path);
+  }
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) fail_not_regular("open", path, st.st_mode);
+  return fd;
+}
+
+namespace {
+// For writers that follow links (state and progress files): a FIFO, device
+// or socket at path, or behind it, is refused before it is opened (opening
+// one can block or have effects).
+// shown: the name the caller gave, when path is what its links resolve to.
+void refuse_special_file(const std::string& path, std::string_view verb, std::string_view shown = {}) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    fail_not_regular(verb, shown.empty() ? std::string_view(path) : shown, st.st_mode);
+}
+}  // namespace
+
 Fd open_to_read(const std::string& path, struct stat& st) {
   Fd fd = open_fd(path, O_RDONLY | O_NOCTTY);
   if (!fd) {
@@ -183,6 +230,11 @@ void write_file_atomic(const std::string& path, std::string_view data, const Ato
     return;
   }
   if (existed && S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
+  // rename() would never write through a link or into a FIFO, but the rule
+  // is that such a name is not ours to replace (a link planted in a shared
+  // folder stays for its owner to see); only a caller that asks replaces a link
+  if (existed && !S_ISREG(st.st_mode) && !(S_ISLNK(st.st_mode) && how.replace_symlink && !how.follow_symlink))
+    fail_not_regular("replace", path, st.st_mode);
   if (existed && how.keep_existing_mode && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
 
   // replacements are serialised by their callers' locks: one temporary name will do
@@ -198,10 +250,17 @@ void write_file_atomic(const std::string& path, std::string_view data, const Ato
 }
 
 void append_locked(const std::string& path, std::string_view data, mode_t mode, bool sync) {
-  Fd fd = open_fd(path, O_WRONLY | O_APPEND | O_CREAT, mode);
-  if (!fd) fail_system(errno, "open", path);
-  flock_wait(fd.get(), true, path);
+  refuse_special_file(path, "append to");
+  Fd fd = open_fd(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY, mode);
+  if (!fd) {
+    int err = errno;
+    refuse_special_file(path, "append to");  // swapped in meanwhile (a FIFO without reader: ENXIO)
+    fail_system(err, "open", path);
+  }
   struct stat st;
+  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) fail_not_regular("append to", path, st.st_mode);
+  flock_wait(fd.get(), true, path);
   if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
   auto undo = [&] { (void)!ftruncate(fd.get(), st.st_size); };
   // one write() so that readers without the lock never see a torn entry
@@ -234,19 +293,26 @@ void append_locked_with(const std::string& path, size_t tail_bytes,
   const int access_mode = tail_bytes > 0 ? O_RDWR : O_WRONLY;
   for (;;) {
     bool created = false;
-    Fd fd = open_fd(target, access_mode | O_APPEND);
+    refuse_special_file(target, "append to", path);
+    Fd fd = open_fd(target, access_mode | O_APPEND | O_NONBLOCK | O_NOCTTY);
     if (!fd && errno == ENOENT) {
       // O_EXCL tells us whether this call made the file, so a failed first
       // write can take the file away again instead of leaving it empty
-      fd = open_fd(target, access_mode | O_APPEND | O_CREAT | O_EXCL, mode);
+      fd = open_fd(target, access_mode | O_APPEND | O_CREAT | O_EXCL | O_NONBLOCK | O_NOCTTY, mode);
       if (!fd && errno == EEXIST) continue;
       created = static_cast<bool>(fd);
     }
-    if (!fd) fail_system(errno, "open", path);
-    flock_wait(fd.get(), true, path);
+    if (!fd) {
+      int err = errno;
+      refuse_special_file(target, "append to", path);  // swapped in meanwhile (a FIFO without reader: ENXIO)
+      fail_system(err, "open", path);
+    }
     struct stat held, named;
     if (fstat(fd.get(), &held) != 0) fail_system(errno, "stat", path);
     if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "append to", path);
+    if (!S_ISREG(held.st_mode)) fail_not_regular("append to", path, held.st_mode);
+    flock_wait(fd.get(), true, path);
+    if (fstat(fd.get(), &held) != 0) fail_system(errno, "stat", path);
     if (stat(target.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
       continue;  // replaced or removed while we waited: lock what path names now
     const off_t size = held.st_size;
@@ -314,12 +380,17 @@ std::string read_at(int fd, off_t offset, size_t n, std::string_view subject) {
 LockedForReplace lock_for_replace(const std::string& path) {
   for (int attempt = 0;; ++attempt) {
     LockedForReplace r;
-    r.fd = open_fd(path, O_RDONLY);
+    // stat first: a device is refused without being opened (opening one can
+    // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
+    // holding the open until a writer comes
+    refuse_special_file(path, "open");
+    r.fd = open_fd(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (r.fd) {
-      flock_wait(r.fd.get(), true, path);
       struct stat held, named;
       if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
       if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "read", path);
+      if (!S_ISREG(held.st_mode)) fail_not_regular("open", path, held.st_mode);
+      flock_wait(r.fd.get(), true, path);
       if (stat(path.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
         continue;  // replaced while we waited: lock the new file
       r.exists = true;
@@ -327,7 +398,11 @@ LockedForReplace lock_for_replace(const std::string& path) {
       r.contents = view_fd(r.fd.get(), path);
       return r;
     }
-    if (errno != ENOENT) fail_system(errno, "open", path);
+    if (errno != ENOENT) {
+      int err = errno;
+      refuse_special_file(path, "open");  // a socket (ENXIO), swapped in meanwhile
+      fail_system(err, "open", path);
+    }
     std::string dir = dir_name(resolve_symlinks(path));
     r.fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
     if (!r.fd) fail_system(errno, "open folder", dir);

@@ -20,6 +20,25 @@ std::string read_file(const std::string& path);  // missing: exit 4
 // exist; a folder or any other failure is exit 4. st receives its fstat.
 Fd open_to_read(const std::string& path, struct stat& st);
 
+// The rule for the files the tools write, lock or delete (lock files, saves,
+// backups, temporary files): they are regular files, never reached through a
+// symlink at their own name (folders on the way may be links), and a FIFO,
+// device or socket there is refused at once, never read from or waited on.
+// Readers of data (open_to_read) take whatever they are given, pipes too.
+
+// "is a symbolic link", "is a FIFO", "is a socket", "is a device", ... for
+// messages about a file of that mode that is not a regular file.
+std::string not_regular_reason(mode_t mode);
+// exit 4: "cannot VERB 'path': is a symbolic link"
+[[noreturn]] void fail_not_regular(std::string_view verb, std::string_view path, mode_t mode);
+
+// An existing regular file opened read-only by the rule above: checked with
+// lstat, opened with O_NOFOLLOW|O_NONBLOCK (so that a name swapped for a link
+// or FIFO meanwhile is neither followed nor waited on) and checked again with
+// fstat. An empty Fd when it does not exist; anything else that is not a
+// regular file: exit 4. st receives its fstat.
+Fd open_regular_nofollow(const std::string& path, struct stat& st);
+
 // The same bytes, but a regular file is mapped rather than copied (a big
 // state file is read without touching a page of heap per 4 KiB).
 class FileView {
@@ -45,14 +64,21 @@ struct AtomicWrite {
   mode_t mode = 0600;           // for a new file
   bool keep_existing_mode = true;
   bool sync = true;             // fsync the data and the folder
-  bool follow_symlink = true;   // false: a symlink at path is replaced, never written through
+  // true: a symlink at path is followed, and its final target replaced.
+  // false: a symlink or any other non-regular file at path is refused
+  // (exit 4), nothing written: see the rule above.
+  bool follow_symlink = true;
+  // with follow_symlink false: a symlink at path is replaced by the new file
+  // (the link itself goes, its target is never touched) instead of refused
+  bool replace_symlink = false;
   bool exclusive = false;       // fail with EEXIST when path already exists
 };
 
 // Write data to a temporary file beside path, fsync it, rename it over path
 // and fsync the folder: a reader sees the old or the new file, whole. The
 // temporary name is fixed per target (".NAME.tmp"), so a writer killed mid-way
-// leaves at most one stray, which the next write replaces.
+// leaves at most one stray, which the next write replaces. A FIFO, device or
+// socket at the target is refused (exit 4), as is a folder.
 void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how = {});
 
 // Create tmp afresh (a stray of a killed writer is replaced; a symlink there
@@ -94,7 +120,9 @@ void fsync_dir(const std::string& dir);
 bool path_exists(const std::string& path);  // lstat: a dangling symlink exists
 
 // A regular file or the folder it would go in, exclusively flocked for a
-// read-modify-write. When the file exists, fd is it and it is still the inode
+// read-modify-write. A symlink at path is followed (to a state file's one
+// target); a FIFO, device or socket there, or at the link's target, is
+// refused at once (exit 4), never opened for waiting. When the file exists, fd is it and it is still the inode
 // that path names (a rename by the previous holder is detected and retried).
 // When it does not, fd is its folder, locked, and the file is still absent.
 struct LockedForReplace {

@@ -26,8 +26,16 @@ Fd lock_folder(const std::string& dir) {
   // folder instead. Every client of an NFS folder takes this same path.
   if (errno != EBADF && errno != ENOLCK && errno != EOPNOTSUPP) fail_system(errno, "lock folder", dir);
   std::string guard = dir + "/.loopkit-folder-lock";
-  Fd g = open_fd(guard, O_RDWR | O_CREAT, 0644);
-  if (!g) fail_system(errno, "open", guard);
+  Fd g = open_fd(guard, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  if (!g) {
+    int err = errno;
+    struct stat st;
+    if (lstat(guard.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail_not_regular("open", guard, st.st_mode);
+    fail_system(err, "open", guard);
+  }
+  struct stat st;
+  if (fstat(g.get(), &st) != 0) fail_system(errno, "stat", guard);
+  if (!S_ISREG(st.st_mode)) fail_not_regular("open", guard, st.st_mode);
   flock_wait(g.get(), true, guard);
   return g;
 }
@@ -89,13 +97,31 @@ bool remove_file(const std::string& path) {
   fail_system(errno, "remove", path);
 }
 
-std::optional<FileSnapshot> read_file_snapshot(const std::string& path) {
+Removal remove_file_if_same(const std::string& path, const FileId& id) {
   struct stat st;
-  Fd fd = open_to_read(path, st);
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Removal::missing;
+    fail_system(errno, "remove", path);
+  }
+  if (!S_ISREG(st.st_mode) || FileId{st.st_dev, st.st_ino} != id) return Removal::changed;
+  return remove_file(path) ? Removal::removed : Removal::missing;
+}
+
+std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes) {
+  struct stat st;
+  Fd fd = open_regular_nofollow(path, st);
   if (!fd) return std::nullopt;
   FileSnapshot snap;
   snap.mtime = static_cast<int64_t>(st.st_mtime);
-  snap.data = read_all(fd.get(), path);
+  snap.id = {st.st_dev, st.st_ino};
+  if (max_bytes == SIZE_MAX) {
+    snap.data = read_all(fd.get(), path);
+  } else {
+    // one byte more than allowed tells "exactly max_bytes" from "more"
+    snap.data = read_up_to(fd.get(), max_bytes + 1, path);
+    snap.too_big = snap.data.size() > max_bytes;
+    if (snap.too_big) snap.data.resize(max_bytes);
+  }
   return snap;
 }
 

@@ -1,6 +1,7 @@
 // Folders as sets of names, and the folder-wide flock that serialises every
 // change to an existing name in one folder (the lock tools rely on it).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,8 @@ namespace loopkit {
 
 // An exclusive flock on the folder itself, held until the Fd is closed.
 // Waits for other holders; exit 4 when the folder cannot be opened or locked.
+// Where folders cannot be flocked (NFS), the guard file .loopkit-folder-lock
+// in it is locked instead; a link or special file there is refused (exit 4).
 Fd lock_folder(const std::string& dir);
 
 // The names in a folder that end in suffix (dot files excluded), sorted.
@@ -39,12 +42,25 @@ std::optional<FileId> link_new_file(const std::string& path, std::string_view da
 // unlink(2): true if removed, false if it was already gone; exit 4 otherwise.
 bool remove_file(const std::string& path);
 
-// A file's bytes together with its modification time, read from one open
-// descriptor so the two belong together; nullopt when it does not exist.
+// unlink(2) of path only if the name still stands for the regular file id
+// (lstat, so a link is never followed): what was checked is what goes. A
+// name since replaced (by a link, say) is left alone: `changed`. Exit 4 on
+// other errors. Callers hold the folder's lock, so that between the check
+// and the unlink only processes that ignore that lock can change the name.
+enum class Removal { removed, missing, changed };
+Removal remove_file_if_same(const std::string& path, const FileId& id);
+
+// A regular file's bytes (at most max_bytes of them) together with its
+// modification time and identity, read from one open descriptor so they
+// belong together; nullopt when it does not exist. The file is opened by the
+// rule of open_regular_nofollow (sys/file.hpp): a symlink, FIFO, device or
+// socket at path is exit 4, never followed, read or waited on.
 struct FileSnapshot {
   std::string data;
-  int64_t mtime = 0;  // epoch seconds
+  int64_t mtime = 0;       // epoch seconds
+  FileId id;
+  bool too_big = false;    // longer than max_bytes: data holds the first max_bytes
 };
-std::optional<FileSnapshot> read_file_snapshot(const std::string& path);
+std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes = SIZE_MAX);
 
 }  // namespace loopkit

@@ -49,7 +49,8 @@ LineRead read_line(int fd, std::string& line, double seconds) {
     } else if (seconds >= 0) {
       double left = deadline - monotonic_seconds();
       if (left <= 0) return LineRead::timeout;
-      ms = static_cast<int>(left * 1000) + 1;
+      // poll takes int milliseconds: a long wait is made of several turns
+      ms = left > 1e6 ? 1000000000 : static_cast<int>(left * 1000) + 1;
     }
     struct pollfd p{fd, POLLIN, 0};
     int rc = poll(&p, 1, ms);

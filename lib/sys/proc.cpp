@@ -4,6 +4,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <poll.h>
+#include <string_view>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -13,40 +14,70 @@
 
 namespace loopkit {
 
+namespace {
+// The fields of /proc/PID/stat after the command name, which may hold
+// spaces and ')' itself: they start after the last ')'. "" when unreadable.
+std::string stat_fields(pid_t pid) {
+  if (pid <= 0) return "";
+  Fd fd = open_fd("/proc/" + std::to_string(pid) + "/stat", O_RDONLY);
+  if (!fd) return "";
+  char buf[1024];
+  ssize_t n;
+  do n = ::read(fd.get(), buf, sizeof buf - 1);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return "";
+  std::string_view s(buf, static_cast<size_t>(n));
+  auto close = s.rfind(')');
+  if (close == std::string_view::npos) return "";
+  return std::string(s.substr(close + 1));
+}
+
+// Field number `want` (3 or more) of a stat line, from what stat_fields gives.
+std::string_view stat_field(std::string_view s, int want) {
+  int field = 2;
+  size_t i = 0;
+  for (;;) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    if (i >= s.size()) return {};
+    ++field;
+    size_t end = s.find(' ', i);
+    if (end == std::string_view::npos) end = s.size();
+    if (field == want) return s.substr(i, end - i);
+    i = end;
+  }
+}
+}  // namespace
+
+std::optional<char> process_state(pid_t pid) {
+  std::string s = stat_fields(pid);
+  std::string_view f = stat_field(s, 3);
+  if (f.size() != 1) return std::nullopt;
+  return f[0];
+}
+
+bool is_zombie(pid_t pid) {
+  auto s = process_state(pid);
+  return s && (*s == 'Z' || *s == 'X');
+}
+
 bool is_pid_alive(pid_t pid) {
   if (pid <= 0) return false;
-  if (kill(pid, 0) == 0) return true;
-  return errno == EPERM;
+  // EPERM: another user's process, alive
+  if (kill(pid, 0) != 0 && errno != EPERM) return false;
+  // A zombie still answers kill() until its parent reaps it, which a parent
+  // that never waits makes forever; it holds nothing, so it is dead here.
+  return !is_zombie(pid);
 }
 
 std::optional<uint64_t> process_start_time(pid_t pid) {
-  if (pid <= 0) return std::nullopt;
-  Fd fd = open_fd("/proc/" + std::to_string(pid) + "/stat", O_RDONLY);
-  if (!fd) return std::nullopt;
-  char buf[1024];
-  ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
-  if (n <= 0) return std::nullopt;
-  std::string_view s(buf, static_cast<size_t>(n));
-  // the command name (field 2) may hold spaces and ')': skip to the last ')'
-  auto close = s.rfind(')');
-  if (close == std::string_view::npos) return std::nullopt;
-  s.remove_prefix(close + 1);
-  // s now starts at field 3; field 22 is the 20th from here
-  int field = 2;
-  size_t i = 0;
-  while (i < s.size() && field < 22) {
-    while (i < s.size() && s[i] == ' ') ++i;
-    ++field;
-    if (field == 22) break;
-    while (i < s.size() && s[i] != ' ') ++i;
-  }
+  std::string s = stat_fields(pid);
+  std::string_view f = stat_field(s, 22);
+  if (f.empty()) return std::nullopt;
   uint64_t v = 0;
-  bool any = false;
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-    any = true;
+  for (char c : f) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
   }
-  if (!any) return std::nullopt;
   return v;
 }
 
@@ -81,9 +112,15 @@ bool wait_for_exit(pid_t pid, double seconds) {
   if (pfd >= 0) {
     Fd guard(pfd);
     struct pollfd p{pfd, POLLIN, 0};
-    int ms = seconds <= 0 ? 0 : static_cast<int>(seconds * 1000);
-    int rc = poll(&p, 1, ms);
-    return rc > 0 || !is_pid_alive(pid);
+    // poll takes int milliseconds: a long wait is made of several
+    double end = monotonic_seconds() + seconds;
+    for (;;) {
+      double left = end - monotonic_seconds();
+      int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : static_cast<int>(left * 1000);
+      int rc = poll(&p, 1, ms);
+      if (rc > 0 || !is_pid_alive(pid)) return true;
+      if (rc < 0 || left <= 0 || ms < 1000000000) return false;  // a signal, or the time is up
+    }
   }
   if (errno == ESRCH) return true;
 #endif

@@ -7,11 +7,15 @@
 
 namespace loopkit {
 
-// kill(pid, 0): EPERM means alive (another user's process), never dead.
+// Exists (kill(pid, 0); EPERM means another user's process, alive) and is
+// not a zombie (state Z or X in /proc/PID/stat: exited, not yet reaped).
 bool is_pid_alive(pid_t pid);
+// Field 3 of /proc/PID/stat ('R', 'S', 'Z', ...); nullopt when unknown.
+std::optional<char> process_state(pid_t pid);
+bool is_zombie(pid_t pid);  // state Z or X
 // Field 22 of /proc/PID/stat (clock ticks after boot); nullopt when gone.
 std::optional<uint64_t> process_start_time(pid_t pid);
-// alive and, when start is known, started at that time
+// alive (see is_pid_alive) and, when start is known, started at that time
 bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start);
 std::string boot_id();    // /proc/sys/kernel/random/boot_id, "" if unknown
 std::string host_name();  // uname -n

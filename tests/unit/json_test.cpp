@@ -3,6 +3,8 @@
 
 #include "core/assign.hpp"
 #include "core/json.hpp"
+#include "core/jsontext.hpp"
+#include <limits>
 #include "core/path.hpp"
 #include "sys/error.hpp"
 
@@ -156,4 +158,84 @@ TEST_CASE("integer sums stay exact, overflow becomes a double") {
   apply(doc, parse_assignment("n+=1"));
   CHECK(doc.at("n").is_uint64());
   CHECK(json::number_text(doc.at("n")) == "9223372036854775808");
+}
+
+TEST_CASE("numbers out of range are not valid JSON; underflow and 0e400 read as 0") {
+  CHECK(code_of([] { json::parse("1e400", "x"); }) == Exit::data);
+  CHECK(code_of([] { json::parse("[-1e400]", "x"); }) == Exit::data);
+  CHECK(code_of([] { json::parse_many("{\"a\":1}\n{\"a\":1e999}", "x"); }) == Exit::data);
+  CHECK(code_of([] { validate_json("{\"a\":1e400}", "x"); }) == Exit::data);
+  try {
+    json::parse("{\"a\": 1e400}", "f.json");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("'f.json': not valid JSON: number out of range at line 1") == 0);
+  }
+  for (const char* zero : {"0e400", "-0e400", "0.000e99999", "1e-400"}) {
+    json::value v = json::parse(zero, "x");
+    REQUIRE(v.is_double());
+    CHECK(v.get_double() == 0.0);
+    CHECK_NOTHROW(validate_json(zero, "x"));
+  }
+  CHECK(code_of([] { json::number_text(json::value(std::numeric_limits<double>::infinity())); }) == Exit::data);
+}
+
+TEST_CASE("number literals keep their text where asked") {
+  using json::Literals;
+  const char* big = "123456789012345678901234567890";
+  CHECK(json::parse(big, "x").is_double());
+  json::value b = json::parse(big, "x", {}, Literals::big_integers);
+  CHECK(json::is_number_literal(b));
+  CHECK(json::raw_text(b) == big);
+  CHECK(json::compact(json::parse("[1.0,1e2]", "x", {}, Literals::big_integers)) == "[1,100]");
+  CHECK(json::compact(json::parse("[1.0,1e2,-0,5,0.5]", "x", {}, Literals::as_written)) == "[1.0,1e2,-0,5,0.5]");
+  json::value five = json::parse("[5,0.5]", "x", {}, Literals::as_written);
+  CHECK(five.as_array()[0].is_int64());
+  CHECK(five.as_array()[1].is_double());  // its shortest text is its text: no literal needed
+  CHECK(json::is_numeric(b));
+  CHECK(std::string(type_name(b)) == "number");
+  // a file's string can never pass for a literal: the tag is random per run
+  json::value s = json::parse("\"\\u0000lk00000000#1\"", "x");
+  CHECK(!json::is_number_literal(s));
+  CHECK(json::compact(s) == "\"\\u0000lk00000000#1\"");
+}
+
+TEST_CASE("depth counts nested containers") {
+  CHECK(json::depth(json::parse("1", "x")) == 0);
+  CHECK(json::depth(json::parse("[]", "x")) == 1);
+  CHECK(json::depth(json::parse("{\"a\":[[1],{}]}", "x")) == 3);
+}
+
+TEST_CASE("assignments refuse what could not be read back: out of range, not UTF-8, too deep") {
+  CHECK(code_of([] { parse_assignment("a:=1e400"); }) == Exit::usage);
+  CHECK(code_of([] { parse_assignment("a+=-1e400"); }) == Exit::usage);
+  CHECK(code_of([] { parse_assignment("a[]:=[1e400]"); }) == Exit::usage);
+  CHECK(code_of([] { parse_expectation("a:=1e400"); }) == Exit::usage);
+  CHECK(code_of([] { parse_assignment("k\xff:=1"); }) == Exit::usage);
+  CHECK(code_of([] { parse_assignment("[\"k\xc0\x80\"]=x"); }) == Exit::usage);
+  CHECK(code_of([] { parse_assignment("[\"\\ud800\"]=x"); }) == Exit::usage);
+  CHECK(code_of([] { now_edit("t\xed\xa0\x80", false); }) == Exit::usage);
+  CHECK(code_of([] { delete_edit("k\xff"); }) == Exit::usage);
+  std::string deep;
+  for (int i = 0; i < 999; ++i) deep += "a.";
+  CHECK(code_of([&] { parse_assignment(deep + "b:=1"); }) == Exit::ok);
+  CHECK(code_of([&] { parse_assignment(deep + "b:=[]"); }) == Exit::usage);
+  CHECK(code_of([&] { parse_assignment(deep + "b[]:=1"); }) == Exit::usage);
+  CHECK(code_of([&] { parse_assignment(deep + "b.c:=1"); }) == Exit::usage);
+}
+
+TEST_CASE("sums are exact on big integers and refuse to overflow a double") {
+  auto sum = [](const char* doc, const char* assignment) {
+    json::value v = json::parse(doc, "x", {}, json::Literals::as_written);
+    apply(v, parse_assignment(assignment));
+    return json::compact(v);
+  };
+  CHECK(sum("{\"a\":123456789012345678901234567890}", "a+=1") == "{\"a\":123456789012345678901234567891}");
+  CHECK(sum("{\"a\":9223372036854775807}", "a+=1") == "{\"a\":9223372036854775808}");
+  CHECK(sum("{\"a\":18446744073709551615}", "a+=1") == "{\"a\":18446744073709551616}");
+  CHECK(sum("{\"a\":-9223372036854775808}", "a+=-1") == "{\"a\":-9223372036854775809}");
+  CHECK(sum("{\"a\":1.5}", "a+=1e2") == "{\"a\":101.5}");
+  CHECK(sum("{}", "a+=1e2") == "{\"a\":100}");
+  CHECK(code_of([&] { sum("{\"a\":1e308}", "a+=1e308"); }) == Exit::data);
+  CHECK(code_of([&] { sum("{\"a\":-1.7e308}", "a+=-1e308"); }) == Exit::data);
 }

@@ -61,3 +61,31 @@ TEST_CASE("validate_json refuses what parse refuses, with the same message") {
   }
   CHECK_NOTHROW(validate_json(" [1, {\"a\": \"b\"}] \n", "f"));
 }
+
+TEST_CASE("[] over an object lists a duplicated name once: where it first stands, with its last value") {
+  std::string t = "{\"b\":1,\"a\":2,\"b\":3,\"c\":4,\"a\":5}";
+  JsonText jt(t);
+  auto spans = lookup_spans(jt, parse_path(".[]"));
+  std::string got;
+  for (const auto& s : spans) got += t.substr(s->begin, s->end - s->begin);
+  CHECK(got == "354");
+  CHECK(at(t, "b") == "3");
+  // the same as a parsed document gives
+  std::string parsed;
+  for (const auto* v : lookup(json::parse(t, "x"), parse_path(".[]"))) parsed += json::compact(*v);
+  CHECK(parsed == got);
+}
+
+TEST_CASE("paths deeper than the limit and names that are not UTF-8 are malformed") {
+  std::string deep;
+  for (std::size_t i = 0; i < json::max_depth; ++i) deep += "[0]";
+  CHECK_NOTHROW(parse_path(deep));
+  CHECK_THROWS_AS(parse_path(deep + "[0]"), Error);
+  std::string huge;
+  for (int i = 0; i < 1000000; ++i) huge += "a.";
+  CHECK_THROWS_AS(parse_path(huge + "b"), Error);
+  CHECK_THROWS_AS(parse_path("a\xff"), Error);
+  CHECK_THROWS_AS(parse_path("[\"\xed\xa0\x80\"]"), Error);
+  CHECK_THROWS_AS(parse_path("[\"\\udc00\"]"), Error);
+  CHECK(parse_path("[\"\\u00e9\"]").segments[0].name == "\xc3\xa9");
+}

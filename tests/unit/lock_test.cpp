@@ -212,3 +212,59 @@ TEST_CASE("status lines and JSON name the lock and its state", "[lock]") {
   CHECK(session_of_path("a/b/auth.lock") == "auth");
   CHECK(session_of_path("plain") == "plain");
 }
+
+TEST_CASE("a lock file that is a symlink is refused by every operation, and nothing goes through it", "[lock]") {
+  ScratchFolder d;
+  d.write("target.txt", "precious\n");
+  REQUIRE(symlink("target.txt", d.path("x.lock").c_str()) == 0);
+  REQUIRE(symlink("elsewhere/t.lock", d.path("dangling.lock").c_str()) == 0);
+  Owner me = owner_process(getpid());
+  auto refused = [](auto f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      CHECK(e.code() == Exit::system);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string link = "cannot open '" + d.path("x.lock") + "': is a symbolic link";
+  CHECK(refused([&] { acquire_lock(d.path("x.lock"), {"x", me, {}, 0, {}}); }) == link);
+  CHECK(refused([&] { refresh_heartbeat(d.path("x.lock"), me, 100); }) == link);
+  CHECK(refused([&] { release_lock(d.path("x.lock"), me, true); }) == link);
+  CHECK(refused([&] { reap_lock(d.path("x.lock"), {.stale_after = 0}, false); }) == link);
+  CHECK(refused([&] { acquire_lock(d.path("dangling.lock"), {"d", me, {}, 0, {}}); }) ==
+        "cannot open '" + d.path("dangling.lock") + "': is a symbolic link");
+  std::ifstream in(d.path("target.txt"));
+  std::string text;
+  std::getline(in, text);
+  CHECK(text == "precious");
+  CHECK_FALSE(path_exists(d.path("elsewhere")));
+  CHECK(path_exists(d.path("x.lock")));
+}
+
+TEST_CASE("a zombie owner's lock is stale, and taken over", "[lock]") {
+  ScratchFolder d;
+  pid_t z = fork();
+  if (z == 0) _exit(0);
+  for (int i = 0; i < 10000 && !is_zombie(z); ++i) usleep(1000);
+  REQUIRE(is_zombie(z));
+  d.write("z.lock", fmt::format(R"({{"session":"z","pid":{},"pid_start":{}}})", z, *process_start_time(z)));
+  Verdict v = judge_lock(read_lock_file(d.path("z.lock")), {});
+  CHECK(v.stale);
+  CHECK(v.reason == fmt::format("pid {} has exited, a zombie not yet reaped", z));
+  CHECK_FALSE(owner_process(z).start);
+  CHECK(acquire_lock(d.path("z.lock"), {"z", owner_process(getpid()), {}, 0, {}}).outcome == AcquireResult::took_over);
+  waitpid(z, nullptr, 0);
+}
+
+TEST_CASE("a lock file bigger than max_lock_bytes is unreadable, not read whole", "[lock]") {
+  ScratchFolder d;
+  d.write("big.lock", std::string(max_lock_bytes + 1, ' '));
+  LockFile f = read_lock_file(d.path("big.lock"));
+  CHECK(f.state == LockFile::unreadable);
+  CHECK(f.problem == "larger than 65536 bytes: not a lock file");
+  CHECK(f.text.size() == max_lock_bytes);
+  CHECK(reap_lock(d.path("big.lock"), {}, false).outcome == ReapResult::unreadable);
+  CHECK(path_exists(d.path("big.lock")));
+}

@@ -1,0 +1,544 @@
+#include "sys/etcd.hpp"
+
+#include <boost/json.hpp>  // compiled once into the library by lib/core/json.cpp
+#include <charconv>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "sys/base64.hpp"
+#include "sys/http.hpp"
+
+namespace loopkit::etcd {
+namespace {
+
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr int grpc_not_found = 5, grpc_unavailable = 14, grpc_unauthenticated = 16;
+
+Deadline deadline_after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+// etcd's errors that a retry may cure. Only those refused before a proposal
+// leave a write surely unapplied; the others (leader changed, request timed
+// out, server stopped, transport closing: all gRPC Unavailable) may come after
+// it, and the write may still have committed, or may yet commit.
+bool is_retryable(int code, std::string_view message, bool* ambiguous) {
+  bool refused = contains(message, "no leader") || contains(message, "too many requests") ||
+                 contains(message, "not capable") || contains(message, "unhealthy cluster");
+  bool retryable = refused || code == grpc_unavailable || contains(message, "leader changed") ||
+                   contains(message, "request timed out");
+  *ambiguous = retryable && !refused;
+  return retryable;
+}
+
+[[noreturn]] void malformed(const std::string& what) {
+  fail(Exit::system, "malformed answer from etcd: " + what);
+}
+
+int64_t int_field(const json::object& o, std::string_view name) {
+  const json::value* v = o.if_contains(name);
+  if (!v) return 0;  // the gateway omits zero values
+  if (v->is_int64()) return v->get_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->get_uint64());
+  if (!v->is_string()) malformed(std::string(name) + " is not a number");
+  const json::string& s = v->get_string();
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc() || end != s.data() + s.size()) malformed(std::string(name) + " is not a number");
+  return n;
+}
+
+bool bool_field(const json::object& o, std::string_view name) {
+  const json::value* v = o.if_contains(name);
+  return v && v->is_bool() && v->get_bool();
+}
+
+std::string bytes_field(const json::object& o, std::string_view name) {
+  const json::value* v = o.if_contains(name);
+  if (!v) return {};
+  if (!v->is_string()) malformed(std::string(name) + " is not base64");
+  auto bytes = base64_decode(std::string_view(v->get_string().data(), v->get_string().size()));
+  if (!bytes) malformed(std::string(name) + " is not base64");
+  return *bytes;
+}
+
+const json::object& object_field(const json::object& o, std::string_view name) {
+  static const json::object empty;
+  const json::value* v = o.if_contains(name);
+  if (!v) return empty;
+  if (!v->is_object()) malformed(std::string(name) + " is not an object");
+  return v->get_object();
+}
+
+const json::array& array_field(const json::object& o, std::string_view name) {
+  static const json::array empty;
+  const json::value* v = o.if_contains(name);
+  if (!v) return empty;
+  if (!v->is_array()) malformed(std::string(name) + " is not an array");
+  return v->get_array();
+}
+
+KeyValue decode_kv(const json::value& v) {
+  if (!v.is_object()) malformed("a key is not an object");
+  const json::object& o = v.get_object();
+  KeyValue kv;
+  kv.key = bytes_field(o, "key");
+  kv.value = bytes_field(o, "value");
+  kv.create_revision = int_field(o, "create_revision");
+  kv.mod_revision = int_field(o, "mod_revision");
+  kv.version = int_field(o, "version");
+  kv.lease = int_field(o, "lease");
+  return kv;
+}
+
+std::vector<KeyValue> decode_kvs(const json::object& o) {
+  std::vector<KeyValue> out;
+  for (const json::value& v : array_field(o, "kvs")) out.push_back(decode_kv(v));
+  return out;
+}
+
+int64_t header_revision(const json::object& o) { return int_field(object_field(o, "header"), "revision"); }
+
+std::string number(int64_t n) { return std::to_string(n); }
+
+void set_range(json::object& body, const std::string& key, bool prefix) {
+  body["key"] = base64_encode(key);
+  if (prefix) body["range_end"] = base64_encode(prefix_range_end(key));
+}
+
+json::object encode_op(const Op& op) {
+  json::object body;
+  switch (op.kind) {
+    case Op::put:
+      body["key"] = base64_encode(op.key);
+      body["value"] = base64_encode(op.value);
+      if (op.lease) body["lease"] = number(op.lease);
+      return {{"request_put", std::move(body)}};
+    case Op::remove:
+      set_range(body, op.key, op.prefix);
+      return {{"request_delete_range", std::move(body)}};
+    case Op::range:
+      set_range(body, op.key, op.prefix);
+      return {{"request_range", std::move(body)}};
+  }
+  return {};
+}
+
+json::object encode_compare(const Compare& c) {
+  static const char* const targets[] = {"VERSION", "CREATE", "MOD", "VALUE", "LEASE"};
+  static const char* const fields[] = {"version", "create_revision", "mod_revision", "value", "lease"};
+  static const char* const results[] = {"EQUAL", "NOT_EQUAL", "GREATER", "LESS"};
+  json::object o;
+  o["key"] = base64_encode(c.key);
+  o["target"] = targets[static_cast<int>(c.field)];
+  o["result"] = results[static_cast<int>(c.relation)];
+  if (c.field == Field::value) {
+    o["value"] = base64_encode(c.value);
+  } else {
+    o[fields[static_cast<int>(c.field)]] = number(c.number);
+  }
+  return o;
+}
+
+std::string random_hex(size_t bytes) {
+  std::random_device rd;
+  static const char digits[] = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < bytes; ++i) {
+    unsigned b = rd() & 255;
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string prefix_range_end(const std::string& prefix) {
+  std::string end = prefix;
+  while (!end.empty()) {
+    if (static_cast<unsigned char>(end.back()) < 0xff) {
+      end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+      return end;
+    }
+    end.pop_back();
+  }
+  return std::string(1, '\0');  // etcd: every key from the start key on
+}
+
+Compare Compare::of(std::string key, Field field, Relation relation, int64_t number) {
+  return Compare{std::move(key), field, relation, number, {}};
+}
+Compare Compare::value_is(std::string key, Relation relation, std::string value) {
+  return Compare{std::move(key), Field::value, relation, 0, std::move(value)};
+}
+Compare Compare::absent(std::string key) { return of(std::move(key), Field::create_revision, Relation::equal, 0); }
+
+Op Op::put_key(std::string key, std::string value, int64_t lease) {
+  return Op{put, std::move(key), std::move(value), lease, false};
+}
+Op Op::remove_key(std::string key, bool prefix) { return Op{remove, std::move(key), {}, 0, prefix}; }
+Op Op::range_key(std::string key, bool prefix) { return Op{range, std::move(key), {}, 0, prefix}; }
+
+struct Client::Impl {
+  Target target;
+  double timeout;
+  HttpConnection http;
+  size_t current = 0;  // the endpoint in use
+  std::string token;   // from /v3/auth/authenticate, when ETCDCTL_USER is set
+
+  Impl(const Target& t, double seconds)
+      : target(t), timeout(seconds), http(t.tls, TlsFiles{t.cacert, t.cert, t.cert_key}) {
+    if (target.endpoints.empty()) fail_usage("no etcd endpoint");
+  }
+
+  enum class Kind { read, write };
+
+  std::string here() const { return endpoint_name(target.endpoints[current]); }
+
+  // Moves to the next endpoint; after each full round, waits (doubling, at
+  // most 0.5 s). False when the deadline is near, or, for endpoints that
+  // cannot be reached at all, after three rounds: a wrong address fails fast.
+  bool next_endpoint(size_t& tried, bool unreachable, Deadline deadline) {
+    current = (current + 1) % target.endpoints.size();
+    ++tried;
+    size_t n = target.endpoints.size();
+    if (tried % n) return Clock::now() < deadline;
+    size_t round = tried / n;
+    if (unreachable && round >= 3) return false;
+    auto pause = std::chrono::milliseconds(std::min<int64_t>(50ll << std::min<size_t>(round - 1, 4), 500));
+    if (Clock::now() + pause >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    return true;
+  }
+
+  json::object call(std::string_view path, const json::object& request, Kind kind, Deadline deadline) {
+    if (!target.user.empty() && token.empty() && path != "/v3/auth/authenticate") authenticate(deadline);
+    std::string body = json::serialize(request);
+    size_t tried = 0;
+    bool reauthenticated = false;
+    while (true) {
+      const Endpoint& ep = target.endpoints[current];
+      std::string name = endpoint_name(ep);
+      HttpResponse r;
+      try {
+        r = http.post(ep.host, ep.port, path, body, token, deadline);
+      } catch (const HttpFailure& f) {
+        if (f.kind() == HttpFailureKind::garbage) fail(Exit::system, f.what());
+        if (f.kind() == HttpFailureKind::lost && kind == Kind::write)
+          throw OutcomeUnknown(std::string(f.what()) + ": outcome unknown");
+        if (!next_endpoint(tried, f.kind() == HttpFailureKind::unreachable, deadline)) fail(Exit::system, f.what());
+        continue;
+      }
+      boost::system::error_code ec;
+      json::value v = json::parse(r.body, ec);
+      if (ec || !v.is_object())
+        fail(Exit::system, quoted(name) + " does not answer as etcd (HTTP " + std::to_string(r.status) + ")");
+      json::object& o = v.get_object();
+      if (r.status == 200 && !o.contains("error") && !o.contains("code")) return std::move(o);
+      const json::value* m = o.if_contains("message");
+      std::string message = m && m->is_string() ? std::string(m->get_string()) : "HTTP " + std::to_string(r.status);
+      int code = static_cast<int>(int_field(o, "code"));
+      std::string said = "etcd at " + quoted(name) + ": " + message;
+      if (code == grpc_unauthenticated && !target.user.empty() && !reauthenticated && !token.empty()) {
+        reauthenticated = true;  // tokens expire (5 minutes by default)
+        token.clear();
+        authenticate(deadline);
+        continue;
+      }
+      bool ambiguous = false;
+      if (is_retryable(code, message, &ambiguous)) {
+        if (ambiguous && kind == Kind::write) throw OutcomeUnknown(said + ": outcome unknown");
+        if (!next_endpoint(tried, false, deadline)) throw EtcdError(code, message, said);
+        continue;
+      }
+      throw EtcdError(code, message, said);
+    }
+  }
+
+  void authenticate(Deadline deadline) {
+    json::object o = call("/v3/auth/authenticate", {{"name", target.user}, {"password", target.password}},
+                          Kind::read, deadline);
+    const json::value* t = o.if_contains("token");
+    if (!t || !t->is_string() || t->get_string().empty()) malformed("no token from /v3/auth/authenticate");
+    token = t->get_string();
+  }
+
+  RangeResult range(const std::string& key, bool prefix, int64_t revision, Deadline deadline) {
+    json::object req;
+    set_range(req, key, prefix);
+    if (revision > 0) req["revision"] = number(revision);
+    json::object o = call("/v3/kv/range", req, Kind::read, deadline);
+    return RangeResult{header_revision(o), decode_kvs(o)};
+  }
+
+  std::optional<KeyValue> get(const std::string& key, int64_t revision, Deadline deadline) {
+    RangeResult r = range(key, false, revision, deadline);
+    if (r.kvs.empty()) return std::nullopt;
+    return std::move(r.kvs.front());
+  }
+
+  TxnResult txn(const Txn& t, Deadline deadline) {
+    json::object req;
+    json::array compare, success, failure;
+    for (const Compare& c : t.compare) compare.push_back(encode_compare(c));
+    for (const Op& op : t.success) success.push_back(encode_op(op));
+    for (const Op& op : t.failure) failure.push_back(encode_op(op));
+    req["compare"] = std::move(compare);
+    req["success"] = std::move(success);
+    req["failure"] = std::move(failure);
+    bool writes = false;
+    for (const auto* ops : {&t.success, &t.failure})
+      for (const Op& op : *ops) writes = writes || op.kind != Op::range;
+    json::object o = call("/v3/kv/txn", req, writes ? Kind::write : Kind::read, deadline);
+    TxnResult r;
+    r.succeeded = bool_field(o, "succeeded");
+    r.revision = header_revision(o);
+    for (const json::value& v : array_field(o, "responses")) {
+      if (!v.is_object()) malformed("a transaction's response is not an object");
+      OpResult op;
+      op.kvs = decode_kvs(object_field(v.get_object(), "response_range"));
+      op.deleted = int_field(object_field(v.get_object(), "response_delete_range"), "deleted");
+      r.results.push_back(std::move(op));
+    }
+    return r;
+  }
+
+  std::optional<LeaseStatus> time_to_live(int64_t id, bool keys, Deadline deadline) {
+    json::object req{{"ID", number(id)}};
+    if (keys) req["keys"] = true;
+    json::object o = call("/v3/lease/timetolive", req, Kind::read, deadline);
+    LeaseStatus s;
+    s.ttl = int_field(o, "TTL");
+    if (s.ttl < 0) return std::nullopt;  // etcd says -1 for a lease it does not know
+    s.granted_ttl = int_field(o, "grantedTTL");
+    for (const json::value& k : array_field(o, "keys")) {
+      if (!k.is_string()) malformed("a lease's key is not base64");
+      auto bytes = base64_decode(std::string_view(k.get_string().data(), k.get_string().size()));
+      if (!bytes) malformed("a lease's key is not base64");
+      s.keys.push_back(*bytes);
+    }
+    return s;
+  }
+
+  std::optional<Event> first_change_after(const std::string& key, int64_t after, Deadline deadline);
+  std::optional<int64_t> judge_lost_put(const GuardedPut& gp, const Txn& t, const std::string& write_id,
+                                        Deadline deadline);
+};
+
+// A watch from after+1 replays the key's history; it is opened only when a
+// change is known to exist, so it never waits for a future one.
+std::optional<Event> Client::Impl::first_change_after(const std::string& key, int64_t after, Deadline deadline) {
+  RangeResult now = range(key, false, 0, deadline);
+  if (!now.kvs.empty() && now.kvs.front().mod_revision <= after) return std::nullopt;
+  // absent now and then too: a create-and-delete in between is not looked for
+  if (now.kvs.empty() && !get(key, after, deadline)) return std::nullopt;
+  json::object create{{"key", base64_encode(key)}, {"start_revision", number(after + 1)}};
+  std::string body = json::serialize(json::object{{"create_request", std::move(create)}});
+  std::string pending;
+  std::optional<Event> found;
+  std::string failure;
+  auto on_data = [&](std::string_view piece) {
+    pending += piece;
+    size_t newline;
+    while ((newline = pending.find('\n')) != std::string::npos) {
+      std::string line = pending.substr(0, newline);
+      pending.erase(0, newline + 1);
+      boost::system::error_code ec;
+      json::value v = json::parse(line, ec);
+      if (ec || !v.is_object()) continue;
+      const json::object& result = object_field(v.get_object(), "result");
+      if (v.get_object().contains("error")) {
+        failure = "etcd refused to replay the history of " + quoted(key);
+        return true;
+      }
+      if (int_field(result, "compact_revision") > 0 || bool_field(result, "canceled")) {
+        failure = "etcd has compacted the history of " + quoted(key) + " past revision " + number(after);
+        return true;
+      }
+      for (const json::value& e : array_field(result, "events")) {
+        if (!e.is_object()) malformed("a watch event is not an object");
+        Event ev;
+        const json::value* type = e.get_object().if_contains("type");
+        ev.is_delete = type && type->is_string() && type->get_string() == "DELETE";
+        ev.kv = decode_kv(e.get_object().at("kv"));
+        if (ev.kv.key == key) {
+          found = std::move(ev);
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  const Endpoint& ep = target.endpoints[current];
+  try {
+    http.post_streaming(ep.host, ep.port, "/v3/watch", body, token, deadline, on_data);
+  } catch (const HttpFailure& f) {
+    if (!found) fail(Exit::system, f.what());
+  }
+  if (!failure.empty()) fail(Exit::system, failure);
+  if (!found) fail(Exit::system, "etcd at " + quoted(here()) + " ended the history of " + quoted(key) + " early");
+  return found;
+}
+
+// After a lost answer: see put_if_unchanged in the header for the argument.
+std::optional<int64_t> Client::Impl::judge_lost_put(const GuardedPut& gp, const Txn& t, const std::string& write_id,
+                                                    Deadline deadline) {
+  std::string last;
+  while (Clock::now() < deadline) {
+    try {
+      auto kv = get(gp.key, 0, deadline);
+      bool unchanged = gp.expect_mod_revision == 0 ? !kv : kv && kv->mod_revision == gp.expect_mod_revision;
+      if (unchanged) {
+        TxnResult again = txn(t, deadline);
+        if (again.succeeded) return again.revision;
+        kv = get(gp.key, 0, deadline);
+        unchanged = gp.expect_mod_revision == 0 ? !kv : kv && kv->mod_revision == gp.expect_mod_revision;
+        if (unchanged) return std::nullopt;  // the key never moved: only `also` failed, for both copies
+      }
+      // The key has moved, so neither copy can commit from now on; ours did
+      // only if it was the key's first change after the expected revision.
+      int64_t base = gp.expect_mod_revision;
+      if (base == 0 && kv) base = kv->create_revision - 1;  // absent until its creation
+      auto change = first_change_after(gp.key, base, deadline);
+      if (!change || change->is_delete) return std::nullopt;
+      int64_t at = change->kv.mod_revision;
+      if (!gp.marker_key.empty()) {
+        auto marker = get(gp.marker_key, at, deadline);
+        bool ours = marker && marker->mod_revision == at && marker->value == write_id;
+        return ours ? std::optional<int64_t>(at) : std::nullopt;
+      }
+      bool ours = change->kv.value == gp.value && change->kv.lease == gp.lease;
+      return ours ? std::optional<int64_t>(at) : std::nullopt;
+    } catch (const OutcomeUnknown& e) {
+      last = e.what();  // the copy was lost too: look again
+    } catch (const EtcdError& e) {
+      last = e.what();  // e.g. the history was compacted: nothing left to look at
+      if (e.grpc_code() != grpc_unavailable) break;
+    } catch (const Error& e) {
+      last = e.what();  // no endpoint answered: keep trying until the deadline
+      if (contains(last, "compacted")) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  throw OutcomeUnknown("cannot find out whether the write to " + quoted(gp.key) + " committed (" + last +
+                       "): outcome unknown");
+}
+
+Client::Client(const Target& target, double timeout_seconds)
+    : impl_(std::make_unique<Impl>(target, timeout_seconds)) {}
+Client::~Client() = default;
+
+std::string Client::current_endpoint() const { return impl_->here(); }
+
+RangeResult Client::range(const std::string& key, bool prefix, int64_t revision) {
+  return impl_->range(key, prefix, revision, deadline_after(impl_->timeout));
+}
+
+std::optional<KeyValue> Client::get(const std::string& key) {
+  return impl_->get(key, 0, deadline_after(impl_->timeout));
+}
+
+int64_t Client::put(const std::string& key, const std::string& value, int64_t lease) {
+  json::object req{{"key", base64_encode(key)}, {"value", base64_encode(value)}};
+  if (lease) req["lease"] = number(lease);
+  return header_revision(impl_->call("/v3/kv/put", req, Impl::Kind::write, deadline_after(impl_->timeout)));
+}
+
+int64_t Client::remove(const std::string& key, bool prefix) {
+  json::object req;
+  set_range(req, key, prefix);
+  return int_field(impl_->call("/v3/kv/deleterange", req, Impl::Kind::write, deadline_after(impl_->timeout)),
+                   "deleted");
+}
+
+TxnResult Client::txn(const Txn& t) { return impl_->txn(t, deadline_after(impl_->timeout)); }
+
+std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
+  Txn t;
+  t.compare.push_back(gp.expect_mod_revision == 0
+                          ? Compare::absent(gp.key)
+                          : Compare::of(gp.key, Field::mod_revision, Relation::equal, gp.expect_mod_revision));
+  t.compare.insert(t.compare.end(), gp.also.begin(), gp.also.end());
+  t.success.push_back(Op::put_key(gp.key, gp.value, gp.lease));
+  std::string write_id;
+  if (!gp.marker_key.empty()) {
+    write_id = random_hex(16);
+    t.success.push_back(Op::put_key(gp.marker_key, write_id));
+  }
+  try {
+    TxnResult r = impl_->txn(t, deadline_after(impl_->timeout));
+    return r.succeeded ? std::optional<int64_t>(r.revision) : std::nullopt;
+  } catch (const OutcomeUnknown&) {
+    // finding out gets a timeout of its own: the lost call may have used all of its
+    return impl_->judge_lost_put(gp, t, write_id, deadline_after(impl_->timeout));
+  }
+}
+
+int64_t Client::lease_grant(int64_t ttl_seconds) {
+  // a random id in 1..2^62: lost answers are settled by looking it up
+  std::random_device rd;
+  int64_t id = static_cast<int64_t>((static_cast<uint64_t>(rd()) << 32 | rd()) >> 2);
+  if (id == 0) id = 1;
+  json::object req{{"TTL", number(ttl_seconds)}, {"ID", number(id)}};
+  Deadline deadline = deadline_after(impl_->timeout);
+  try {
+    json::object o = impl_->call("/v3/lease/grant", req, Impl::Kind::write, deadline);
+    if (int_field(o, "ID") != id) malformed("granted lease " + number(int_field(o, "ID")) + ", not " + number(id));
+    return id;
+  } catch (const OutcomeUnknown&) {
+  }
+  std::string last;
+  deadline = deadline_after(impl_->timeout);
+  while (Clock::now() < deadline) {
+    try {
+      if (impl_->time_to_live(id, false, deadline)) return id;
+      impl_->call("/v3/lease/grant", req, Impl::Kind::write, deadline);
+      return id;
+    } catch (const EtcdError& e) {
+      if (contains(e.etcd_message(), "lease already exists")) return id;
+      throw;
+    } catch (const OutcomeUnknown& e) {
+      last = e.what();
+    } catch (const Error& e) {
+      last = e.what();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  throw OutcomeUnknown("cannot find out whether lease " + number(id) + " was granted (" + last + "): outcome unknown");
+}
+
+std::optional<int64_t> Client::lease_keepalive(int64_t id) {
+  // refreshing a lease twice is harmless: a lost answer is simply asked again
+  json::object o = impl_->call("/v3/lease/keepalive", {{"ID", number(id)}}, Impl::Kind::read,
+                               deadline_after(impl_->timeout));
+  int64_t ttl = int_field(object_field(o, "result"), "TTL");
+  if (ttl <= 0) return std::nullopt;  // etcd answers without a TTL for a lease it no longer has
+  return ttl;
+}
+
+bool Client::lease_revoke(int64_t id) {
+  // revoking twice is harmless too: the second says "not found"
+  try {
+    impl_->call("/v3/lease/revoke", {{"ID", number(id)}}, Impl::Kind::read, deadline_after(impl_->timeout));
+    return true;
+  } catch (const EtcdError& e) {
+    if (e.grpc_code() == grpc_not_found) return false;
+    throw;
+  }
+}
+
+std::optional<LeaseStatus> Client::lease_time_to_live(int64_t id, bool with_keys) {
+  return impl_->time_to_live(id, with_keys, deadline_after(impl_->timeout));
+}
+
+std::optional<Event> Client::first_change_after(const std::string& key, int64_t after) {
+  return impl_->first_change_after(key, after, deadline_after(impl_->timeout));
+}
+
+}  // namespace loopkit::etcd

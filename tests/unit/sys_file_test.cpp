@@ -1,0 +1,185 @@
+// lib/sys/file and folder: the rule for links and special files. The files
+// the tools write, lock or delete are regular files, never reached through a
+// symlink at their name; FIFOs, devices and sockets are refused at once.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/folder.hpp"
+
+using namespace loopkit;
+
+namespace {
+struct Scratch {
+  std::string dir;
+  Scratch() {
+    char tmpl[] = "/tmp/sys-file-test.XXXXXX";
+    dir = mkdtemp(tmpl);
+  }
+  ~Scratch() { (void)!std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+  std::string read(const std::string& name) const {
+    std::ifstream in(path(name));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  bool is_link(const std::string& name) const {
+    struct stat st;
+    return lstat(path(name).c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+  }
+};
+
+// the message of the exit-4 error that f throws ("" and a failure if none)
+template <class F>
+std::string system_error(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    CHECK(e.code() == Exit::system);
+    return e.what();
+  }
+  FAIL_CHECK("no error");
+  return "";
+}
+
+void make_socket(const std::string& path) {
+  int s = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  path.copy(a.sun_path, sizeof a.sun_path - 1);
+  REQUIRE(bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  close(s);
+}
+}  // namespace
+
+TEST_CASE("write_file_atomic without following refuses a link or special file, writing nothing", "[file]") {
+  Scratch d;
+  d.write("target", "precious\n");
+  REQUIRE(symlink("target", d.path("link").c_str()) == 0);
+  REQUIRE(symlink("nowhere", d.path("dangling").c_str()) == 0);
+  REQUIRE(mkfifo(d.path("fifo").c_str(), 0600) == 0);
+  AtomicWrite strict{.follow_symlink = false};
+  CHECK(system_error([&] { write_file_atomic(d.path("link"), "x", strict); }) ==
+        "cannot replace '" + d.path("link") + "': is a symbolic link");
+  CHECK(system_error([&] { write_file_atomic(d.path("dangling"), "x", strict); }) ==
+        "cannot replace '" + d.path("dangling") + "': is a symbolic link");
+  CHECK(system_error([&] { write_file_atomic(d.path("fifo"), "x", strict); }) ==
+        "cannot replace '" + d.path("fifo") + "': is a FIFO");
+  CHECK(d.read("target") == "precious\n");
+  CHECK(d.is_link("link"));
+  CHECK(d.is_link("dangling"));
+  CHECK_FALSE(path_exists(d.path("nowhere")));
+  CHECK_FALSE(path_exists(d.path(".link.tmp")));
+  // a regular file is replaced as ever
+  d.write("plain", "old");
+  write_file_atomic(d.path("plain"), "new", strict);
+  CHECK(d.read("plain") == "new");
+}
+
+TEST_CASE("write_file_atomic: following writes the target; replace_symlink replaces the link", "[file]") {
+  Scratch d;
+  d.write("target", "old");
+  REQUIRE(symlink("target", d.path("link").c_str()) == 0);
+  write_file_atomic(d.path("link"), "through");
+  CHECK(d.is_link("link"));
+  CHECK(d.read("target") == "through");
+  write_file_atomic(d.path("link"), "mine", {.follow_symlink = false, .replace_symlink = true});
+  CHECK_FALSE(d.is_link("link"));
+  CHECK(d.read("link") == "mine");
+  CHECK(d.read("target") == "through");
+  // a FIFO behind a followed link is refused, not replaced
+  REQUIRE(mkfifo(d.path("fifo").c_str(), 0600) == 0);
+  REQUIRE(symlink("fifo", d.path("to-fifo").c_str()) == 0);
+  CHECK(system_error([&] { write_file_atomic(d.path("to-fifo"), "x"); }) ==
+        "cannot replace '" + d.path("to-fifo") + "': is a FIFO");
+}
+
+TEST_CASE("lock_for_replace refuses a FIFO, device or socket at once, and follows a link to a file", "[file]") {
+  Scratch d;
+  REQUIRE(mkfifo(d.path("fifo").c_str(), 0600) == 0);
+  REQUIRE(symlink("fifo", d.path("to-fifo").c_str()) == 0);
+  REQUIRE(symlink("/dev/zero", d.path("to-zero").c_str()) == 0);
+  make_socket(d.path("sock"));
+  CHECK(system_error([&] { lock_for_replace(d.path("fifo")); }) == "cannot open '" + d.path("fifo") + "': is a FIFO");
+  CHECK(system_error([&] { lock_for_replace(d.path("to-fifo")); }) ==
+        "cannot open '" + d.path("to-fifo") + "': is a FIFO");
+  CHECK(system_error([&] { lock_for_replace(d.path("to-zero")); }) ==
+        "cannot open '" + d.path("to-zero") + "': is a device");
+  CHECK(system_error([&] { lock_for_replace(d.path("sock")); }) == "cannot open '" + d.path("sock") + "': is a socket");
+  d.write("state.json", "{}");
+  REQUIRE(symlink("state.json", d.path("link.json").c_str()) == 0);
+  LockedForReplace held = lock_for_replace(d.path("link.json"));
+  CHECK(held.exists);
+  CHECK(held.contents.view() == "{}");
+}
+
+TEST_CASE("readers given a pipe by name still read it", "[file]") {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  REQUIRE(::write(fds[1], "{\"a\":1}", 7) == 7);
+  close(fds[1]);
+  // what bash's <(cmd) hands over: /dev/fd/N, a link to the pipe
+  auto v = view_file_if_exists("/dev/fd/" + std::to_string(fds[0]));
+  REQUIRE(v);
+  CHECK(v->view() == "{\"a\":1}");
+  close(fds[0]);
+}
+
+TEST_CASE("read_file_snapshot never follows a link, never waits on a FIFO, reads a bounded amount", "[file]") {
+  Scratch d;
+  d.write("target", "secret");
+  REQUIRE(symlink("target", d.path("link").c_str()) == 0);
+  REQUIRE(symlink("/dev/zero", d.path("zero").c_str()) == 0);
+  REQUIRE(mkfifo(d.path("fifo").c_str(), 0600) == 0);
+  make_socket(d.path("sock"));
+  CHECK(system_error([&] { read_file_snapshot(d.path("link"), 100); }) ==
+        "cannot open '" + d.path("link") + "': is a symbolic link");
+  CHECK(system_error([&] { read_file_snapshot(d.path("zero"), 100); }) ==
+        "cannot open '" + d.path("zero") + "': is a symbolic link");
+  CHECK(system_error([&] { read_file_snapshot(d.path("fifo"), 100); }) ==
+        "cannot open '" + d.path("fifo") + "': is a FIFO");
+  CHECK(system_error([&] { read_file_snapshot(d.path("sock"), 100); }) ==
+        "cannot open '" + d.path("sock") + "': is a socket");
+  CHECK_FALSE(read_file_snapshot(d.path("missing"), 100));
+  d.write("ten", "0123456789");
+  auto exact = read_file_snapshot(d.path("ten"), 10);
+  REQUIRE(exact);
+  CHECK(exact->data == "0123456789");
+  CHECK_FALSE(exact->too_big);
+  CHECK(exact->id == *file_id(d.path("ten")));
+  auto cut = read_file_snapshot(d.path("ten"), 4);
+  REQUIRE(cut);
+  CHECK(cut->data == "0123");
+  CHECK(cut->too_big);
+}
+
+TEST_CASE("remove_file_if_same unlinks only the file that was checked", "[file]") {
+  Scratch d;
+  d.write("a", "1");
+  FileId checked = *file_id(d.path("a"));
+  // the name now stands for a link to another file: neither goes
+  d.write("target", "precious");
+  REQUIRE(rename(d.path("a").c_str(), d.path("old").c_str()) == 0);
+  REQUIRE(symlink("target", d.path("a").c_str()) == 0);
+  CHECK(remove_file_if_same(d.path("a"), checked) == Removal::changed);
+  CHECK(d.is_link("a"));
+  CHECK(d.read("target") == "precious");
+  // a link to the very file checked is still not that file
+  REQUIRE(unlink(d.path("a").c_str()) == 0);
+  REQUIRE(symlink("old", d.path("a").c_str()) == 0);
+  CHECK(remove_file_if_same(d.path("a"), checked) == Removal::changed);
+  CHECK(path_exists(d.path("old")));
+  CHECK(remove_file_if_same(d.path("old"), checked) == Removal::removed);
+  CHECK_FALSE(path_exists(d.path("old")));
+  CHECK(remove_file_if_same(d.path("old"), checked) == Removal::missing);
+}

@@ -1,0 +1,75 @@
+// lib/sys/proc: which processes count as alive.
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sys/proc.hpp"
+
+using namespace loopkit;
+
+namespace {
+// A child that has exited and that we do not reap yet: a zombie until reaped.
+pid_t make_zombie() {
+  pid_t p = fork();
+  if (p == 0) _exit(0);
+  // it becomes a zombie as soon as it has run; bounded at 10 s
+  for (int i = 0; i < 10000 && process_state(p) != 'Z'; ++i) usleep(1000);
+  return p;
+}
+}  // namespace
+
+TEST_CASE("a zombie is dead, though kill(pid, 0) still finds it", "[proc]") {
+  pid_t z = make_zombie();
+  REQUIRE(process_state(z) == 'Z');
+  CHECK(kill(z, 0) == 0);
+  CHECK(is_zombie(z));
+  CHECK_FALSE(is_pid_alive(z));
+  auto start = process_start_time(z);
+  REQUIRE(start);  // /proc still shows it, start time and all
+  CHECK_FALSE(is_same_process_alive(z, start));
+  CHECK_FALSE(is_same_process_alive(z, std::nullopt));
+  CHECK(wait_for_exit(z, 5));
+  waitpid(z, nullptr, 0);
+  CHECK_FALSE(is_pid_alive(z));
+  CHECK_FALSE(is_zombie(z));
+  CHECK_FALSE(process_state(z));
+}
+
+TEST_CASE("a running process is alive at its own start time only", "[proc]") {
+  CHECK(is_pid_alive(getpid()));
+  CHECK_FALSE(is_zombie(getpid()));
+  CHECK(process_state(getpid()) == 'R');
+  auto start = process_start_time(getpid());
+  REQUIRE(start);
+  CHECK(is_same_process_alive(getpid(), start));
+  CHECK_FALSE(is_same_process_alive(getpid(), *start + 1));
+  CHECK_FALSE(is_pid_alive(0));
+  CHECK_FALSE(is_pid_alive(-1));
+}
+
+TEST_CASE("state and start time are found past a command name with spaces and parentheses", "[proc]") {
+  int ready[2], go[2];
+  REQUIRE(pipe(ready) == 0);
+  REQUIRE(pipe(go) == 0);
+  pid_t p = fork();
+  if (p == 0) {
+    prctl(PR_SET_NAME, "a) b ) R 1 2", 0, 0, 0);
+    char c = 1;
+    (void)!write(ready[1], &c, 1);
+    (void)!read(go[0], &c, 1);  // sleeps in read: state S
+    _exit(0);
+  }
+  char c;
+  REQUIRE(read(ready[0], &c, 1) == 1);
+  for (int i = 0; i < 10000 && process_state(p) != 'S'; ++i) usleep(1000);
+  CHECK(process_state(p) == 'S');
+  CHECK(is_pid_alive(p));
+  auto start = process_start_time(p);
+  REQUIRE(start);
+  CHECK(*start >= *process_start_time(getpid()));
+  (void)!write(go[1], &c, 1);
+  waitpid(p, nullptr, 0);
+  for (int fd : {ready[0], ready[1], go[0], go[1]}) close(fd);
+}
