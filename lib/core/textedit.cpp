@@ -1,7 +1,6 @@
 #include "core/textedit.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
 #include <map>
 
@@ -119,7 +118,8 @@ json::value value_in(std::string_view text, const scan::Node& root, const Path& 
     if (!next) return nullptr;
     cur = &next->node;
   }
-  return json::parse(text.substr(cur->begin, cur->end - cur->begin), "value");
+  // big integers keep their digits, as --expect and --require read them
+  return json::parse(text.substr(cur->begin, cur->end - cur->begin), "value", {}, json::Literals::big_integers);
 }
 
 std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::string_view text, const scan::Node& root,
@@ -186,7 +186,6 @@ public:
 
   void apply(Overlay& root, const Edit& e) {
     if (e.op == Edit::remove) return remove(root, e.path);
-    check_depth(e);
     Overlay& v = slot(root, e.path);
     switch (e.op) {
       case Edit::set: set(v, e); break;
@@ -199,14 +198,13 @@ public:
           fail_data(fmt::format("{}: cannot add to a {}", e.path.text, type_of(v)));
         // the value alone, added to by apply() itself: the same arithmetic,
         // exactness and errors as on a whole document
-        json::value have = json::parse(v.text, "value");
+        json::value have = json::parse(v.text, "value", {}, json::Literals::as_written);
         json::value sum = have;
         Edit here = e;
         here.path.segments.clear();
         loopkit::apply(sum, here);
-        if (sum.is_double() && !std::isfinite(sum.get_double()))
-          fail_data(fmt::format("{}: the sum is out of range", e.path.text));
-        if (!have.is_null() && sum == have) break;  // +=0 keeps the text
+        // adding zero keeps the value and so its text (1.0 stays 1.0)
+        if (!have.is_null() && json::parse(json::compact(e.operand), "value").to_number<double>() == 0) break;
         replace(v, keep(json::compact(sum)));
         break;
       }
@@ -230,24 +228,6 @@ private:
   std::deque<std::string>& texts_;  // new values' texts, at stable addresses
   bool& changed_;
 
-  // A value placed under its path's containers must still read back
-  // within the readers' depth limit: refused before anything is written.
-  static void check_depth(const Edit& e) {
-    std::size_t depth = e.path.segments.size() + (e.op == Edit::append ? 1 : 0);
-    std::size_t deepest = 0, open = 0;
-    if (e.operand.is_object() || e.operand.is_array()) {
-      std::string text = json::compact(e.operand);
-      for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (c == '"') i = scan::string_end(text, i) - 1;
-        else if (c == '{' || c == '[') deepest = std::max(deepest, ++open);
-        else if (c == '}' || c == ']') --open;
-      }
-    }
-    if (depth + deepest > json::max_depth)
-      fail_usage(fmt::format("{}: the value would be nested deeper than {} levels", e.path.text, json::max_depth));
-  }
-
   std::string_view keep(std::string s) {
     texts_.push_back(std::move(s));
     return texts_.back();
@@ -266,7 +246,7 @@ private:
       if (as_json) {
         std::string_view lit = rest.substr(eq + 1);
         try {
-          if (json::parse(lit, "value") == v) {
+          if (json::parse(lit, "value", {}, json::Literals::as_written) == v) {
             while (!lit.empty() && is_json_ws(lit.front())) lit.remove_prefix(1);
             while (!lit.empty() && is_json_ws(lit.back())) lit.remove_suffix(1);
             return lit;
@@ -281,7 +261,8 @@ private:
   void set(Overlay& v, const Edit& e) {
     std::string_view text = operand_text(e);
     // setting a value to what it is changes nothing, not even its spelling
-    if (v.kind == Overlay::orig && v.text.size() <= 4 * text.size() + 64 && json::parse(v.text, "value") == e.operand)
+    if (v.kind == Overlay::orig && v.text.size() <= 4 * text.size() + 64 &&
+        json::parse(v.text, "value", {}, json::Literals::as_written) == e.operand)
       return;
     replace(v, text);
   }

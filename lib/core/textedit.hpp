@@ -91,8 +91,8 @@ public:
   Plan& operator=(const Plan&) = delete;
 
   // apply() of core/assign.hpp, on the overlay: the same errors (exit 3 for
-  // a type in the way or an index out of range, exit 2 for `[]`), plus
-  // exit 3 for a sum out of double range. Throws NeedsEveryItem when an
+  // a type in the way, an index out of range or a sum that overflows, exit
+  // 2 for `[]`). Throws NeedsEveryItem when an
   // index reaches an element the scan did not keep (scan again with
   // wants_for(..., true)).
   void apply(const Edit& e);
