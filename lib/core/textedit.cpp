@@ -1,0 +1,533 @@
+#include "core/textedit.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+#include "core/textedit_overlay.hpp"
+#include "sys/error.hpp"
+
+namespace loopkit::textedit {
+
+namespace {
+
+using Item = scan::Item;
+
+const char* text_type(char c) {
+  switch (c) {
+    case '{': return "object";
+    case '[': return "array";
+    case '"': return "string";
+    case 't': case 'f': return "boolean";
+    case 'n': return "null";
+    default: return "number";
+  }
+}
+
+const char* type_of(const Overlay& n) {
+  if (n.kind == Overlay::object) return "object";
+  if (n.kind == Overlay::array) return "array";
+  return text_type(n.text[0]);
+}
+bool is_null(const Overlay& n) { return (n.kind == Overlay::orig || n.kind == Overlay::fresh) && n.text[0] == 'n'; }
+bool is_object(const Overlay& n) { return n.kind == Overlay::object || (n.kind <= Overlay::fresh && n.text[0] == '{'); }
+bool is_array(const Overlay& n) { return n.kind == Overlay::array || (n.kind <= Overlay::fresh && n.text[0] == '['); }
+
+std::unique_ptr<Overlay> make_fresh(std::string_view text) {
+  auto n = std::make_unique<Overlay>();
+  n->kind = Overlay::fresh;
+  n->text = text;
+  return n;
+}
+
+std::unique_ptr<Overlay> make_orig(std::string_view text, const scan::Node& node) {
+  auto n = std::make_unique<Overlay>();
+  n->kind = Overlay::orig;
+  n->text = text.substr(node.begin, node.end - node.begin);
+  n->scanned = &node;
+  return n;
+}
+
+std::string prefix_text(const Path& p, std::size_t upto) {
+  std::string s;
+  for (std::size_t i = 0; i < upto; ++i) {
+    const auto& seg = p.segments[i];
+    if (seg.kind == Segment::key) s += "." + seg.name;
+    else if (seg.kind == Segment::elem) s += fmt::format("[{}]", seg.index);
+    else s += "[]";
+  }
+  return s.empty() ? "." : s;
+}
+
+}  // namespace
+
+// ---- what to scan -------------------------------------------------------------
+
+scan::Want wants_for(const std::vector<Edit>& edits, const std::vector<Path>& compared, bool every_item) {
+  // An index may name another element once earlier edits of the run have
+  // deleted or added elements: it is widened by their numbers.
+  long long deletes = 0, adds = 0;
+  for (const Edit& e : edits) {
+    bool has_elem = false;
+    for (const auto& s : e.path.segments) has_elem |= s.kind == Segment::elem;
+    if (e.op == Edit::remove && !e.path.segments.empty() && e.path.segments.back().kind == Segment::elem) ++deletes;
+    if (e.op == Edit::append || (e.op != Edit::remove && has_elem)) ++adds;
+  }
+  // past this many kept items per index, keeping every item is cheaper
+  constexpr long long widest = 4096;
+  scan::Want want;
+  auto add = [&](const Path& p, bool leaf_entered) {
+    scan::Want* w = &want;
+    for (const auto& s : p.segments) {
+      if (s.kind == Segment::key) {
+        w = &w->members[s.name];
+        continue;
+      }
+      if (s.kind == Segment::all || every_item) {
+        w->all = true;
+      } else if (s.index >= 0) {
+        if (deletes > widest) w->all = true;
+        else
+          for (long long i = s.index; i <= s.index + deletes; ++i) w->indices.insert(i);
+      } else {
+        long long lo = s.index - deletes, hi = std::min(-1LL, s.index + adds);
+        if (hi - lo > widest) w->all = true;
+        else
+          for (long long i = lo; i <= hi; ++i) w->indices.insert(i);
+      }
+      w = &w->element_want();
+    }
+    // an append needs the array's items' style and count; a new member, the object's
+    if (leaf_entered) w->indices.insert(-1);
+  };
+  for (const Edit& e : edits) add(e.path, e.op == Edit::append);
+  for (const Path& p : compared) add(p, false);
+  want.settle();
+  return want;
+}
+
+// ---- reading the scanned text ----------------------------------------------------
+
+json::value value_in(std::string_view text, const scan::Node& root, const Path& path) {
+  const scan::Node* cur = &root;
+  for (const auto& seg : path.segments) {
+    char c = text[cur->begin];
+    const scan::Child* next = nullptr;
+    if (seg.kind == Segment::key && c == '{') next = scan::member(text, *cur, seg.name);
+    else if (seg.kind == Segment::elem && c == '[') next = scan::element(*cur, seg.index);
+    if (!next) return nullptr;
+    cur = &next->node;
+  }
+  // big integers keep their digits, as --expect and --require read them
+  return json::parse(text.substr(cur->begin, cur->end - cur->begin), "value", {}, json::Literals::big_integers);
+}
+
+std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::string_view text, const scan::Node& root,
+                                                                       const Path& path) {
+  using Span = std::pair<std::size_t, std::size_t>;
+  std::vector<const scan::Node*> cur{&root}, next;
+  for (const auto& seg : path.segments) {
+    next.clear();
+    for (const scan::Node* n : cur) {
+      if (!n || text[n->begin] == 'n') {
+        next.push_back(nullptr);
+        continue;
+      }
+      char c = text[n->begin];
+      switch (seg.kind) {
+        case Segment::key: {
+          if (c != '{')
+            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type(c)));
+          const scan::Child* m = scan::member(text, *n, seg.name);
+          next.push_back(m ? &m->node : nullptr);
+          break;
+        }
+        case Segment::elem: {
+          if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type(c), seg.index));
+          const scan::Child* m = scan::element(*n, seg.index);
+          next.push_back(m ? &m->node : nullptr);
+          break;
+        }
+        case Segment::all:
+          if (c == '[') {
+            for (const auto& ch : n->children) next.push_back(&ch.node);
+          } else if (c == '{') {
+            // a duplicated name once, where it first stands, with its last value
+            std::map<std::string, std::size_t> at;
+            std::vector<const scan::Node*> order;
+            for (const auto& ch : n->children) {
+              auto [it, fresh] = at.try_emplace(scan::key_name(text, ch.item.key), order.size());
+              if (fresh) order.push_back(&ch.node);
+              else order[it->second] = &ch.node;
+            }
+            next.insert(next.end(), order.begin(), order.end());
+          } else {
+            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type(c)));
+          }
+          break;
+      }
+    }
+    std::swap(cur, next);
+  }
+  std::vector<std::optional<Span>> out;
+  out.reserve(cur.size());
+  for (const scan::Node* n : cur) out.push_back(n ? std::optional<Span>(Span{n->begin, n->end}) : std::nullopt);
+  return out;
+}
+
+// ---- applying edits ----------------------------------------------------------------
+
+namespace {
+
+class Editor {
+public:
+  Editor(std::string_view text, std::deque<std::string>& texts, bool& changed)
+      : t_(text), texts_(texts), changed_(changed) {}
+
+  void apply(Overlay& root, const Edit& e) {
+    if (e.op == Edit::remove) return remove(root, e.path);
+    Overlay& v = slot(root, e.path);
+    switch (e.op) {
+      case Edit::set: set(v, e); break;
+      case Edit::set_if_missing:
+        if (is_null(v)) set(v, e);
+        break;
+      case Edit::add: {
+        char c = v.kind <= Overlay::fresh ? v.text[0] : '{';
+        if (c != 'n' && c != '-' && (c < '0' || c > '9'))
+          fail_data(fmt::format("{}: cannot add to a {}", e.path.text, type_of(v)));
+        // the value alone, added to by apply() itself: the same arithmetic,
+        // exactness and errors as on a whole document
+        json::value have = json::parse(v.text, "value", {}, json::Literals::as_written);
+        json::value sum = have;
+        Edit here = e;
+        here.path.segments.clear();
+        loopkit::apply(sum, here);
+        // adding zero keeps the value and so its text (1.0 stays 1.0)
+        if (!have.is_null() && json::parse(json::compact(e.operand), "value").to_number<double>() == 0) break;
+        replace(v, keep(json::compact(sum)));
+        break;
+      }
+      case Edit::append: {
+        if (is_null(v)) {
+          replace_with_container(v, Overlay::array);
+        } else if (!is_array(v)) {
+          fail_data(fmt::format("{}: cannot append to a {}", e.path.text, type_of(v)));
+        }
+        expand(v);
+        push(v, make_fresh(operand_text(e)));
+        changed_ = true;
+        break;
+      }
+      case Edit::remove: break;
+    }
+  }
+
+private:
+  std::string_view t_;
+  std::deque<std::string>& texts_;  // new values' texts, at stable addresses
+  bool& changed_;
+
+  std::string_view keep(std::string s) {
+    texts_.push_back(std::move(s));
+    return texts_.back();
+  }
+
+  // The value's JSON text as the caller wrote it when it says the same as
+  // the parsed operand (so 1e2 stays 1e2); else the operand serialised.
+  std::string_view operand_text(const Edit& e) {
+    const json::value& v = e.operand;
+    if (e.source.rfind("--", 0) != 0) {
+      Path p;
+      std::size_t n = parse_path_prefix(e.source, p);
+      std::string_view rest = std::string_view(e.source).substr(n);
+      auto eq = rest.find('=');
+      bool as_json = eq != std::string_view::npos && eq > 0 && rest[eq - 1] == ':';
+      if (as_json) {
+        std::string_view lit = rest.substr(eq + 1);
+        try {
+          if (json::parse(lit, "value", {}, json::Literals::as_written) == v) {
+            while (!lit.empty() && is_json_ws(lit.front())) lit.remove_prefix(1);
+            while (!lit.empty() && is_json_ws(lit.back())) lit.remove_suffix(1);
+            return lit;
+          }
+        } catch (const Error&) {
+        }
+      }
+    }
+    return keep(json::compact(v));
+  }
+
+  void set(Overlay& v, const Edit& e) {
+    std::string_view text = operand_text(e);
+    // setting a value to what it is changes nothing, not even its spelling
+    if (v.kind == Overlay::orig && v.text.size() <= 4 * text.size() + 64 &&
+        json::parse(v.text, "value", {}, json::Literals::as_written) == e.operand)
+      return;
+    replace(v, text);
+  }
+
+  void replace(Overlay& v, std::string_view text) {
+    v = Overlay{};
+    v.kind = Overlay::fresh;
+    v.text = text;
+    changed_ = true;
+  }
+
+  void replace_with_container(Overlay& v, Overlay::Kind kind) {
+    v = Overlay{};
+    v.kind = kind;
+    changed_ = true;
+  }
+
+  // Turns an object or array value into entries (once).
+  void expand(Overlay& v) {
+    if (v.kind == Overlay::object || v.kind == Overlay::array) return;
+    bool obj = v.text[0] == '{';
+    if (v.kind == Overlay::orig) {
+      if (!v.scanned || !v.scanned->entered) throw Plan::NeedsEveryItem{};
+      const scan::Node& s = *v.scanned;
+      v.kind = obj ? Overlay::object : Overlay::array;
+      v.from_file = true;
+      // the items the scan did not keep stand between the kept ones as runs
+      std::size_t at = 0;  // the next item index not yet in entries
+      const scan::Child* before = nullptr;
+      auto add_run = [&](std::size_t upto, const scan::Child* after) {
+        if (upto <= at) return;
+        Entry r;
+        r.original = r.run = true;
+        r.first = at;
+        r.count = upto - at;
+        r.span.prefix = before ? before->item.end : s.first.prefix;
+        r.span.key = r.span.value = before ? before->next : s.first.key;
+        r.span.end = after ? after->item.prefix : s.last.end;
+        v.entries.push_back(std::move(r));
+      };
+      for (const auto& c : s.children) {
+        add_run(c.index, &c);
+        Entry en;
+        en.span = c.item;
+        en.original = true;
+        en.first = c.index;
+        en.node = make_orig(t_, c.node);
+        if (obj) {
+          en.name = scan::key_name(t_, c.item.key);
+          v.live[en.name] = v.entries.size();
+        }
+        v.entries.push_back(std::move(en));
+        at = c.index + 1;
+        before = &c;
+      }
+      add_run(s.count, nullptr);
+      v.length = obj ? 0 : s.count;
+      v.originals = v.entries.size();
+      return;
+    }
+    // a new value given as text: its items become new entries
+    std::string_view text = v.text;
+    scan::Want every;
+    every.all = true;
+    scan::Node s = scan::scan(text, every, "value");
+    v = Overlay{};
+    v.kind = obj ? Overlay::object : Overlay::array;
+    for (const auto& c : s.children) {
+      Entry en;
+      en.node = make_fresh(text.substr(c.node.begin, c.node.end - c.node.begin));
+      if (obj) {
+        en.name = scan::key_name(text, c.item.key);
+        auto [it, fresh] = v.live.try_emplace(en.name, v.entries.size());
+        if (!fresh) {
+          v.entries[it->second].removed = true;
+          it->second = v.entries.size();
+        }
+      }
+      v.entries.push_back(std::move(en));
+    }
+    v.length = obj ? 0 : v.entries.size();
+  }
+
+  void push(Overlay& a, std::unique_ptr<Overlay> n) {
+    Entry en;
+    en.node = std::move(n);
+    a.entries.push_back(std::move(en));
+    ++a.length;
+  }
+
+  // The entry of element idx (0 <= idx < length) of an expanded array.
+  Entry& element(Overlay& a, std::size_t idx) {
+    std::size_t file_now = a.from_file ? a.scanned->count - a.removed_originals : 0;
+    if (idx >= file_now) {
+      // among the new ones, after the file's
+      std::size_t k = idx - file_now;
+      for (std::size_t i = a.originals; i < a.entries.size(); ++i) {
+        if (a.entries[i].removed) continue;
+        if (k-- == 0) return a.entries[i];
+      }
+    } else if (a.removed_originals == 0) {
+      // no deletions yet: the index is the file's index
+      auto first = a.entries.begin(), last = a.entries.begin() + static_cast<std::ptrdiff_t>(a.originals);
+      auto it = std::upper_bound(first, last, idx, [](std::size_t k, const Entry& e) { return k < e.first; });
+      Entry& e = *(it - 1);
+      if (e.run) throw Plan::NeedsEveryItem{};
+      return e;
+    } else {
+      std::size_t k = idx;
+      for (std::size_t i = 0; i < a.originals; ++i) {
+        Entry& e = a.entries[i];
+        if (e.removed) continue;
+        if (k < e.count) {
+          if (e.run) throw Plan::NeedsEveryItem{};
+          return e;
+        }
+        k -= e.count;
+      }
+    }
+    throw Plan::NeedsEveryItem{};  // cannot happen: idx < length
+  }
+
+  Overlay* member(Overlay& o, std::string_view name) {
+    auto it = o.live.find(name);
+    return it == o.live.end() ? nullptr : o.entries[it->second].node.get();
+  }
+
+  Overlay& slot(Overlay& root, const Path& p) {
+    Overlay* cur = &root;
+    for (std::size_t i = 0; i < p.segments.size(); ++i) {
+      const auto& seg = p.segments[i];
+      if (seg.kind == Segment::key) {
+        if (is_null(*cur)) replace_with_container(*cur, Overlay::object);
+        if (!is_object(*cur))
+          fail_data(fmt::format("{}: cannot set {} in a {} at {}", p.text, json::quote(seg.name), type_of(*cur),
+                                quoted(prefix_text(p, i))));
+        expand(*cur);
+        Overlay* m = member(*cur, seg.name);
+        if (!m) m = &add_member(*cur, seg.name);
+        cur = m;
+      } else if (seg.kind == Segment::elem) {
+        if (is_null(*cur)) replace_with_container(*cur, Overlay::array);
+        if (!is_array(*cur))
+          fail_data(fmt::format("{}: cannot index a {} at {}", p.text, type_of(*cur), quoted(prefix_text(p, i))));
+        expand(*cur);
+        long long n = static_cast<long long>(cur->length);
+        long long idx = seg.index < 0 ? n + seg.index : seg.index;
+        if (idx < 0 || idx > n)
+          fail_data(fmt::format("{}: index {} is out of range for an array of {}", p.text, seg.index, n));
+        if (idx == n) {
+          push(*cur, make_fresh("null"));
+          changed_ = true;
+        }
+        cur = element(*cur, static_cast<std::size_t>(idx)).node.get();
+      } else {
+        fail_usage(fmt::format("malformed path {}: '[]' names many values; it is for readers only", quoted(p.text)));
+      }
+    }
+    return *cur;
+  }
+
+  Overlay& add_member(Overlay& o, const std::string& name) {
+    changed_ = true;
+    // a deleted member of the file that comes back takes its old place
+    for (std::size_t i = o.entries.size(); i-- > 0;) {
+      Entry& e = o.entries[i];
+      if (e.original && e.removed && e.name == name) {
+        // only the last copy comes back; earlier ones stay deleted
+        e.removed = false;
+        e.node = make_fresh("null");
+        o.live[name] = i;
+        return *e.node;
+      }
+    }
+    Entry en;
+    en.name = name;
+    en.node = make_fresh("null");
+    o.live[name] = o.entries.size();
+    o.entries.push_back(std::move(en));
+    return *o.entries.back().node;
+  }
+
+  void remove(Overlay& root, const Path& p) {
+    if (p.segments.empty()) {
+      replace(root, "{}");
+      return;
+    }
+    Overlay* cur = &root;
+    for (std::size_t i = 0; i + 1 < p.segments.size(); ++i) {
+      const auto& seg = p.segments[i];
+      if (is_null(*cur)) return;
+      if (seg.kind == Segment::key) {
+        if (!is_object(*cur)) fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_of(*cur)));
+        expand(*cur);
+        cur = member(*cur, seg.name);
+        if (!cur) return;
+      } else if (seg.kind == Segment::elem) {
+        if (!is_array(*cur)) fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_of(*cur)));
+        expand(*cur);
+        long long n = static_cast<long long>(cur->length);
+        long long idx = seg.index < 0 ? n + seg.index : seg.index;
+        if (idx < 0 || idx >= n) return;
+        cur = element(*cur, static_cast<std::size_t>(idx)).node.get();
+      } else {
+        fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(p.text)));
+      }
+    }
+    const auto& last = p.segments.back();
+    if (is_null(*cur)) return;
+    if (last.kind == Segment::key) {
+      if (!is_object(*cur))
+        fail_data(fmt::format("{}: cannot delete a member of a {}", p.text, type_of(*cur)));
+      expand(*cur);
+      auto it = cur->live.find(last.name);
+      if (it == cur->live.end()) return;
+      // every copy of a duplicated name goes, so that none reads back
+      for (auto& e : cur->entries)
+        if (!e.removed && e.name == last.name) e.removed = true;
+      cur->live.erase(it);
+      changed_ = true;
+    } else if (last.kind == Segment::elem) {
+      if (!is_array(*cur))
+        fail_data(fmt::format("{}: cannot delete an element of a {}", p.text, type_of(*cur)));
+      expand(*cur);
+      long long n = static_cast<long long>(cur->length);
+      long long idx = last.index < 0 ? n + last.index : last.index;
+      if (idx < 0 || idx >= n) return;
+      Entry& e = element(*cur, static_cast<std::size_t>(idx));
+      e.removed = true;
+      if (e.original) ++cur->removed_originals;
+      --cur->length;
+      changed_ = true;
+    } else {
+      fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(p.text)));
+    }
+  }
+};
+
+}  // namespace
+
+// ---- the plan ---------------------------------------------------------------------------
+
+Plan::Plan(std::string_view text, const scan::Node& root, const json::Layout& layout, std::string_view subject)
+    : text_(text), layout_(layout), subject_(subject), root_(make_orig(text, root)), begin_(root.begin),
+      end_(root.end) {}
+
+Plan::~Plan() = default;
+
+void Plan::apply(const Edit& e) { Editor(text_, texts_, changed_).apply(*root_, e); }
+
+bool edit_text(std::string_view text, const std::vector<Edit>& edits, Sink& out, std::string_view subject) {
+  for (bool every : {false, true}) {
+    scan::Node root = scan::scan(text, wants_for(edits, {}, every), subject);
+    Plan plan(text, root, json::detect_layout(text), subject);
+    try {
+      for (const Edit& e : edits) plan.apply(e);
+    } catch (const Plan::NeedsEveryItem&) {
+      if (every) throw;
+      continue;
+    }
+    if (!plan.changed()) return false;
+    plan.write(out);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace loopkit::textedit

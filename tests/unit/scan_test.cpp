@@ -1,0 +1,273 @@
+// lib/core/scan: one validating pass that keeps only the spans the paths need.
+// Its verdicts and spans are checked against Boost.JSON (through
+// validate_json and json::parse) and against lookup_spans of core/jsontext.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "core/json.hpp"
+#include "core/jsontext.hpp"
+#include "core/path.hpp"
+#include "core/scan.hpp"
+#include "core/textedit.hpp"
+#include "sys/error.hpp"
+
+using namespace loopkit;
+
+namespace {
+
+// "ok", or the exit code and message of the failure
+std::string verdict_of_scan(const std::string& text) {
+  try {
+    scan::Want w;
+    scan::scan(text, w, "t.json");
+    return "ok";
+  } catch (const Error& e) {
+    return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+  }
+}
+
+std::string verdict_of_boost(const std::string& text) {
+  try {
+    json::parse(text, "t.json");
+    return "ok";
+  } catch (const Error& e) {
+    return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+  }
+}
+
+std::vector<std::string> spans_by_scan(const std::string& text, const char* path) {
+  Path p = parse_path(path);
+  scan::Want w;
+  w.add(p);
+  w.settle();
+  scan::Node root = scan::scan(text, w, "t.json");
+  std::vector<std::string> out;
+  for (const auto& s : textedit::lookup(text, root, p))
+    out.push_back(s ? text.substr(s->first, s->second - s->first) : "<missing>");
+  return out;
+}
+
+std::vector<std::string> spans_by_jsontext(const std::string& text, const char* path) {
+  JsonText jt(text);
+  std::vector<std::string> out;
+  for (const auto& s : lookup_spans(jt, parse_path(path)))
+    out.push_back(s ? text.substr(s->begin, s->end - s->begin) : "<missing>");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scan accepts and refuses what json::parse does, with its messages") {
+  const char* cases[] = {
+      "{}", "[]", " {\"a\" : [1, 2.5e-3, -0, \"x\"], \"b\": {\"c\": null}} \n", "\"s\"", "0", "-0.0e+0", "true",
+      "{\"a\":1,}", "[1,]", "[,1]", "{,}", "{\"a\" 1}", "{\"a\":}", "[01]", "[1.]", "[.5]", "[-]", "[1e]", "[1e+]",
+      "[+1]", "[tru]", "[nul]", "[True]", "\"a\x01\"", "\"\\x\"", "\"\\u12\"", "\"\\u12G4\"", "[\"\\ud800\"]",
+      "[\"\\udc00\"]", "[\"\\ud800\\u0041\"]", "[\"\\ud83d\\ude00\"]", "\"\xc3\xa9\"", "\"\xc3\"", "\"\xe2\x82\"",
+      "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xf0\x9f\x98\x80\"", "\"\xff\"", "",
+      "   ", "{} {}", "[1] x", "{\"a\":1", "[1, 2", "\"abc", "[1 2]", "{\"a\":1 \"b\":2}", "[\"a\\\"b\"]", "nul",
+      "{\"\\u00e9\": 1}", "[1e308, -1.7976931348623157e308, 1e-400, 0e999999]",
+  };
+  for (const char* c : cases) {
+    INFO(c);
+    CHECK(verdict_of_scan(c) == verdict_of_boost(c));
+  }
+}
+
+TEST_CASE("scan refuses numbers out of double range, which a reader cannot hold") {
+  for (const char* c : {"1e400", "[-1e400]", "{\"a\": 18e307}", "[0.5e310]", "[1797693134862315808e290]"}) {
+    INFO(c);
+    std::string v = verdict_of_scan(c);
+    CHECK(v.find("3 't.json': not valid JSON: number out of range at line 1") == 0);
+  }
+  // just inside the range, underflow (reads as 0) and big integers pass
+  CHECK(verdict_of_scan("[1.7976931348623157e308, 1e-400, 123456789012345678901234567890]") == "ok");
+}
+
+TEST_CASE("scan limits nesting to json::max_depth, as the parser does") {
+  for (std::size_t d : {json::max_depth - 1, json::max_depth, json::max_depth + 1}) {
+    std::string arrays = std::string(d, '[') + std::string(d, ']');
+    CHECK(verdict_of_scan(arrays) == verdict_of_boost(arrays));
+    std::string wrapped = "{\"a\":" + arrays + "}";
+    CHECK(verdict_of_scan(wrapped) == verdict_of_boost(wrapped));
+    // the same inside a wanted container, scanned by the other walker
+    scan::Want w;
+    w.add(parse_path(".a"));
+    bool scan_ok = true, parse_ok = true;
+    try {
+      scan::scan(wrapped, w, "t");
+    } catch (const Error&) {
+      scan_ok = false;
+    }
+    try {
+      json::parse(wrapped, "t");
+    } catch (const Error&) {
+      parse_ok = false;
+    }
+    CHECK(scan_ok == parse_ok);
+  }
+}
+
+TEST_CASE("scan agrees with json::parse on mutated documents") {
+  // every byte of a few documents replaced by characters that matter to
+  // the grammar, at every position: the 16-byte steps see them all
+  std::string base =
+      "{\"name\": \"a long string value that crosses sixteen bytes \\\"q\\\" \\u00e9\xc3\xa9\", "
+      "\"list\": [1, -2.5e3, true, false, null, {\"k\": []}],\n  \"deep\": {\"x\": [[{}]]}}";
+  const char subst[] = {'"', '\\', '{', '}', '[', ']', ',', ':', '\x01', '\x80', 'e', '-', '.', '0', ' ', 'u'};
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    for (char c : subst) {
+      std::string t = base;
+      t[i] = c;
+      INFO(i << " " << static_cast<int>(c));
+      REQUIRE(verdict_of_scan(t) == verdict_of_boost(t));
+    }
+  }
+}
+
+TEST_CASE("strings around the 16-byte steps: escapes, UTF-8 and the end of the text") {
+  for (int pad = 0; pad < 40; ++pad) {
+    for (const char* tail : {"\\\\", "\\\"", "\xc3\xa9", "\xf0\x9f\x98\x80", "\\u00e9", "\xc3"}) {
+      std::string t = "\"" + std::string(pad, 'x') + tail + "\"";
+      INFO(t);
+      REQUIRE(verdict_of_scan(t) == verdict_of_boost(t));
+      std::string in = "[" + t + ", 1]";
+      REQUIRE(verdict_of_scan(in) == verdict_of_boost(in));
+    }
+    std::string spaces = "[" + std::string(pad, ' ') + "1" + std::string(pad, ' ') + "]";
+    REQUIRE(verdict_of_scan(spaces) == "ok");
+  }
+}
+
+TEST_CASE("spans of wanted paths agree with lookup_spans") {
+  std::string t = R"({ "h" : [ {"i": 1}, [2, [3]], "4", {"i": 1.0} ] , "n": null, "s": "x",
+    "d": {"a": 1, "b": 2, "a": 3}, "e": {"q\"k": [true]}, "\u0061b": 7 })";
+  for (const char* p : {".h[0].i", ".h[-1].i", ".h[1][1][0]", ".h[-3][-1]", ".h[9]", ".h[-9]", ".n.x", ".n[0]",
+                        ".d.a", ".d[]", ".h[]", ".e[\"q\\\"k\"][0]", ".ab", ".missing", ".", ".h[].i"}) {
+    INFO(p);
+    std::vector<std::string> a, b;
+    std::string ea, eb;
+    try {
+      a = spans_by_scan(t, p);
+    } catch (const Error& e) {
+      ea = e.what();
+    }
+    try {
+      b = spans_by_jsontext(t, p);
+    } catch (const Error& e) {
+      eb = e.what();
+    }
+    if (std::string(p) == ".d[]") {
+      // a duplicated name once, at its first place, with its last value (as jq)
+      CHECK(a == std::vector<std::string>{"3", "2"});
+      continue;
+    }
+    CHECK(ea == eb);
+    CHECK(a == b);
+  }
+  CHECK_THROWS_WITH(spans_by_scan(t, ".s.x"), Catch::Contains("cannot look up"));
+  CHECK_THROWS_WITH(spans_by_scan(t, ".s[0]"), Catch::Contains("cannot index a string"));
+}
+
+TEST_CASE("negative indices keep only a window of the last items") {
+  std::string t = "[";
+  for (int i = 0; i < 1000; ++i) t += (i ? ", " : "") + std::string("{\"i\": ") + std::to_string(i) + "}";
+  t += "]";
+  Path p = parse_path("[-3].i");
+  scan::Want w;
+  w.add(p);
+  w.settle();
+  scan::Node root = scan::scan(t, w, "t");
+  CHECK(root.count == 1000);
+  CHECK(root.children.size() == 1);  // one kept element, not a thousand
+  auto s = textedit::lookup(t, root, p);
+  REQUIRE(s[0]);
+  CHECK(t.substr(s[0]->first, s[0]->second - s[0]->first) == "997");
+  // the style items of the array are known without keeping the rest
+  CHECK(t.substr(root.last.value, root.last.end - root.last.value) == "{\"i\": 999}");
+  CHECK(t.substr(root.second.prefix, root.second.key - root.second.prefix) == ", ");
+}
+
+TEST_CASE("random documents: every path's spans agree with lookup_spans") {
+  std::mt19937 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::function<std::string(int)> gen = [&](int depth) -> std::string {
+    int k = depth > 3 ? pick(4) : pick(7);
+    switch (k) {
+      case 0: return std::to_string(pick(100) - 50);
+      case 1: return "\"s" + std::to_string(pick(10)) + "\"";
+      case 2: return pick(2) ? "null" : "1.0";
+      case 3: return "true";
+      case 4:
+      case 5: {
+        std::string s = "{";
+        int n = pick(4);
+        for (int i = 0; i < n; ++i) s += (i ? ", " : "") + std::string("\"") + "abc"[pick(3)] + "\": " + gen(depth + 1);
+        return s + "}";
+      }
+      default: {
+        std::string s = "[";
+        int n = pick(5);
+        for (int i = 0; i < n; ++i) s += (i ? "," : "") + gen(depth + 1);
+        return s + "]";
+      }
+    }
+  };
+  const char* segs[] = {".a", ".b", ".c", "[0]", "[1]", "[-1]", "[-2]", "[]"};
+  for (int round = 0; round < 400; ++round) {
+    std::string t = gen(0);
+    for (int q = 0; q < 10; ++q) {
+      std::string path;
+      int n = 1 + pick(3);
+      for (int i = 0; i < n; ++i) path += segs[pick(8)];
+      INFO(t << "  " << path);
+      std::vector<std::string> a, b;
+      std::string ea = "-", eb = "-";
+      try {
+        a = spans_by_scan(t, path.c_str());
+      } catch (const Error& e) {
+        ea = e.what();
+      }
+      try {
+        b = spans_by_jsontext(t, path.c_str());
+      } catch (const Error& e) {
+        eb = e.what();
+      }
+      // the reference is lookup() on the parsed document: the same values
+      // (a duplicated name once under [], with its last value) and errors
+      std::string er = "-";
+      std::vector<const json::value*> vals;
+      json::value doc = json::parse(t, "t");
+      try {
+        vals = lookup(doc, parse_path(path));
+      } catch (const Error& e) {
+        er = e.what();
+      }
+      REQUIRE(ea == er);
+      REQUIRE(vals.size() == a.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        REQUIRE((a[i] == "<missing>") == !vals[i]);
+        if (vals[i]) REQUIRE(json::parse(a[i], "v") == *vals[i]);
+      }
+      if (path.find("[]") != std::string::npos) continue;  // jsontext lists every copy
+      REQUIRE(ea == eb);
+      REQUIRE(a == b);
+    }
+  }
+}
+
+TEST_CASE("the scan reports its progress every 16 MiB, in order, and only then") {
+  std::string t = "[";
+  std::string entry = "{\"k\": \"" + std::string(1000, 'x') + "\"}";
+  while (t.size() < (std::size_t(40) << 20)) t += entry + ",\n";
+  t += "0]";
+  std::vector<std::size_t> seen;
+  scan::Want w;
+  w.add(parse_path("[-1]"));
+  w.settle();
+  scan::Node root = scan::scan(t, w, "t", [&](std::size_t done) { seen.push_back(done); });
+  CHECK(seen == std::vector<std::size_t>{std::size_t(16) << 20, std::size_t(32) << 20});
+  auto s = textedit::lookup(t, root, parse_path("[-1]"));
+  REQUIRE(s[0]);
+  CHECK(s[0]->first == t.size() - 2);
+}
