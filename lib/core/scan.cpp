@@ -55,7 +55,6 @@ void Want::settle() {
 
 namespace {
 
-bool is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 int hex(unsigned char c) {
   if (c >= '0' && c <= '9') return c - '0';
