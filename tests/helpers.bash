@@ -80,3 +80,18 @@ wait_exec() {
   echo "process $1 never ran $2" >&2
   return 1
 }
+
+# zombie: the pid of a process that has exited and that its parent (killed
+# at teardown) never reaps. The child waits until its parent has become
+# `sleep`, which never reaps; a bash parent would reap a child that exited
+# before the exec.
+zombie() {
+  # shellcheck disable=SC2016
+  (sh -c 'while [ "$(cat /proc/$PPID/comm 2>/dev/null)" != sleep ]; do sleep 0.02; done' &
+    echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
+  echo $! >>"$W.pids"
+  wait_for "$W.zombie"
+  local z; z=$(cat "$W.zombie")
+  for _ in $(seq 600); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.05; done
+  echo "$z"
+}

@@ -246,17 +246,6 @@ wait_for_file() {
   assert_equal "$(state-get a.lock started_at heartbeat heartbeat_epoch)" $'2025-01-10T10:05:30Z\n2025-01-10T10:06:40Z\n1736503600'
 }
 
-# zombie: the pid of a process that has exited and that its parent (killed
-# at teardown) never reaps
-zombie() {
-  (sleep 0 & echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
-  echo $! >>"$W.pids"
-  wait_for "$W.zombie"
-  local z; z=$(cat "$W.zombie")
-  for _ in $(seq 300); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.1; done
-  echo "$z"
-}
-
 @test "a lock file that is a symlink, even dangling, is refused and nothing is created through it" {
   mkdir -m 1777 locks
   ln -s ../elsewhere/t.lock locks/d.lock

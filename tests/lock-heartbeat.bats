@@ -109,11 +109,7 @@ load helpers
 }
 
 @test "a zombie owner gets no heartbeat" {
-  (sleep 0 & echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
-  echo $! >>"$W.pids"
-  wait_for "$W.zombie"
-  z=$(cat "$W.zombie")
-  for _ in $(seq 300); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.1; done
+  z=$(zombie)
   printf '{"session":"z","pid":%s}\n' "$z" >z.lock
   cp z.lock before
   run -1 --separate-stderr lock-heartbeat --pid "$z" z.lock

@@ -129,17 +129,6 @@ lock-reap: warning: 'junk.lock': not valid JSON: syntax error at line 1, column 
   assert_output ""
 }
 
-# zombie: the pid of a process that has exited and that its parent (killed
-# at teardown) never reaps
-zombie() {
-  (sleep 0 & echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
-  echo $! >>"$W.pids"
-  wait_for "$W.zombie"
-  local z; z=$(cat "$W.zombie")
-  for _ in $(seq 300); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.1; done
-  echo "$z"
-}
-
 @test "a symlink in a swept folder is a warning, kept, its target kept, exit 0" {
   mkdir locks
   printf 'precious\n' >target.txt
@@ -197,4 +186,30 @@ zombie() {
     run -2 --separate-stderr lock-reap --stale-after "$bad" .
     assert_equal "$stderr" "lock-reap: --stale-after: not a number from 0 to 1000000000: '$bad'"
   done
+}
+
+@test "a live owner that declared its beat (heartbeat_every) is reaped only after missing three beats" {
+  mkdir locks
+  holder=$(live)
+  lock-acquire --pid "$holder" locks/engine.lock
+  state-set --no-sync locks/engine.lock 'heartbeat_every:=10'
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 25)) run -0 lock-reap --stale-after 5 locks
+  assert_output ""
+  [ -f locks/engine.lock ]
+  # without the declaration the same sweep reaps it, as before
+  lock-acquire --pid "$holder" locks/plain.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 25)) run -0 lock-reap --stale-after 5 locks/plain.lock
+  assert_output --partial "no heartbeat for 25s (over 5s)"
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 31)) run -0 lock-reap --stale-after 5 locks
+  assert_output --partial "no heartbeat for 31s (over 30s)"
+  [ ! -e locks/engine.lock ]
+}
+
+@test "lock-heartbeat --every records heartbeat_every in the lock" {
+  holder=$(live)
+  lock-acquire --pid "$holder" x.lock
+  lock-heartbeat --every 1000 --pid "$holder" x.lock &
+  for _ in $(seq 100); do grep -q heartbeat_every x.lock && break; sleep 0.1; done
+  run -0 state-get x.lock heartbeat_every
+  assert_output 1000
 }

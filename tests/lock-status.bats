@@ -124,17 +124,6 @@ pid_start() {
   assert_output "bare.lock: live, pid $holder, no heartbeat"
 }
 
-# zombie: the pid of a process that has exited and that its parent (killed
-# at teardown) never reaps
-zombie() {
-  (sleep 0 & echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
-  echo $! >>"$W.pids"
-  wait_for "$W.zombie"
-  local z; z=$(cat "$W.zombie")
-  for _ in $(seq 300); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.1; done
-  echo "$z"
-}
-
 @test "links and FIFOs in a sweep are warnings; named alone, they are exit 4" {
   mkdir locks
   printf 'precious\n' >target.txt

@@ -70,7 +70,7 @@ static int run_command(Config c) {
   bool lost = false;
   auto beat = [&] {
     try {
-      auto b = refresh_heartbeat(c.file, c.request.owner, current_epoch());
+      auto b = refresh_heartbeat(c.file, c.request.owner, current_epoch(), c.heartbeat);
       if (b.outcome != RefreshResult::refreshed && !lost) {
         lost = true;
         cli::warn(fmt::format("lost the lock {}: {}", quoted(c.file),

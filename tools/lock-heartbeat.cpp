@@ -34,7 +34,7 @@ static Config parse(const Args& a) {
 }
 
 static void beat(const Config& c, const Owner& owner) {
-  RefreshResult r = refresh_heartbeat(c.file, owner, current_epoch());
+  RefreshResult r = refresh_heartbeat(c.file, owner, current_epoch(), c.every > 0 ? std::optional<double>(c.every) : std::nullopt);
   if (r.outcome == RefreshResult::missing) fail_no(fmt::format("no lock {}", quoted(c.file)));
   if (r.outcome == RefreshResult::not_ours)
     fail_no(fmt::format("{} is not ours (pid {}): {}", quoted(c.file), c.pid, describe_holder(r.holder)));

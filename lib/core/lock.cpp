@@ -1,6 +1,7 @@
 #include "core/lock.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <climits>
 #include <fmt/format.h>
 #include <random>
@@ -113,11 +114,12 @@ void replace_lock_under_flock(const std::string& path, const json::object& recor
   }
 }
 
-json::object refreshed_record(const LockFile& lock, const Owner& owner, int64_t now) {
-  if (lock.record.bare_pid) return new_lock_record(std::string(lock.record.session), owner, now);
-  json::object o = lock.record.fields;
+json::object refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every) {
+  json::object o = lock.record.bare_pid ? new_lock_record(std::string(lock.record.session), owner, now)
+                                        : lock.record.fields;
   o["heartbeat"] = iso8601_utc(now);
   o["heartbeat_epoch"] = now;
+  if (every) o["heartbeat_every"] = *every;
   return o;
 }
 }  // namespace
@@ -146,6 +148,10 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
     r.heartbeat_epoch = integer_member(r.fields, "heartbeat_epoch");
     if (!r.heartbeat_epoch) r.heartbeat_epoch = parse_iso8601(string_member(r.fields, "heartbeat"));
     r.has_heartbeat = r.heartbeat_epoch.has_value();
+    if (const json::value* e = r.fields.if_contains("heartbeat_every"); e && e->is_number()) {
+      double every = e->to_number<double>();
+      if (std::isfinite(every) && every > 0 && every <= 1e9) r.heartbeat_every = every;
+    }
     if (!r.heartbeat_epoch) r.heartbeat_epoch = parse_iso8601(string_member(r.fields, "started_at"));
   }
   return r;
@@ -204,6 +210,11 @@ Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
   // unreadable file ages by its mtime, and only when the caller asks.
   std::optional<double> limit = policy.stale_after;
   if (!limit && readable && !is_local(r)) limit = static_cast<double>(default_remote_stale_after);
+  // A live local owner that declared its beat (heartbeat_every) is late
+  // only after missing three beats, whatever --stale-after says: a sweep
+  // with a short limit must not reap an engine between two of its beats.
+  if (limit && readable && is_local(r) && v.reason.empty() && r.heartbeat_every)
+    limit = std::max(*limit, 3 * *r.heartbeat_every);
   if (v.reason.empty() && limit && *v.age > *limit)
     v.reason = readable ? fmt::format("no heartbeat for {}s (over {}s)", *v.age, *limit)
                         : fmt::format("unreadable and unchanged for {}s (over {}s)", *v.age, *limit);
@@ -244,7 +255,7 @@ AcquireResult try_acquire(const std::string& path, const json::object& mine, con
     if (held.state == LockFile::missing) continue;  // released meanwhile: create it afresh
     if (held.state == LockFile::readable && is_lock_ours(held.record, req.owner)) {
       res.outcome = AcquireResult::refreshed;
-      res.record = refreshed_record(held, req.owner, now_epoch());
+      res.record = refreshed_record(held, req.owner, now_epoch(), std::nullopt);
       replace_lock_under_flock(path, res.record, held.text);
       return res;
     }
@@ -290,7 +301,8 @@ AcquireResult acquire_lock(const std::string& path, const AcquireRequest& req) {
   }
 }
 
-RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now) {
+RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now,
+                                std::optional<double> every) {
   RefreshResult res;
   // A lock that is missing or not ours now cannot become ours behind our
   // back, so only a "yes" needs the flock and a second look.
@@ -307,7 +319,7 @@ RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int
     res.outcome = RefreshResult::not_ours;
     return res;
   }
-  replace_lock_under_flock(path, refreshed_record(res.holder, owner, now), res.holder.text);
+  replace_lock_under_flock(path, refreshed_record(res.holder, owner, now, every), res.holder.text);
   res.outcome = RefreshResult::refreshed;
   return res;
 }

@@ -26,6 +26,7 @@ struct LockRecord {
   std::string boot_id;                // "" when unknown
   std::optional<int64_t> heartbeat_epoch;  // heartbeat_epoch, else heartbeat, else started_at
   bool has_heartbeat = false;              // not just started_at
+  std::optional<double> heartbeat_every;   // the owner's declared beat, seconds
   bool bare_pid = false;
 };
 
@@ -91,12 +92,15 @@ struct AcquireResult {
 };
 AcquireResult acquire_lock(const std::string& path, const AcquireRequest& request);
 
-// Refresh heartbeat and heartbeat_epoch if the lock is ours.
+// Refresh heartbeat and heartbeat_epoch if the lock is ours. A beater that
+// keeps beating every `every` seconds records that as heartbeat_every, so
+// that judge_lock never takes its live owner for stale between two beats.
 struct RefreshResult {
   enum Outcome { refreshed, not_ours, missing } outcome = missing;
   LockFile holder;  // not_ours: who holds it
 };
-RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now);
+RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now,
+                                std::optional<double> every = std::nullopt);
 
 // Remove the lock if ours (or anyone's, forced): only the regular file that
 // was read and judged under the folder's flock is unlinked; a name that
