@@ -319,7 +319,15 @@ lk_lock_check() {
 
 lk_lock_drop() {
   if [[ -n $LK_HB_PID ]]; then
-    kill "$LK_HB_PID" 2>/dev/null || true
+    # A beater that outlives SIGTERM (seen once under a Ctrl-C storm) must
+    # not hold the engine's exit forever: five seconds, then SIGKILL.
+    local i
+    kill -TERM "$LK_HB_PID" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      kill -0 "$LK_HB_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$LK_HB_PID" 2>/dev/null || true
     wait "$LK_HB_PID" 2>/dev/null || true
     LK_HB_PID=""
   fi

@@ -457,9 +457,13 @@ EOF
   python3 -c 'import pty' 2>/dev/null || skip "python3 has no pty module"
   make_agent
   cat >ctrlc.py <<'EOF'
-import os, pty, sys, time
+import os, pty, signal, sys, time
 pid, fd = pty.fork()
 if pid == 0:
+    # as a login shell on a terminal has it, whatever the caller ignored
+    # (a shell ignores SIGINT in a background job, and bash cannot trap a
+    # signal ignored at its start)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.execvp(sys.argv[1], sys.argv[1:])
 out = b""
 deadline = time.time() + 30
