@@ -79,17 +79,6 @@ json::value number_sum(const json::value& a, const json::value& b, const Path& w
   return s;
 }
 
-std::string prefix_text(const Path& p, std::size_t upto) {
-  std::string s;
-  for (std::size_t i = 0; i < upto; ++i) {
-    const auto& seg = p.segments[i];
-    if (seg.kind == Segment::key) s += "." + seg.name;
-    else if (seg.kind == Segment::elem) s += fmt::format("[{}]", seg.index);
-    else s += "[]";
-  }
-  return s.empty() ? "." : s;
-}
-
 // A stand-in on an edit's way becomes its value (a container: a shell of
 // stand-ins for its items) before the edit looks into it.
 void open(json::value& v, const JsonText* text) {
@@ -112,12 +101,12 @@ json::value& slot(json::value& doc, const Path& p, const JsonText* text) {
       if (cur->is_null()) *cur = json::object();
       if (!cur->is_object())
         fail_data(fmt::format("{}: cannot set {} in a {} at {}", p.text, json::quote(seg.name), type_name(*cur),
-                              quoted(prefix_text(p, i))));
+                              quoted(path_prefix_text(p, i))));
       cur = &cur->get_object()[seg.name];
     } else if (seg.kind == Segment::elem) {
       if (cur->is_null()) *cur = json::array();
       if (!cur->is_array())
-        fail_data(fmt::format("{}: cannot index a {} at {}", p.text, type_name(*cur), quoted(prefix_text(p, i))));
+        fail_data(fmt::format("{}: cannot index a {} at {}", p.text, type_name(*cur), quoted(path_prefix_text(p, i))));
       auto& a = cur->get_array();
       long long n = static_cast<long long>(a.size());
       long long idx = seg.index < 0 ? n + seg.index : seg.index;

@@ -242,7 +242,7 @@ std::vector<const json::value*> lookup(const json::value& doc, const Path& path)
 
 namespace loopkit {
 
-static const char* text_type(char c) {
+const char* text_type_name(char c) {
   switch (c) {
     case '{': return "object";
     case '[': return "array";
@@ -251,6 +251,17 @@ static const char* text_type(char c) {
     case 'n': return "null";
     default: return "number";
   }
+}
+
+std::string path_prefix_text(const Path& p, std::size_t upto) {
+  std::string s;
+  for (std::size_t i = 0; i < upto; ++i) {
+    const auto& seg = p.segments[i];
+    if (seg.kind == Segment::key) s += "." + seg.name;
+    else if (seg.kind == Segment::elem) s += fmt::format("[{}]", seg.index);
+    else s += "[]";
+  }
+  return s.empty() ? "." : s;
 }
 
 std::vector<std::optional<Span>> lookup_spans(const JsonText& jt, const Path& path) {
@@ -267,13 +278,13 @@ std::vector<std::optional<Span>> lookup_spans(const JsonText& jt, const Path& pa
       switch (seg.kind) {
         case Segment::key: {
           if (c != '{')
-            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type(c)));
+            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type_name(c)));
           auto m = jt.member(s->begin, seg.name);
           next.push_back(m ? std::optional<Span>(Span{m->value, m->end}) : std::nullopt);
           break;
         }
         case Segment::elem: {
-          if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type(c), seg.index));
+          if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type_name(c), seg.index));
           const auto& its = jt.items(s->begin);
           long long n = static_cast<long long>(its.size());
           long long i = seg.index < 0 ? n + seg.index : seg.index;
@@ -283,7 +294,7 @@ std::vector<std::optional<Span>> lookup_spans(const JsonText& jt, const Path& pa
         }
         case Segment::all:
           if (c != '[' && c != '{')
-            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type(c)));
+            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type_name(c)));
           if (c == '[') {
             for (const auto& it : jt.items(s->begin)) next.push_back(Span{it.value, it.end});
           } else {

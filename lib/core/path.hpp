@@ -36,6 +36,10 @@ std::vector<const json::value*> lookup(const json::value& doc, const Path& path)
 
 // "string", "number", "object", ... for messages
 const char* type_name(const json::value& v);
+// the same for a value known only by the first byte of its JSON text
+const char* text_type_name(char first);
+// the first `upto` segments of p as text (".a[2]", "." for none), for messages
+std::string path_prefix_text(const Path& p, std::size_t upto);
 
 }  // namespace loopkit
 

@@ -13,21 +13,10 @@ namespace {
 
 using Item = scan::Item;
 
-const char* text_type(char c) {
-  switch (c) {
-    case '{': return "object";
-    case '[': return "array";
-    case '"': return "string";
-    case 't': case 'f': return "boolean";
-    case 'n': return "null";
-    default: return "number";
-  }
-}
-
 const char* type_of(const Overlay& n) {
   if (n.kind == Overlay::object) return "object";
   if (n.kind == Overlay::array) return "array";
-  return text_type(n.text[0]);
+  return text_type_name(n.text[0]);
 }
 bool is_null(const Overlay& n) { return (n.kind == Overlay::orig || n.kind == Overlay::fresh) && n.text[0] == 'n'; }
 bool is_object(const Overlay& n) { return n.kind == Overlay::object || (n.kind <= Overlay::fresh && n.text[0] == '{'); }
@@ -46,17 +35,6 @@ std::unique_ptr<Overlay> make_orig(std::string_view text, const scan::Node& node
   n->text = text.substr(node.begin, node.end - node.begin);
   n->scanned = &node;
   return n;
-}
-
-std::string prefix_text(const Path& p, std::size_t upto) {
-  std::string s;
-  for (std::size_t i = 0; i < upto; ++i) {
-    const auto& seg = p.segments[i];
-    if (seg.kind == Segment::key) s += "." + seg.name;
-    else if (seg.kind == Segment::elem) s += fmt::format("[{}]", seg.index);
-    else s += "[]";
-  }
-  return s.empty() ? "." : s;
 }
 
 }  // namespace
@@ -137,13 +115,13 @@ std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::stri
       switch (seg.kind) {
         case Segment::key: {
           if (c != '{')
-            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type(c)));
+            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type_name(c)));
           const scan::Child* m = scan::member(text, *n, seg.name);
           next.push_back(m ? &m->node : nullptr);
           break;
         }
         case Segment::elem: {
-          if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type(c), seg.index));
+          if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type_name(c), seg.index));
           const scan::Child* m = scan::element(*n, seg.index);
           next.push_back(m ? &m->node : nullptr);
           break;
@@ -162,7 +140,7 @@ std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::stri
             }
             next.insert(next.end(), order.begin(), order.end());
           } else {
-            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type(c)));
+            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type_name(c)));
           }
           break;
       }
@@ -398,7 +376,7 @@ private:
         if (is_null(*cur)) replace_with_container(*cur, Overlay::object);
         if (!is_object(*cur))
           fail_data(fmt::format("{}: cannot set {} in a {} at {}", p.text, json::quote(seg.name), type_of(*cur),
-                                quoted(prefix_text(p, i))));
+                                quoted(path_prefix_text(p, i))));
         expand(*cur);
         Overlay* m = member(*cur, seg.name);
         if (!m) m = &add_member(*cur, seg.name);
@@ -406,7 +384,7 @@ private:
       } else if (seg.kind == Segment::elem) {
         if (is_null(*cur)) replace_with_container(*cur, Overlay::array);
         if (!is_array(*cur))
-          fail_data(fmt::format("{}: cannot index a {} at {}", p.text, type_of(*cur), quoted(prefix_text(p, i))));
+          fail_data(fmt::format("{}: cannot index a {} at {}", p.text, type_of(*cur), quoted(path_prefix_text(p, i))));
         expand(*cur);
         long long n = static_cast<long long>(cur->length);
         long long idx = seg.index < 0 ? n + seg.index : seg.index;
