@@ -1,31 +1,30 @@
 #!/usr/bin/env bash
-# Measures state-get and state-set against jq, the tool they replace, in one
-# run on this machine, and prints a Markdown table of the ratios:
-#   bench/state.sh [--quick] [--cpu] [--dir DIR] [--scan BIN] [--scaling] [BINDIR]
-# - instructions (valgrind --tool=callgrind) of `state-get small.json status`
-#   and `jq -r .status small.json`: target at most 300k for state-get;
-# - wall time (hyperfine, else a loop of timed runs) on a generated 15 MB state
-#   file with 60 000 history entries: `state-get big.json
+# Measures state-get and state-set against jq 1.6, the tool they replace, in
+# one run on this machine, and prints Markdown tables of the ratios:
+#   bench/state.sh [--quick] [--cpu] [--dir DIR] [--scaling] [BINDIR]
+# On a generated 15 MB state file with 60 000 history entries (big.json):
+# - time (hyperfine, else a loop of timed runs): `state-get big.json
 #   .history[-1].iteration` against `jq .history[-1].iteration big.json`
-#   (target: at most 1/10 of jq's time) and `state-set big.json iteration+=1`
-#   against `jq '.iteration+=1' big.json >tmp && mv tmp big.json` (target: at
-#   most 1/5; state-set also fsyncs, which jq's version does not).
-# With the bench-only driver of core/scan and core/textedit (state-scan, built
-# by bench/CMakeLists.txt; found in BINDIR or build-bench/bin, or named by
-# --scan BIN), the targets of the one-pass design are measured too, on the same
-# files in the same run: a read of one field at least 20 times faster than jq,
-# a --no-sync change at least 10 times faster than jq's pipeline and in at
-# most twice the instructions of the read of the same path, 10 000 edits in
-# one run in under 0.5 s, and at most 200k/280k instructions for a read/change
-# of small.json. --scaling adds a table from 1 MB to 700 MB (times, and peak
-# RSS from /usr/bin/time -v: target at most 64 MB for a read or a change of
-# one field); it needs about 2 GB of scratch disk.
+#   (target: at least 20 times faster), `state-set --no-sync big.json
+#   iteration+=1` against `jq '.iteration+=1' big.json >tmp && mv tmp
+#   big.json` (at least 10 times faster), and the same state-set with fsync;
+# - instructions (valgrind --tool=callgrind) of that state-set against those
+#   of `state-get big.json iteration` (at most twice), and of both against jq;
+# - 10 000 edits (`history[0].plateau:=true`, `history[6]...`, ...) in one
+#   `state-set --no-sync big.json`: under 0.5 s;
+# - instructions of `state-get small.json status` (at most 200k) and
+#   `state-set --no-sync small.json iteration+=1` (at most 280k), a 14-line
+#   loop state.
+# --scaling adds a table from 1 MB to 700 MB: times, and the peak resident
+# set of one run from /usr/bin/time -v (target: at most 64 MB for a read or
+# a change of one field); it needs about 1.5 GB of scratch disk.
 # BINDIR defaults to build/bin; --dir puts the scratch files in DIR (default:
 # a temporary folder, removed afterwards; the disk matters for state-set's
 # fsync). --quick makes fewer runs. --cpu compares user+system CPU time
-# instead of wall time (on a machine shared with other work). Needs jq and valgrind; hyperfine is used
-# when installed. Exit status: 0 every target met, 1 a target missed, 2 usage,
-# 4 a tool is missing or a result differs from jq's.
+# instead of wall time (on a machine shared with other work). Needs jq and
+# valgrind; hyperfine is used when installed. Exit status: 0 every target
+# met, 1 a target missed, 2 usage, 4 a tool is missing or a result differs
+# from jq's.
 set -euo pipefail
 export LC_ALL=C
 
@@ -33,7 +32,6 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=bench/state.sh
 bindir=$top/build/bin
 dir=
-scan=
 scaling=
 cpu=
 runs=20
@@ -42,7 +40,6 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) runs=5 warmup=1; shift ;;
     --dir) [[ $# -ge 2 ]] || { echo "$prog: --dir needs a folder" >&2; exit 2; }; dir=$2; shift 2 ;;
-    --scan) [[ $# -ge 2 ]] || { echo "$prog: --scan needs a program" >&2; exit 2; }; scan=$2; shift 2 ;;
     --scaling) scaling=1; shift ;;
     --cpu) cpu=1; shift ;;
     -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
@@ -59,15 +56,6 @@ command -v jq >/dev/null || die 4 "jq is not installed (apt-get install jq)"
 command -v valgrind >/dev/null || die 4 "valgrind is not installed (apt-get install valgrind)"
 bindir=$(cd "$bindir" && pwd)
 get=$bindir/state-get set=$bindir/state-set
-if [[ -z $scan ]]; then
-  for c in "$bindir/state-scan" "$top/build-bench/bin/state-scan"; do
-    [[ -x $c ]] && { scan=$c; break; }
-  done
-elif [[ ! -x $scan ]]; then
-  die 4 "$scan is missing: build it (cmake -S bench -B build-bench && cmake --build build-bench --target state-scan)"
-fi
-[[ -n $scan ]] && scan=$(cd "$(dirname "$scan")" && pwd)/$(basename "$scan")
-
 if [[ -n $dir ]]; then
   mkdir -p "$dir"
   w=$(mktemp -d "$dir/bench-state.XXXXXX")
@@ -160,18 +148,38 @@ else
   }
 fi
 
+# 10 000 edits spread over the history, in one run
+edits=()
+for ((i = 0; i < 10000; i++)); do edits+=("history[$((i * 6))].plateau:=true"); done
+printf '%q ' "$set" --no-sync big-e.json "${edits[@]}" >edits.sh
+cp big.json big-e.json
+bash edits.sh
+check "10 000 edits" \
+  "$(jq -c 'reduce range(0; 10000) as $i (.; .history[$i * 6].plateau = true)' big.json | md5sum)" \
+  "$(jq -c . big-e.json | md5sum)"
+cp small.json small-s.json
+
 echo "$prog: measuring (big.json: $big_bytes bytes, $entries history entries)..." >&2
-ins_get=$(instructions "$get" small.json status)
-ins_jq=$(instructions jq -r .status small.json)
 t_get=$(seconds "$get big.json .history[-1].iteration")
 t_get_jq=$(seconds "jq .history[-1].iteration big.json")
-t_set=$(seconds "$set big-set.json iteration+=1")
+t_set=$(seconds "$set --no-sync big-set.json iteration+=1")
+t_set_sync=$(seconds "$set big-set.json iteration+=1")
 t_set_jq=$(seconds "sh -c 'jq .iteration+=1 big-jq.json >big-jq.tmp && mv big-jq.tmp big-jq.json'")
+t_edits=$(seconds "bash edits.sh")
+# instructions, which the machine's load does not change
+ins_get_big=$(instructions "$get" big.json '.history[-1].iteration')
+ins_get_it=$(instructions "$get" big.json iteration)
+ins_set_big=$(instructions "$set" --no-sync big-set.json iteration+=1)
+ins_jq_get_big=$(instructions jq '.history[-1].iteration' big.json)
+ins_jq_set_big=$(instructions jq '.iteration+=1' big.json)
+ins_get=$(instructions "$get" small.json status)
+ins_set=$(instructions "$set" --no-sync small-s.json iteration+=1)
+ins_jq=$(instructions jq -r .status small.json)
 
 # --- the table ----------------------------------------------------------------
 
 missed=0
-row() { # row MEASURE LOOPKIT JQ UNIT TARGET-KIND TARGET
+row() { # row MEASURE LOOPKIT REFERENCE UNIT TARGET-KIND TARGET
   awk -v m="$1" -v a="$2" -v b="$3" -v unit="$4" -v kind="$5" -v target="$6" '
     function show(v) {
       if (unit == "instr") return v >= 1e6 ? sprintf("%.1fM", v / 1e6) : sprintf("%.0fk", v / 1e3)
@@ -181,103 +189,62 @@ row() { # row MEASURE LOOPKIT JQ UNIT TARGET-KIND TARGET
       ratio = b / a
       if (kind == "max") { ok = a <= target; t = "≤ " show(target) }
       else if (kind == "within") { ok = a <= b * target; t = "≤ " target "× the reference" }
+      else if (kind == "none") { ok = 1; t = "" }
       else { ok = ratio >= target; t = "≥ " target "× faster" }
-      printf "| %s | %s | %s | %.1f× | %s | %s |\n", m, show(a), show(b), ratio, t, ok ? "met" : "MISSED"
+      printf "| %s | %s | %s | %.1f× | %s | %s |\n", m, show(a), show(b), ratio, t, kind == "none" ? "" : ok ? "met" : "MISSED"
       exit !ok
     }' || missed=1
 }
 
-printf '| measure | loopkit | jq | jq / loopkit | target | |\n'
+printf '| measure | loopkit | reference | reference / loopkit | target | |\n'
 printf '|---|---|---|---|---|---|\n'
-row "instructions: \`state-get small.json status\` vs \`jq -r .status small.json\`" "$ins_get" "$ins_jq" instr max 300000
-row "time: \`state-get big.json .history[-1].iteration\` vs \`jq .history[-1].iteration big.json\`" "$t_get" "$t_get_jq" s ratio 10
-row "time: \`state-set big.json iteration+=1\` vs \`jq '.iteration+=1' big.json >tmp && mv tmp big.json\`" "$t_set" "$t_set_jq" s ratio 5
+row "time: \`state-get big.json .history[-1].iteration\` vs \`jq .history[-1].iteration big.json\`" "$t_get" "$t_get_jq" s ratio 20
+row "time: \`state-set --no-sync big.json iteration+=1\` vs \`jq '.iteration+=1' big.json >tmp && mv tmp big.json\`" "$t_set" "$t_set_jq" s ratio 10
+row "time: \`state-set big.json iteration+=1\` (with fsync) vs the same jq pipeline" "$t_set_sync" "$t_set_jq" s none 0
+row "instructions: \`state-get big.json .history[-1].iteration\` vs jq" "$ins_get_big" "$ins_jq_get_big" instr ratio 20
+row "instructions: \`state-set --no-sync big.json iteration+=1\` vs \`jq .iteration+=1 big.json\`" "$ins_set_big" "$ins_jq_set_big" instr ratio 10
+row "instructions: \`state-set --no-sync big.json iteration+=1\` vs \`state-get big.json iteration\`" "$ins_set_big" "$ins_get_it" instr within 2
+row "time: 10 000 edits in one \`state-set --no-sync big.json\` (reference: \`state-get\` of one field)" "$t_edits" "$t_get" s max 0.5
+row "instructions: \`state-get small.json status\` (reference: \`jq -r .status small.json\`)" "$ins_get" "$ins_jq" instr max 200000
+row "instructions: \`state-set --no-sync small.json iteration+=1\` (reference: jq)" "$ins_set" "$ins_jq" instr max 280000
 echo
 echo "big.json: $big_bytes bytes, $entries history entries; times: $timer;" \
   "instructions: valgrind $(valgrind --version | sed 's/^valgrind-//') callgrind, jq $(jq --version | sed 's/^jq-//')"
 echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1);" \
   "scratch: $(df -T . | awk 'NR == 2 { print $2 }')"
 
-# --- one pass: core/scan and core/textedit through bench/state_scan.cpp -------
-
-if [[ -n $scan ]]; then
-  cp big.json big-s.json
-  cp small.json small-s.json
-  check "state-scan get" "$(jq '.history[-1].iteration' big.json)" "$("$scan" get big.json '.history[-1].iteration')"
-  check "state-scan get small" "$(jq -r .status small.json)" "$("$scan" get small.json status)"
-  "$scan" set big-s.json iteration+=1
-  check "state-scan set result" "$(jq -c '.iteration+=1' big.json | md5sum)" "$(jq -c . big-s.json | md5sum)"
-  cmp -s <(jq -c 'del(.iteration)' big.json) <(jq -c 'del(.iteration)' big-s.json) ||
-    die 4 "state-scan set changed more than .iteration"
-  # 10 000 edits spread over the history, in one run
-  edits=()
-  for ((i = 0; i < 10000; i++)); do edits+=("history[$((i * 6))].plateau:=true"); done
-  printf '%q ' "$scan" set --no-sync big-e.json "${edits[@]}" >edits.sh
-  cp big.json big-e.json
-  bash edits.sh
-  check "10 000 edits" \
-    "$(jq -c 'reduce range(0; 10000) as $i (.; .history[$i * 6].plateau = true)' big.json | md5sum)" \
-    "$(jq -c . big-e.json | md5sum)"
-  echo "$prog: measuring state-scan..." >&2
-  t_sget=$(seconds "$scan get big.json .history[-1].iteration")
-  t_sset=$(seconds "$scan set --no-sync big-s.json iteration+=1")
-  t_edits=$(seconds "bash edits.sh")
-  ins_sget=$(instructions "$scan" get big.json iteration)
-  ins_sset=$(instructions "$scan" set --no-sync big-s.json iteration+=1)
-  # the same comparisons in instructions, which the machine's load does not change
-  ins_sget_big=$(instructions "$scan" get big.json '.history[-1].iteration')
-  ins_jq_get_big=$(instructions jq '.history[-1].iteration' big.json)
-  ins_jq_set_big=$(instructions jq '.iteration+=1' big.json)
-  ins_small_get=$(instructions "$scan" get small-s.json status)
-  ins_small_set=$(instructions "$scan" set --no-sync small-s.json iteration+=1)
-  echo
-  printf '| measure (state-scan: core/scan + core/textedit) | state-scan | reference | reference / state-scan | target | |\n'
-  printf '|---|---|---|---|---|---|\n'
-  row "time: \`get big.json .history[-1].iteration\` vs jq" "$t_sget" "$t_get_jq" s ratio 20
-  row "time: \`set --no-sync big.json iteration+=1\` vs jq … >tmp && mv" "$t_sset" "$t_set_jq" s ratio 10
-  row "instructions: \`get big.json .history[-1].iteration\` vs jq" "$ins_sget_big" "$ins_jq_get_big" instr ratio 20
-  row "instructions: \`set --no-sync big.json iteration+=1\` vs \`jq .iteration+=1 big.json\`" "$ins_sset" "$ins_jq_set_big" instr ratio 10
-  row "instructions: \`set --no-sync big.json iteration+=1\` vs \`get big.json iteration\`" "$ins_sset" "$ins_sget" instr within 2
-  row "time: 10 000 edits in one \`set --no-sync big.json\` (reference: \`get\`)" "$t_edits" "$t_sget" s max 0.5
-  row "instructions: \`get small.json status\` (reference: jq)" "$ins_small_get" "$ins_jq" instr max 200000
-  row "instructions: \`set --no-sync small.json iteration+=1\` (reference: jq)" "$ins_small_set" "$ins_jq" instr max 280000
-fi
-
 # --- scaling: 1 MB to 700 MB -------------------------------------------------------
 
 peak_rss() { # peak_rss CMD...: the peak resident set of one run, in MB
   /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident set size/ { printf "%.1f", $NF / 1024 }'
 }
-if [[ -n $scaling && -n $scan ]]; then
+if [[ -n $scaling ]]; then
   echo "$prog: scaling (this takes minutes)..." >&2
   echo
-  printf '| file | get: state-scan | get: state-get | get: jq | set: state-scan | set: state-set | set: jq | peak RSS get / set: state-scan | peak RSS get / set: state-get, state-set |\n'
-  printf '|---|---|---|---|---|---|---|---|---|\n'
+  printf '| file | get: state-get | get: jq | set --no-sync: state-set | set: jq … && mv | peak RSS: state-get | peak RSS: state-set | peak RSS: jq get |\n'
+  printf '|---|---|---|---|---|---|---|---|\n'
   saved_runs=$runs saved_warmup=$warmup
   runs=3 warmup=1
   for n in 4000 60000 400000 2800000; do
     make_state "$n" s.json
     mb=$(awk -v b="$(wc -c <s.json)" 'BEGIN { printf "%.0f MB", b / 1e6 }')
-    cp s.json s-new.json
-    cp s.json s-old.json
-    a=$(seconds "$scan get s.json .history[-1].iteration")
-    b=$(seconds "$get s.json .history[-1].iteration")
-    c=$(seconds "$scan set --no-sync s-new.json iteration+=1")
-    d=$(seconds "$set --no-sync s-old.json iteration+=1")
+    cp s.json s-set.json
+    a=$(seconds "$get s.json .history[-1].iteration")
+    c=$(seconds "$set --no-sync s-set.json iteration+=1")
     if ((n <= 400000)); then
       j1=$(seconds "jq .history[-1].iteration s.json")
       j2=$(seconds "sh -c 'jq .iteration+=1 s.json >s-jq.tmp && mv s-jq.tmp s-jq.json'")
+      r5=$(peak_rss jq .history[-1].iteration s.json)
     else
-      j1='' j2=''
+      j1='' j2='' r5='(not run)'
     fi
-    r1=$(peak_rss "$scan" get s.json .history[-1].iteration)
-    r2=$(peak_rss "$scan" set --no-sync s-new.json iteration+=1)
-    r3=$(peak_rss "$get" s.json .history[-1].iteration)
-    r4=$(peak_rss "$set" --no-sync s-old.json iteration+=1)
-    awk -v mb="$mb" -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v j1="$j1" -v j2="$j2" \
-      -v r="$r1 / $r2 MB" -v q="$r3 / $r4 MB" 'function ms(v) { return v == "" ? "(not run)" : sprintf("%.1f ms", v * 1000) }
-      BEGIN { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mb, ms(a), ms(b), ms(j1), ms(c), ms(d), ms(j2), r, q }'
-    rm -f s.json s-new.json s-old.json s-jq.json
+    r1=$(peak_rss "$get" s.json .history[-1].iteration)
+    r2=$(peak_rss "$set" --no-sync s-set.json iteration+=1)
+    awk -v mb="$mb" -v a="$a" -v c="$c" -v j1="$j1" -v j2="$j2" -v r1="$r1" -v r2="$r2" -v r5="$r5" '
+      function ms(v) { return v == "" ? "(not run)" : sprintf("%.1f ms", v * 1000) }
+      BEGIN { printf "| %s | %s | %s | %s | %s | %s MB | %s MB | %s%s |\n", mb, ms(a), ms(j1), ms(c), ms(j2), r1, r2, r5, r5 ~ /^[0-9]/ ? " MB" : "" }'
+    awk -v r1="$r1" -v r2="$r2" 'BEGIN { exit !(r1 <= 64 && r2 <= 64) }' || missed=1
+    rm -f s.json s-set.json s-jq.json s-jq.tmp
   done
   runs=$saved_runs warmup=$saved_warmup
 fi

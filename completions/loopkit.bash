@@ -66,7 +66,7 @@ _loopkit_ctx_resume() {
     '|--delete|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_ctx_resume ctx-resume
 
@@ -85,7 +85,7 @@ _loopkit_ctx_save() {
     '|--gzip-over|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_ctx_save ctx-save
 
@@ -96,7 +96,7 @@ _loopkit_event_append() {
     '|--no-sync|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_event_append event-append
 
@@ -112,7 +112,7 @@ _loopkit_event_show() {
     '|--poll|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_event_show event-show
 
@@ -123,10 +123,12 @@ _loopkit_lock_acquire() {
     '|--session|none' \
     '|--stale-after|none' \
     '|--heartbeat|none' \
+    '-E|--conflict-exit-code|none' \
+    '-v|--verbose|flag' \
     '|--json|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_lock_acquire lock-acquire
 
@@ -136,7 +138,7 @@ _loopkit_lock_heartbeat() {
     '|--every|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_lock_heartbeat lock-heartbeat
 
@@ -147,7 +149,7 @@ _loopkit_lock_reap() {
     '|--stale-after|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_lock_reap lock-reap
 
@@ -157,7 +159,7 @@ _loopkit_lock_release() {
     '-f|--force|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_lock_release lock-release
 
@@ -167,7 +169,7 @@ _loopkit_lock_status() {
     '|--stale-after|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_lock_status lock-status
 
@@ -183,7 +185,7 @@ _loopkit_progress_append() {
     '|--no-sync|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_progress_append progress-append
 
@@ -196,7 +198,7 @@ _loopkit_progress_show() {
     '|--max-bytes|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_progress_show progress-show
 
@@ -209,9 +211,10 @@ _loopkit_state_get() {
     '-s|--shell|flag' \
     '-k|--keys|flag' \
     '-0|--null|flag' \
+    '|--must-exist|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_state_get state-get
 
@@ -235,7 +238,7 @@ _loopkit_state_set() {
     '|--debounce|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_state_set state-set
 
@@ -249,7 +252,7 @@ _loopkit_drain_engine() {
     '|--retry-delay|none' \
     '|--max-failures|none' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_drain_engine drain-engine
 
@@ -265,7 +268,7 @@ _loopkit_loop_engine() {
     '|--max-failures|none' \
     '|--poll|none' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_loop_engine loop-engine
 
@@ -279,6 +282,16 @@ _loopkit_pipeline_engine() {
     '|--max-failures|none' \
     '|--poll|none' \
     '-h|--help|flag' \
-    '|--version|flag'
+    '-V|--version|flag'
 }
 complete -F _loopkit_pipeline_engine pipeline-engine
+
+_loopkit_engine_status() {
+  _loopkit_complete 0 \
+    '|--json|flag' \
+    '-w|--watch|flag' \
+    '|--interval|none' \
+    '-h|--help|flag' \
+    '-V|--version|flag'
+}
+complete -F _loopkit_engine_status engine-status

@@ -18,7 +18,7 @@ complete -c ctx-resume -l restore-artifacts -d 'write each artifact\'s content t
 complete -c ctx-resume -l delete -d 'remove the save after a successful resume'
 complete -c ctx-resume -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c ctx-resume -s h -l help -d 'print this help and exit'
-complete -c ctx-resume -l version -d 'print the version and exit'
+complete -c ctx-resume -s V -l version -d 'print the version and exit'
 
 # ctx-save
 complete -c ctx-save -l dir -d 'folder of default-named saves (default $TMPDIR or /tmp)' -x -a '(__fish_complete_directories)'
@@ -34,7 +34,7 @@ complete -c ctx-save -l keep -d 'then delete all but the newest N saves in the f
 complete -c ctx-save -l gzip-over -d 'gzip saves larger than BYTES (default 1048576)' -x
 complete -c ctx-save -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c ctx-save -s h -l help -d 'print this help and exit'
-complete -c ctx-save -l version -d 'print the version and exit'
+complete -c ctx-save -s V -l version -d 'print the version and exit'
 
 # event-append
 complete -c event-append -l session -d 'the event\'s session (default: the name of FILE\'s folder)' -x
@@ -42,7 +42,7 @@ complete -c event-append -l print-seq -d 'print the seq given to the event'
 complete -c event-append -l no-sync -d 'do not fsync (faster; the earlier events are never at risk)'
 complete -c event-append -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c event-append -s h -l help -d 'print this help and exit'
-complete -c event-append -l version -d 'print the version and exit'
+complete -c event-append -s V -l version -d 'print the version and exit'
 
 # event-show
 complete -c event-show -l last -d 'only the newest N events (of those chosen)' -x
@@ -55,26 +55,28 @@ complete -c event-show -s f -l follow -d 'after the events there, print new ones
 complete -c event-show -l poll -d 'with --follow, look for new events every SECONDS (default 0.2)' -x
 complete -c event-show -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c event-show -s h -l help -d 'print this help and exit'
-complete -c event-show -l version -d 'print the version and exit'
+complete -c event-show -s V -l version -d 'print the version and exit'
 
 # lock-acquire
 complete -c lock-acquire -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
 complete -c lock-acquire -l pid -d 'the owner process (default: the calling shell)' -x
-complete -c lock-acquire -s w -l wait -d 'retry until SECONDS have passed' -x
+complete -c lock-acquire -s w -l wait -d 'retry until SECONDS have passed (inf, or --wait alone: forever)' -x
 complete -c lock-acquire -l session -d 'session name (default: the file name without .lock)' -x
 complete -c lock-acquire -l stale-after -d 'a lock without a heartbeat for SECONDS is stale' -x
 complete -c lock-acquire -l heartbeat -d 'with COMMAND: refresh the lock every SECONDS (default 30)' -x
-complete -c lock-acquire -l json -d 'print the lock record written'
+complete -c lock-acquire -s E -l conflict-exit-code -d 'exit N when the lock is held (default 1)' -x
+complete -c lock-acquire -s v -l verbose -d 'say on stderr when the lock was got, and after how long'
+complete -c lock-acquire -l json -d 'print the record written, or the holder\'s when held'
 complete -c lock-acquire -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-acquire -s h -l help -d 'print this help and exit'
-complete -c lock-acquire -l version -d 'print the version and exit'
+complete -c lock-acquire -s V -l version -d 'print the version and exit'
 
 # lock-heartbeat
 complete -c lock-heartbeat -l pid -d 'the owner process (default: the calling shell)' -x
 complete -c lock-heartbeat -l every -d 'keep beating every SECONDS until the owner dies or the lock is lost' -x
 complete -c lock-heartbeat -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-heartbeat -s h -l help -d 'print this help and exit'
-complete -c lock-heartbeat -l version -d 'print the version and exit'
+complete -c lock-heartbeat -s V -l version -d 'print the version and exit'
 
 # lock-reap
 complete -c lock-reap -s n -l dry-run -d 'list the stale locks, remove none'
@@ -82,21 +84,21 @@ complete -c lock-reap -l json -d 'one JSON object per lock: its fields plus file
 complete -c lock-reap -l stale-after -d 'a lock without a heartbeat for SECONDS is stale' -x
 complete -c lock-reap -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-reap -s h -l help -d 'print this help and exit'
-complete -c lock-reap -l version -d 'print the version and exit'
+complete -c lock-reap -s V -l version -d 'print the version and exit'
 
 # lock-release
 complete -c lock-release -l pid -d 'the owner process (default: the calling shell)' -x
 complete -c lock-release -s f -l force -d 'remove the lock whoever holds it'
 complete -c lock-release -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-release -s h -l help -d 'print this help and exit'
-complete -c lock-release -l version -d 'print the version and exit'
+complete -c lock-release -s V -l version -d 'print the version and exit'
 
 # lock-status
 complete -c lock-status -l json -d 'one JSON object per lock: its fields plus file, state, reason, age'
 complete -c lock-status -l stale-after -d 'a lock without a heartbeat for SECONDS is stale' -x
 complete -c lock-status -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-status -s h -l help -d 'print this help and exit'
-complete -c lock-status -l version -d 'print the version and exit'
+complete -c lock-status -s V -l version -d 'print the version and exit'
 
 # progress-append
 complete -c progress-append -l id -d 'the entry\'s id: \'## DATE - ID\'' -x
@@ -109,7 +111,7 @@ complete -c progress-append -l verify -d 'a new file\'s \'Verify:\' command' -x 
 complete -c progress-append -l no-sync -d 'do not fsync (faster; the previous content is never at risk)'
 complete -c progress-append -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c progress-append -s h -l help -d 'print this help and exit'
-complete -c progress-append -l version -d 'print the version and exit'
+complete -c progress-append -s V -l version -d 'print the version and exit'
 
 # progress-show
 complete -c progress-show -l last -d 'only the newest N entries' -x
@@ -119,7 +121,7 @@ complete -c progress-show -l learnings -d 'everything after the first \'---\' li
 complete -c progress-show -l max-bytes -d 'at most N bytes: the header and the newest entries that fit' -x
 complete -c progress-show -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c progress-show -s h -l help -d 'print this help and exit'
-complete -c progress-show -l version -d 'print the version and exit'
+complete -c progress-show -s V -l version -d 'print the version and exit'
 
 # state-get
 complete -c state-get -s d -l default -d 'print VALUE for a missing or null value' -x
@@ -129,9 +131,10 @@ complete -c state-get -l pretty -d 'indent objects and arrays over several lines
 complete -c state-get -s s -l shell -d 'print NAME=VALUE lines for eval (NAME=PATH names one)'
 complete -c state-get -s k -l keys -d 'print the member names (or indices) at each PATH'
 complete -c state-get -s 0 -l null -d 'end each value with NUL, not newline'
+complete -c state-get -l must-exist -d 'exit 1 if FILE is missing (else it reads as {})'
 complete -c state-get -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c state-get -s h -l help -d 'print this help and exit'
-complete -c state-get -l version -d 'print the version and exit'
+complete -c state-get -s V -l version -d 'print the version and exit'
 
 # state-set
 complete -c state-set -l delete -d 'remove the member or element at PATH' -x
@@ -152,7 +155,7 @@ complete -c state-set -l stream -d 'read assignments from stdin, one per line'
 complete -c state-set -l debounce -d 'with --stream, write at most once per SECONDS' -x
 complete -c state-set -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c state-set -s h -l help -d 'print this help and exit'
-complete -c state-set -l version -d 'print the version and exit'
+complete -c state-set -s V -l version -d 'print the version and exit'
 
 # drain-engine
 complete -c drain-engine -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
@@ -164,7 +167,7 @@ complete -c drain-engine -l retries -d 'run an agent that exits non-zero again a
 complete -c drain-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c drain-engine -l max-failures -d 'stop after N consecutive failed items, with completion_reason too-many-failures (default 0: off)' -x
 complete -c drain-engine -s h -l help -d 'show this help'
-complete -c drain-engine -l version -d 'show the version'
+complete -c drain-engine -s V -l version -d 'show the version'
 
 # loop-engine
 complete -c loop-engine -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
@@ -178,7 +181,7 @@ complete -c loop-engine -l retry-delay -d 'the first retry\'s wait, doubled for 
 complete -c loop-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
 complete -c loop-engine -l poll -d 'how often a paused session looks again (default 1)' -x
 complete -c loop-engine -s h -l help -d 'show this help'
-complete -c loop-engine -l version -d 'show the version'
+complete -c loop-engine -s V -l version -d 'show the version'
 
 # pipeline-engine
 complete -c pipeline-engine -s s -l session -d 'session name (required)' -x
@@ -189,4 +192,11 @@ complete -c pipeline-engine -l retry-delay -d 'the first retry\'s wait, doubled 
 complete -c pipeline-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
 complete -c pipeline-engine -l poll -d 'how often a paused pipeline looks again (default 1)' -x
 complete -c pipeline-engine -s h -l help -d 'show this help'
-complete -c pipeline-engine -l version -d 'show the version'
+complete -c pipeline-engine -s V -l version -d 'show the version'
+
+# engine-status
+complete -c engine-status -l json -d 'one JSON object per session and line'
+complete -c engine-status -s w -l watch -d 'redraw every --interval seconds until interrupted (in place on a terminal; plain lines in a pipe)'
+complete -c engine-status -l interval -d 'how often --watch looks again (default 2)' -x
+complete -c engine-status -s h -l help -d 'show this help'
+complete -c engine-status -s V -l version -d 'show the version'

@@ -11,6 +11,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 fi
 
 LK_PROG=${LK_PROG:-${0##*/}}
+LK_VERSION=0.2.0     # project(VERSION) in CMakeLists.txt; a test checks they agree
 LK_TTY=0
 if [[ -t 2 ]]; then LK_TTY=1; fi
 LK_LABEL=""          # "session demo", shown in every message

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# ctx-resume: pick, check, complete and count MDAN-AUTO saves (CONTRACT.md section 7).
+# ctx-resume: pick, check, complete and count MDAN-AUTO saves (ctx-resume(1)).
 load helpers
 
 FIX=$BATS_TEST_DIRNAME/fixtures

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# ctx-save: MDAN-AUTO v1.0 saves (CONTRACT.md section 7).
+# ctx-save: MDAN-AUTO v1.0 saves (ctx-save(1), FILES; docs/cookbook.md).
 load helpers
 
 FIX=$BATS_TEST_DIRNAME/fixtures

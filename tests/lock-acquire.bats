@@ -287,6 +287,8 @@ wait_for_file() {
   run -0 lock-acquire --heartbeat 1000000000 b.lock -- true
   for bad in 1e300 1000000000.5 inf -inf nan NaN -1 abc ''; do
     for opt in --wait --stale-after --heartbeat; do
+      # --wait takes inf (forever), and a word that is no number is its LOCKFILE
+      [[ $opt == --wait && ($bad == inf || $bad == abc) ]] && continue
       run -2 --separate-stderr lock-acquire "$opt" "$bad" c.lock -- touch ran
       [[ $stderr == "lock-acquire: $opt: not a number from "*" to 1000000000: '$bad'" ]]
     done
@@ -300,4 +302,113 @@ wait_for_file() {
   assert [ ! -e a.lock ]
   LOOPKIT_NOW=253402300799 run -0 lock-acquire --pid $$ a.lock
   assert_equal "$(state-get a.lock heartbeat)" 9999-12-31T23:59:59Z
+}
+
+@test "--wait alone, -w inf and --wait inf wait for as long as the lock is held" {
+  holder=$(live)
+  lock-acquire --pid "$holder" h.lock
+  # without a wait the answer is at once; with these, still waiting when timeout ends it
+  run -1 timeout 10 lock-acquire --pid $$ h.lock
+  for spelling in "--wait" "-w inf" "--wait inf" "--wait=infinity" "-wINF"; do
+    # shellcheck disable=SC2086
+    run -124 timeout 0.5 lock-acquire $spelling --pid $$ h.lock
+  done
+  run -124 timeout 0.5 lock-acquire h.lock --wait -- touch ran
+  assert [ ! -e ran ]
+  assert_equal "$(state-get h.lock pid)" "$holder"
+}
+
+@test "--wait alone gets the lock once its holder is gone" {
+  holder=$(live)
+  lock-acquire --pid "$holder" h.lock
+  waiter=$(live)
+  lock-acquire --wait --pid "$waiter" h.lock & job=$!
+  wait_exec "$job" lock-acquire
+  kill "$holder"
+  rc=0; wait "$job" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(state-get h.lock pid)" "$waiter"
+}
+
+@test "--wait still takes the number after it, before or after LOCKFILE" {
+  holder=$(live)
+  lock-acquire --pid "$holder" h.lock
+  run -1 --separate-stderr lock-acquire --wait 0.2 --pid $$ h.lock
+  [[ $stderr == *"within 0.2s: held by pid $holder"* ]]
+  run -1 --separate-stderr lock-acquire h.lock --pid $$ --wait .2
+  [[ $stderr == *"within 0.2s: held by pid $holder"* ]]
+  run -2 --separate-stderr lock-acquire --wait 5x h.lock
+  assert_equal "$stderr" "lock-acquire: --wait: not a number from 0 to 1000000000: '5x'"
+  run -1 lock-acquire -w 0.1 --pid $$ h.lock
+}
+
+@test "-E N is the exit status when the lock is held, at once or after --wait" {
+  holder=$(live)
+  lock-acquire --pid "$holder" h.lock
+  run -75 --separate-stderr lock-acquire -E 75 --pid $$ h.lock
+  [[ $stderr == "lock-acquire: cannot acquire 'h.lock': held by pid $holder"* ]]
+  run -75 --separate-stderr lock-acquire -q --conflict-exit-code 75 --pid $$ h.lock
+  assert_equal "$stderr" ""
+  run -0 lock-acquire -E 0 --pid $$ h.lock
+  run -9 lock-acquire -E 9 -w 0.1 --pid $$ h.lock
+  run -75 lock-acquire -E 75 h.lock -- touch ran
+  assert [ ! -e ran ]
+  # a command's own 1 stays 1, and a dead owner is a plain no
+  run -1 lock-acquire -E 75 free.lock -- false
+  run -1 lock-acquire -E 75 --pid "$(dead_pid)" other.lock
+  assert_equal "$(state-get h.lock pid)" "$holder"
+}
+
+@test "-E takes 0 to 255 only" {
+  for bad in 256 -1 abc '' 1.5; do
+    run -2 --separate-stderr lock-acquire -E "$bad" a.lock
+    assert_equal "$stderr" "lock-acquire: --conflict-exit-code: not a whole number from 0 to 255: '$bad'"
+  done
+  assert [ ! -e a.lock ]
+}
+
+@test "-v says on stderr how the lock was got and after how long" {
+  run -0 --separate-stderr lock-acquire -v --pid $$ a.lock
+  assert_output ""
+  [[ $stderr =~ ^"lock-acquire: got 'a.lock' after "[0-9]+\.[0-9]{3}"s: created"$ ]]
+  run -0 --separate-stderr lock-acquire --verbose --pid $$ a.lock
+  [[ $stderr =~ ^"lock-acquire: got 'a.lock' after "[0-9.]+"s: already ours, heartbeat refreshed"$ ]]
+  dead=$(dead_pid)
+  printf '{"session":"s","pid":%s}\n' "$dead" >b.lock
+  run -0 --separate-stderr lock-acquire -v --pid $$ b.lock
+  [[ $stderr =~ ^"lock-acquire: got 'b.lock' after "[0-9.]+"s: took over a stale lock: pid $dead is not running"$ ]]
+  run -0 --separate-stderr lock-acquire -v c.lock -- echo ran
+  assert_output "ran"
+  [[ $stderr =~ ^"lock-acquire: got 'c.lock' after "[0-9.]+"s: created"$ ]]
+  run -0 --separate-stderr lock-acquire --pid $$ d.lock
+  assert_equal "$stderr" ""
+}
+
+@test "operands after LOCKFILE without '--' are a usage error that says to add it" {
+  run -2 --separate-stderr lock-acquire c.lock sleep 5
+  assert_equal "$stderr" "lock-acquire: expected one LOCKFILE: to run a command, put '--' before it: lock-acquire c.lock -- sleep 5"
+  assert [ ! -e c.lock ]
+  run -2 --separate-stderr lock-acquire a.lock b.lock -- true
+  assert_equal "$stderr" "lock-acquire: expected one LOCKFILE"
+  run -2 --separate-stderr lock-acquire
+  assert_equal "$stderr" "lock-acquire: missing LOCKFILE"
+}
+
+@test "--json when held prints the holder on stdout, as lock-status --json does" {
+  holder=$(live)
+  lock-acquire --pid "$holder" --session mine h.lock
+  run -1 --separate-stderr lock-acquire --json --pid $$ h.lock
+  [[ $stderr == "lock-acquire: cannot acquire 'h.lock': held by pid $holder"* ]]
+  assert_equal "$(state-get - session pid file state age <<<"$output")" $'mine\n'"$holder"$'\nh.lock\nlive\n0'
+  assert_equal "$output" "$(lock-status --json h.lock)"
+  run -75 --separate-stderr lock-acquire -q -E 75 --json h.lock -- touch ran
+  assert_equal "$stderr" ""
+  assert_equal "$(state-get - pid <<<"$output")" "$holder"
+  assert [ ! -e ran ]
+  printf 'garbage' >g.lock
+  run -1 --separate-stderr lock-acquire --json --pid $$ g.lock
+  assert_equal "$(state-get - file state reason <<<"$output")" $'g.lock\nunreadable\nnot valid JSON: syntax error at line 1, column 1'
+  # a dead owner is no conflict: no holder to print
+  run -1 --separate-stderr lock-acquire --json --pid "$(dead_pid)" x.lock
+  assert_output ""
 }

@@ -2,6 +2,25 @@
 # lock-heartbeat: refresh only our own lock, once or until the owner dies.
 load helpers
 
+# owned_and_beaten: b.lock taken for a live process (its pid in owner) and
+# a beater every 0.05 s on it (its pid in hb, its stderr in err), once it
+# has beaten
+owned_and_beaten() {
+  owner=$(live)
+  lock-acquire --pid "$owner" b.lock
+  lock-heartbeat --every 0.05 --pid "$owner" b.lock 2>err &
+  hb=$!
+  wait_grep heartbeat_every b.lock
+}
+
+# ended_with STATUS [MESSAGE]: the beater's exit status and its stderr
+ended_with() {
+  local rc=0
+  wait "$hb" || rc=$?
+  assert_equal "$rc" "$1"
+  assert_equal "$(cat err)" "${2:-}"
+}
+
 @test "refreshes heartbeat and heartbeat_epoch of our own lock, keeping the rest" {
   lock-acquire --pid $$ a.lock
   LOOPKIT_NOW=1736503600 run -0 lock-heartbeat --pid $$ a.lock
@@ -59,14 +78,62 @@ load helpers
   cmp a.lock before
 }
 
-@test "--every stops with exit 1 when the lock is released under it" {
-  owner=$(live)
-  lock-acquire --pid "$owner" b.lock
-  lock-heartbeat --every 0.05 --pid "$owner" b.lock 2>err & hb=$!
+@test "--every ends with exit 0 when its owner releases the lock" {
+  owned_and_beaten
   lock-release --pid "$owner" b.lock
+  ended_with 0
+  # the mark the release left for it is gone with it
+  assert [ ! -e .b.lock.released ]
+}
+
+@test "--every ends with exit 0 when its owner released the lock and another took it since" {
+  owner=$(live)
+  lock-acquire --pid "$owner" locks/b.lock
+  lock-heartbeat --every 0.05 --pid "$owner" locks/b.lock 2>err & hb=$!
+  wait_grep heartbeat_every locks/b.lock
+  lock-release --pid "$owner" locks/b.lock
+  lock-acquire --pid $$ locks/b.lock
+  rc=0; wait "$hb" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(state-get locks/b.lock pid)" "$$"
+  assert [ ! -e locks/.b.lock.released ]
+}
+
+@test "--every stops with exit 1 when the lock is deleted under it" {
+  owned_and_beaten
+  rm b.lock
+  ended_with 1 "lock-heartbeat: no lock 'b.lock'"
+}
+
+@test "--every stops with exit 1 when someone else forces the lock away" {
+  owned_and_beaten
+  lock-release --force b.lock
+  ended_with 1 "lock-heartbeat: no lock 'b.lock'"
+  assert [ ! -e .b.lock.released ]
+}
+
+@test "the mark of an earlier release does not make a later deletion clean" {
+  owned_and_beaten
+  kill "$hb"; wait "$hb" || true
+  # as a release whose beater died before reading its mark leaves it
+  cp b.lock .b.lock.released
+  lock-release --pid "$owner" b.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 60)) lock-acquire --pid "$owner" b.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 60)) lock-heartbeat --every 0.05 --pid "$owner" b.lock 2>err & hb=$!
+  wait_grep heartbeat_every b.lock
+  rm b.lock
+  ended_with 1 "lock-heartbeat: no lock 'b.lock'"
+}
+
+@test "a link at the mark's name is never written through, and the release goes on" {
+  owned_and_beaten
+  echo keep >target
+  ln -s target .b.lock.released
+  run -0 lock-release --pid "$owner" b.lock
+  assert [ ! -e b.lock ]
+  assert_equal "$(cat target)" keep
   rc=0; wait "$hb" || rc=$?
   assert_equal "$rc" 1
-  assert_equal "$(cat err)" "lock-heartbeat: no lock 'b.lock'"
 }
 
 @test "--every stops with exit 1 when the lock is taken over" {
@@ -116,4 +183,15 @@ load helpers
   assert_equal "$stderr" "lock-heartbeat: cannot refresh 'z.lock': pid $z is not running"
   run -0 lock-heartbeat --pid "$z" --every 1 z.lock
   cmp z.lock before
+}
+
+@test "a release after its beater was stopped leaves no mark behind" {
+  owned_and_beaten
+  kill "$hb"; wait "$hb" || true
+  rm err  # the beater's stderr, kept by owned_and_beaten
+  run -0 lock-release --pid "$owner" b.lock
+  assert [ ! -e .b.lock.released ]
+  # nor does lock-acquire -- COMMAND, which beats for itself
+  run -0 lock-acquire --heartbeat 0.05 c.lock -- sh -c 'while ! grep -q heartbeat_pid c.lock; do sleep 0.05; done'
+  assert_equal "$(ls -A)" ""
 }

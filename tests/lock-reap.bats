@@ -213,3 +213,55 @@ lock-reap: warning: 'junk.lock': not valid JSON: syntax error at line 1, column 
   run -0 state-get x.lock heartbeat_every
   assert_output 1000
 }
+
+@test "unreadable files unchanged for --stale-after are reaped and named once" {
+  : >empty.lock
+  printf '{"session":"s","pi' >cut.lock
+  head -c 70000 /dev/zero | tr '\0' x >big.lock
+  printf 'garbage' >young.lock
+  touch -d @$((LOOPKIT_NOW - 1000)) empty.lock cut.lock big.lock
+  touch -d @$((LOOPKIT_NOW - 10)) young.lock
+  run -0 --separate-stderr lock-reap --stale-after 60 .
+  assert_equal "$output" "removed big.lock: larger than 65536 bytes: not a lock file: unreadable and unchanged for 1000s (over 60s)
+removed cut.lock: not valid JSON: incomplete json at line 1, column 19: unreadable and unchanged for 1000s (over 60s)
+removed empty.lock: empty lock file: unreadable and unchanged for 1000s (over 60s)"
+  assert_equal "$stderr" "lock-reap: warning: 'young.lock': not valid JSON: syntax error at line 1, column 1; kept"
+  assert [ ! -e empty.lock ] && assert [ ! -e cut.lock ] && assert [ ! -e big.lock ]
+  assert [ -e young.lock ]
+  # said once: the next sweep has nothing more to say about them
+  run -0 --separate-stderr lock-reap -q --stale-after 60 .
+  assert_output ""
+  assert_equal "$stderr" ""
+}
+
+@test "unreadable files are kept without --stale-after, and -n only lists them" {
+  : >empty.lock
+  touch -d @$((LOOPKIT_NOW - 100000)) empty.lock
+  run -0 --separate-stderr lock-reap .
+  assert_output ""
+  assert_equal "$stderr" "lock-reap: warning: 'empty.lock': empty lock file; kept"
+  run -0 --separate-stderr lock-reap -n --stale-after 60 .
+  assert_output "would remove empty.lock: empty lock file: unreadable and unchanged for 100000s (over 60s)"
+  assert [ -e empty.lock ]
+  run -0 --separate-stderr lock-reap --json --stale-after 60 empty.lock
+  assert_equal "$(state-get - file state problem age <<<"$output")" $'empty.lock\nstale\nempty lock file\n100000'
+  assert [ ! -e empty.lock ]
+}
+
+@test "-q silences the warnings for unreadable files, not those for links" {
+  printf 'garbage' >junk.lock
+  ln -s junk.lock x.lock
+  run -0 --separate-stderr lock-reap -q .
+  assert_equal "$stderr" "lock-reap: warning: cannot open 'x.lock': is a symbolic link; kept"
+  assert [ -e junk.lock ] && assert [ -L x.lock ]
+}
+
+@test "an unreadable file rewritten since it was old is kept" {
+  printf 'garbage' >junk.lock
+  touch -d @$((LOOPKIT_NOW - 1000)) junk.lock
+  printf 'more garbage' >junk.lock
+  touch -d @$((LOOPKIT_NOW - 5)) junk.lock
+  run -0 --separate-stderr lock-reap -q --stale-after 60 .
+  assert_output ""
+  assert [ -e junk.lock ]
+}

@@ -66,6 +66,7 @@ ran() { tr '\n' ' ' <ran.log; }
   run -0 engine --help
   [[ $output == Usage:\ loop-engine* ]]
   run -0 engine --version
+  [ "$output" = "loop-engine (loopkit) $(state-get --version | sed 's/.* //')" ]
   run -2 engine --session demo
   run -2 engine -- true
   run -2 engine --session demo --max-iterations x -- true
@@ -73,6 +74,18 @@ ran() { tr '\n' ' ' <ran.log; }
   run -2 engine --session a/b -- true
   run -2 engine --bogus --session demo -- true
   [ ! -e .claude ]
+}
+
+@test "every engine and engine-status say the version of the tools and of CMakeLists.txt, also for -V" {
+  want=$(sed -n 's/^project(loopkit VERSION \([0-9.]*\).*/\1/p' "$LOOPKIT_SOURCE/CMakeLists.txt")
+  [ -n "$want" ]
+  [ "$(state-get -V)" = "state-get (loopkit) $want" ]
+  for e in loop-engine pipeline-engine drain-engine engine-status; do
+    run -0 "$LOOPKIT_SCRIPTS/$e" -V
+    [ "$output" = "$e (loopkit) $want" ]
+    run -0 "$LOOPKIT_SCRIPTS/$e" --version
+    [ "$output" = "$e (loopkit) $want" ]
+  done
 }
 
 @test "the agent gets its context in the environment, and the engine's stdin" {
@@ -273,8 +286,17 @@ EOF
   [[ $stderr != *$'\r'* ]]
 }
 
+# need_pty: skip unless a pseudo-terminal can be opened (a bare container or
+# chroot may have no /dev/pts mounted)
+need_pty() {
+  command -v python3 >/dev/null || skip "python3 is not installed (needed to check for a pseudo-terminal)"
+  python3 -c 'import os; os.close(os.openpty()[0])' 2>/dev/null ||
+    skip "no pseudo-terminal can be opened here (is /dev/pts mounted?)"
+}
+
 @test "on a terminal one status line is rewritten in place" {
   command -v script >/dev/null || skip "script(1) is not installed"
+  need_pty
   make_agent
   script -qfec "$LOOPKIT_SCRIPTS/loop-engine --session demo --max-iterations 2 -- ./agent.sh" typescript >/dev/null
   grep -q $'\r\033\\[K' typescript
@@ -455,6 +477,7 @@ EOF
 @test "Ctrl-C on a terminal: the agent gets it, the state says interrupted, one line, exit 130" {
   command -v python3 >/dev/null || skip "python3 is not installed (needed for a pseudo-terminal)"
   python3 -c 'import pty' 2>/dev/null || skip "python3 has no pty module"
+  need_pty
   make_agent
   cat >ctrlc.py <<'EOF'
 import os, pty, signal, sys, time

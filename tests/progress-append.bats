@@ -142,7 +142,7 @@ lines'
   need_strace
   first_two
   for i in $(seq 2000); do printf '\n## 2025-01-11 - f%s\n- filler entry number %s\n\n---\n' $i $i; done >>$P
-  strace -o trace -e trace=read,pread64 progress-append --id z --date 2025-01-12 $P last
+  strace -o trace -P $P -e trace=read,pread64 progress-append --id z --date 2025-01-12 $P last
   run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
   [ "$output" -le 2 ]
   [ "$(tail -n 1 $P)" = '---' ]

@@ -143,20 +143,20 @@ awk_learnings() { awk '/^---$/{found=1; next} found' "$@"; }
     for (i = 1; i <= 4000; i++)
       printf "\n## 2025-01-11 - f%s\n- filler entry number %s %s\n\n---\n", i, i, i % 500 == 250 ? big "x" : ""
   }' >>$P
-  strace -o trace -e trace=read,pread64 progress-show --max-bytes 3000 $P >out
+  strace -o trace -P $P -e trace=read,pread64 progress-show --max-bytes 3000 $P >out
   printed=$(wc -c <out)
   run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
   echo "read $output bytes, printed $printed" >&3
   # the header is printed too, so printed + two 4 KiB blocks bounds it
   [ "$output" -le $((printed + 8192)) ]
   grep -q '^## 2025-01-11 - f4000$' out
-  strace -o trace -e trace=read,pread64 progress-show --last 3 $P >out
+  strace -o trace -P $P -e trace=read,pread64 progress-show --last 3 $P >out
   run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
   [ "$output" -le 8192 ]
   grep -q '^## 2025-01-11 - f3998$' out
   # a newest entry that cannot fit is not read whole either
   printf '\n## 2025-01-12 - huge\n- %90000s\n\n---\n' x >>$P
-  strace -o trace -e trace=read,pread64 progress-show --max-bytes 3000 $P >out
+  strace -o trace -P $P -e trace=read,pread64 progress-show --max-bytes 3000 $P >out
   run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
   [ "$output" -le 16384 ]
   diff out <(head8)

@@ -25,6 +25,47 @@ JSON
   assert_output $'demo\n5\n{"iteration":1,"plateau":false}\n1'
 }
 
+@test "options bundle, take = and separate values, and mix with operands; unknown ones are exit 2" {
+  doc
+  run -0 state-get -jd '"none"' state.json missing session
+  [ "$output" = $'"none"\n"demo"' ]
+  run -0 state-get state.json --default=x missing
+  [ "$output" = x ]
+  run -0 state-get state.json session -j
+  [ "$output" = '"demo"' ]
+  run -2 --separate-stderr state-get --bogus state.json session
+  [[ $stderr == *"option 'bogus' does not exist"* ]]
+  run -2 state-get -z state.json session
+  run -0 bash -c 'echo "{\"a\":1}" | state-get - a'
+  [ "$output" = 1 ]
+}
+
+@test "--must-exist: a missing file is exit 1 with its name, even with --default; -q silences it" {
+  run -1 --separate-stderr state-get --must-exist -d x absent.json a
+  [ -z "$output" ]
+  [[ $stderr == *"state-get: 'absent.json': no such file"* ]]
+  run -1 --separate-stderr state-get -q --must-exist absent.json a
+  [ -z "$stderr" ]
+  run -1 state-get --must-exist -e absent.json a
+  run -0 state-get -d x absent.json a
+  [ "$output" = x ]
+  echo '{"a":1}' >present.json
+  run -0 state-get --must-exist present.json a
+  [ "$output" = 1 ]
+  mkdir folder.json
+  run -4 state-get --must-exist folder.json a
+}
+
+@test "--help lists every option, whatever else the line gives" {
+  for line in "--help" "-h" "-qh" "-j --help state.json session"; do
+    # shellcheck disable=SC2086 # the line is words
+    run -0 state-get $line
+    for o in --default --exists --json --pretty --shell --keys --null --quiet --version; do
+      [[ $output == *"$o"* ]] || { echo "state-get $line: no $o"; false; }
+    done
+  done
+}
+
 @test "[] expands arrays and objects" {
   doc
   run -0 state-get state.json '.history[].iteration' '.tags[]'

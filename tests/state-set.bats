@@ -37,6 +37,16 @@ JSON
   [[ $stderr == *"'absent.json': no such file"* ]]
 }
 
+@test "state-set: the no of --no-create and --expect is exit 1 in --stream too, and -q silences it" {
+  run -1 --separate-stderr bash -c 'echo a=1 | state-set --stream --no-create absent.json'
+  [[ $stderr == *"'absent.json': no such file"* ]]
+  [ ! -e absent.json ]
+  echo '{"s":"x"}' >s.json
+  run -1 --separate-stderr bash -c 'echo a=1 | state-set -q --stream --expect s=y s.json'
+  [ -z "$stderr" ]
+  [ "$(cat s.json)" = '{"s":"x"}' ]
+}
+
 @test "--expect compares before any edit; missing reads as null" {
   doc
   run -0 state-set --expect 'nothing:=null' --expect version:=1 state.json status=paused
@@ -302,10 +312,25 @@ edit() {
   [ "$(cat s.json)" = '{"a":123456789012345678901234567891,"b":9223372036854775808,"c":18446744073709551616}' ]
 }
 
+@test "state-set: a long decimal is read as its nearest double, so its sum is strtod's (jq's, Python's)" {
+  edit '{"a":129223372036854775807345678901234.5678901234567890,"b":1123.5678109234567}' 'a+=1' 'b+=0'
+  [ "$(cat s.json)" = '{"a":1.2922337203685477e+32,"b":1123.5678109234567}' ]
+}
+
 @test "state-set: --expect compares big integers by their digits" {
   edit '{"a":123456789012345678901234567890}' --expect 'a:=123456789012345678901234567890' b=1
   run -1 state-set s.json --expect 'a:=123456789012345678901234567891' b=2
   [ "$(state-get s.json b)" = 1 ]
+}
+
+@test "state-set: --expect and --require compare numbers by value, whatever their spelling" {
+  edit '{"a":1e2,"b":2.0,"c":-0,"d":[0.5,{"e":100}]}' --expect 'a:=100' --expect 'b:=2' --expect 'c:=0' \
+    --expect 'd:=[5e-1,{"e":1e2}]' --require 'a:=100.0' x=1
+  [ "$(state-get s.json x)" = 1 ]
+  run -1 state-set s.json --expect 'a:=100.5' x=2
+  assert_output --partial "a is 100, expected 100.5"
+  run -1 state-set s.json --expect 'b=2' x=2
+  [ "$(state-get s.json x)" = 1 ]
 }
 
 @test "state-set: a member name that is not UTF-8 is exit 2 in every form, nothing written" {
@@ -425,4 +450,84 @@ edit() {
   [[ $stderr != *1234* ]]
   run -0 state-get -j s.json password db.password.a db.password.n db.port
   assert_output $'"[REDACTED]"\n"[REDACTED]"\n["[REDACTED]"]\n5432'
+}
+
+# A file above the sizes where state-set maps without populating (32 MiB)
+# and copies untouched slices in the kernel (1 MiB): every byte around the
+# edits comes through, and nothing else changes.
+@test "state-set: a 40 MB file keeps every untouched byte (mapped, slices copied by the kernel)" {
+  python3 - <<'PY'
+import json
+items = ",\n".join('    {"i": %d, "note": "%s", "x": 1.50}' % (i, "n" * (i % 97)) for i in range(500000))
+open("big.json", "w").write('{\n  "head": 1,\n  "items": [\n' + items + '\n  ],\n  "tail": 2.0\n}\n')
+PY
+  [ "$(stat -c %s big.json)" -gt 40000000 ]  # above 32 MiB
+  cp big.json before.json
+  run -0 state-set --no-sync big.json head+=1 'items[200000].x:=2' 'tail:=3.0' 'items[]:={"i":-1}'
+  python3 - <<'PY'
+old = open("before.json").read()
+new = open("big.json").read()
+want = old.replace('"head": 1,', '"head": 2,', 1)
+k = want.index('{"i": 200000,')
+e = want.index("}", k)
+want = want[:k] + want[k:e].replace('"x": 1.50', '"x": 2') + want[e:]
+want = want.replace('"tail": 2.0', '"tail": 3.0', 1)
+want = want.replace('\n  ],\n  "tail"', ',\n    {\n      "i": -1\n    }\n  ],\n  "tail"', 1)
+assert new == want, "differs at %d" % next(i for i, (a, b) in enumerate(zip(new, want)) if a != b)
+PY
+  run -0 state-get big.json '.items[-1].i' '.items[200000].x' '.items[499999].x'
+  assert_output $'-1\n2\n1.5'
+}
+
+@test "state-set: 10 000 edits in one run apply in order, each seeing the last" {
+  python3 -c 'import json; json.dump({"h": [{"i": i, "p": False} for i in range(20000)]}, open("s.json", "w"))'
+  args=()
+  for ((i = 0; i < 10000; i++)); do args+=("h[$((i * 2))].p:=true"); done
+  # deletes move the elements that later edits name
+  run -0 state-set s.json "${args[@]}" --delete 'h[0]' 'h[0].p:=7' 'h[-1].i+=1'
+  python3 - <<'PY'
+import json
+d = json.load(open("s.json"))["h"]
+assert len(d) == 19999
+assert d[0] == {"i": 1, "p": 7}
+assert d[1] == {"i": 2, "p": True} and d[2] == {"i": 3, "p": False}
+assert d[-1] == {"i": 20000, "p": False}
+PY
+}
+
+@test "state-set: --print and a plain run write the same bytes" {
+  printf '{"a": 1.0,\n "b": [1, 2]}\n' >s.json
+  cp s.json t.json
+  run -0 state-set --print s.json 'b[]:=3' 'c=x'
+  printed=$output
+  run -0 state-set t.json 'b[]:=3' 'c=x'
+  cmp s.json t.json
+  [ "$printed" = "$(cat s.json)" ]
+}
+
+@test "state-set: a kernel copy that fails is exit 4, one that cannot copy falls back to write" {
+  need_strace
+  python3 -c 'print("{\"a\": 1, \"pad\": \"" + "x" * 3000000 + "\", \"z\": 2}")' >big.json
+  cp big.json before
+  # ENOSPC mid-copy: nothing replaced, no stray
+  rc=0; strace -f -o /dev/null -e inject=copy_file_range:error=ENOSPC "$LOOPKIT_BIN/state-set" big.json a:=5 2>err || rc=$?
+  [ "$rc" -eq 4 ] || { echo "exit $rc"; cat err; false; }
+  grep -q "^state-set: cannot write '.*\.big\.json\.tmp': No space left on device" err
+  cmp big.json before
+  [ "$(ls -A | sort | tr '\n' ' ')" = "before big.json err " ]
+  # EXDEV (another file system): the same bytes through write
+  strace -f -o /dev/null -e inject=copy_file_range:error=EXDEV "$LOOPKIT_BIN/state-set" big.json a:=5
+  sed 's/"a": 1,/"a": 5,/' before >want
+  cmp big.json want
+}
+
+@test "state-set: appending to a layout whose commas start the lines writes one comma (fuzz finding edit-comma-first-append)" {
+  printf '{\n  "a": 1\n  ,"b": {"c":1}\n}\n' >s.json
+  run -0 state-set s.json 'x[]:=1' y:=2
+  run -0 state-get s.json a b.c 'x[0]' y
+  assert_output $'1\n1\n1\n2'
+  printf '[\n  1\n  ,2\n]\n' >a.json
+  run -0 state-set a.json '[]:=3'
+  run -0 state-get a.json '[2]'
+  assert_output 3
 }

@@ -4,70 +4,44 @@
 #include "cli/tool.hpp"
 #include "core/ctx.hpp"
 #include "core/shellwords.hpp"
-#include "sys/beneath.hpp"
-#include "sys/clock.hpp"
-#include "sys/file.hpp"
-#include "sys/gz.hpp"
 
 using namespace loopkit;
 
 static const ToolInfo info{"ctx-resume", "resume from an MDAN-AUTO context save", "[SAVEFILE]"};
 
 struct Config {
-  std::string savefile, dir, restore;
+  ctx::ResumeRequest request;
   enum Output { phase, shell, history, json } output = phase;
-  bool peek = false, remove = false;
+  int outputs = 0;  // how many of --shell, --history and --json
 };
 
-static void add_options(cxxopts::Options& o) {
-  o.add_options()("dir", "folder to look for saves in (default $TMPDIR or /tmp)", cxxopts::value<std::string>(),
-                  "DIR")("peek", "change nothing in the save (no resume counted)")(
-      "s,shell", "print MDAN_SAVE, MDAN_PHASE, ... for eval")("history", "print the conversation as JSON lines")(
-      "json", "print the whole validated document")(
-      "restore-artifacts", "write each artifact's content to DIR/its file", cxxopts::value<std::string>(), "DIR")(
-      "delete", "remove the save after a successful resume");
-}
-
-static Config parse(const Args& a) {
-  Config c;
-  if (a.operands.size() > 1) fail_usage("too many operands: one SAVEFILE at most");
-  if (!a.operands.empty()) c.savefile = a.operands[0];
-  if (a.opts.count("dir")) c.dir = a.opts["dir"].as<std::string>();
-  if (a.opts.count("restore-artifacts")) c.restore = a.opts["restore-artifacts"].as<std::string>();
-  c.peek = a.opts.count("peek") > 0;
-  c.remove = a.opts.count("delete") > 0;
-  int outputs = 0;
-  for (auto [name, out] : {std::pair{"shell", Config::shell}, {"history", Config::history}, {"json", Config::json}})
-    if (a.opts.count(name)) c.output = out, ++outputs;
-  if (outputs > 1) fail_usage("--shell, --history and --json exclude each other");
-  if (c.peek && c.remove) fail_usage("--peek and --delete exclude each other");
-  if (c.savefile == "-" && c.remove) fail_usage("--delete needs a SAVEFILE, not standard input");
-  return c;
+static void options(cli::Options& o, Config& c) {
+  auto& r = c.request;
+  auto output = [&c](Config::Output out) { return [&c, out] { c.output = out, ++c.outputs; }; };
+  o.text("dir", "folder to look for saves in (default $TMPDIR or /tmp)", "DIR", r.dir)
+      .flag("peek", "change nothing in the save (no resume counted)", r.peek)
+      .flag("s,shell", "print MDAN_SAVE, MDAN_PHASE, ... for eval", output(Config::shell))
+      .flag("history", "print the conversation as JSON lines", output(Config::history))
+      .flag("json", "print the whole validated document", output(Config::json))
+      .text("restore-artifacts", "write each artifact's content to DIR/its file", "DIR", r.restore)
+      .flag("delete", "remove the save after a successful resume", r.remove);
 }
 
 static std::string text_of(const json::value* v) { return v ? json::raw_text(*v) : ""; }
 
-static int run(const Config& c) {
-  ctx::Loaded save;
-  if (c.savefile.empty()) {
-    std::string dir = c.dir.empty() ? ctx::default_dir() : c.dir;
-    auto found = ctx::load_newest(dir, [](const std::string& m) { cli::warn(m); });
-    if (!found) fail_no("nothing to resume: no save in " + quoted(dir));
-    save = std::move(*found);
-  } else {
-    save = ctx::load_save(c.savefile);
-  }
-  for (const auto& f : ctx::fill_defaults(save.doc, iso8601_utc(now_epoch())))
-    cli::warn(fmt::format("{}: {} {}, using the default", quoted(save.path), f.missing ? "missing" : "invalid",
-                          quoted(f.path)));
-  const bool writes = !c.peek && save.path != "-";
-  if (writes) ctx::count_resume(save.doc);
-  if (!c.restore.empty()) ctx::restore_artifacts(save.doc, c.restore);
-  if (writes && !c.remove) ctx::replace_save(save.path, ctx::encode(save.doc, save.gz));
-  if (c.remove) {
-    unlink_file(save.path);
-    fsync_dir(dir_name(save.path));
-  }
+static int run(Config& c, const Args& a) {
+  auto& r = c.request;
+  if (a.operands.size() > 1) fail_usage("too many operands: one SAVEFILE at most");
+  if (!a.operands.empty()) r.savefile = a.operands[0];
+  if (c.outputs > 1) fail_usage("--shell, --history and --json exclude each other");
+  if (r.peek && r.remove) fail_usage("--peek and --delete exclude each other");
+  if (r.savefile == "-" && r.remove) fail_usage("--delete needs a SAVEFILE, not standard input");
+  auto found = ctx::resume(r, [](const std::string& m) { cli::warn(m); });
+  if (!found)
+    return cli::no(r.savefile.empty()
+                       ? "nothing to resume: no save in " + quoted(r.dir.empty() ? ctx::default_dir() : r.dir)
+                       : "no save " + quoted(r.savefile));
+  const ctx::Loaded& save = *found;
 
   const json::value& d = save.doc;
   const json::object& o = d.get_object();
@@ -98,4 +72,4 @@ static int run(const Config& c) {
   return 0;
 }
 
-int main(int argc, char** argv) { return loopkit::tool_main(info, argc, argv, add_options, parse, run); }
+int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

@@ -1,13 +1,15 @@
 // lock-acquire: take a session lock, or hold it while a command runs.
+#include <cctype>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <limits>
 #include <unistd.h>
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
-#include "sys/proc.hpp"
-#include "sys/spawn.hpp"
 #include "sys/clock.hpp"
+#include "sys/spawn.hpp"
 
 using namespace loopkit;
 
@@ -15,65 +17,70 @@ static const ToolInfo info{"lock-acquire", "take a session lock, or hold it whil
                            "LOCKFILE [-- COMMAND...]", true};
 
 struct Config {
-  std::string file;
-  std::vector<std::string> command;
+  std::optional<long long> pid;
+  std::optional<std::string> session;
   AcquireRequest request;
   double heartbeat = 30;
+  long long conflict_exit = 1;
   bool json = false;
+  bool verbose = false;
 };
 
-static void add_options(cxxopts::Options& o) {
-  o.add_options()("pid", "the owner process (default: the calling shell)", cxxopts::value<std::string>(), "PID")(
-      "w,wait", "retry until SECONDS have passed", cxxopts::value<std::string>(), "SECONDS")(
-      "session", "session name (default: the file name without .lock)", cxxopts::value<std::string>(), "NAME")(
-      "stale-after", "a lock without a heartbeat for SECONDS is stale", cxxopts::value<std::string>(), "SECONDS")(
-      "heartbeat", "with COMMAND: refresh the lock every SECONDS (default 30)", cxxopts::value<std::string>(),
-      "SECONDS")("json", "print the lock record written");
+// SECONDS, or "inf"/"infinity" (any case, as strtod spells it): wait forever
+static void set_wait(double& field, const std::string& text) {
+  std::string lower;
+  for (char ch : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  field =
+      lower == "inf" || lower == "infinity" ? std::numeric_limits<double>::infinity() : cli::number(text, "--wait", 0);
 }
 
-static Config parse(const Args& a) {
-  if (a.operands.size() != 1) fail_usage(a.operands.empty() ? "missing LOCKFILE" : "expected one LOCKFILE");
-  Config c;
-  c.file = a.operands[0];
-  c.command = a.command;
-  const auto& o = a.opts;
-  if (o.count("pid") && !c.command.empty()) fail_usage("--pid cannot be given with a COMMAND: lock-acquire owns the lock");
-  // with a COMMAND, lock-acquire itself lives as long as the command
-  pid_t pid = c.command.empty() ? static_cast<pid_t>(cli::owner_pid(o)) : getpid();
-  c.request.owner = owner_process(pid);
-  c.request.session = o.count("session") ? o["session"].as<std::string>() : session_of_path(c.file);
-  if (o.count("wait")) c.request.wait_seconds = cli::number(o["wait"].as<std::string>(), "--wait", 0);
-  if (o.count("stale-after"))
-    c.request.policy.stale_after = cli::number(o["stale-after"].as<std::string>(), "--stale-after", 0);
-  if (o.count("heartbeat")) c.heartbeat = cli::number(o["heartbeat"].as<std::string>(), "--heartbeat", 0.01);
-  c.json = o.count("json") > 0;
-  return c;
+static void options(cli::Options& o, Config& c) {
+  o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
+      .value("w,wait", "retry until SECONDS have passed (inf, or --wait alone: forever)", "SECONDS",
+             [&c](const std::string& t) { set_wait(c.request.wait_seconds, t); })
+      .text("session", "session name (default: the file name without .lock)", "NAME", c.session)
+      .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.request.policy.stale_after,
+              0)
+      .number("heartbeat", "with COMMAND: refresh the lock every SECONDS (default 30)", "SECONDS", c.heartbeat, 0.01)
+      .integer("E,conflict-exit-code", "exit N when the lock is held (default 1)", "N", c.conflict_exit, 0, 255)
+      .flag("v,verbose", "say on stderr when the lock was got, and after how long", c.verbose)
+      .flag("json", "print the record written, or the holder's when held", c.json);
 }
 
-// The "no" answer, returned rather than thrown: a held lock is the common
-// case for contenders, and a static binary's first throw costs ~16M
-// instructions (the unwinder sorts every FDE).
-static int refuse(const Config& c, const AcquireResult& r) {
+// Held (at once or when --wait ran out): the holder on stdout with --json,
+// as lock-status --json prints it, and the -E status.
+static int refuse(const std::string& file, const Config& c, const AcquireResult& r) {
+  if (c.json) cli::out(lock_json(file, r.holder, r.verdict) + "\n");
   std::string within = c.request.wait_seconds > 0 ? fmt::format(" within {}s", c.request.wait_seconds) : "";
-  if (!cli::quiet()) cli::say(fmt::format("cannot acquire {}{}: {}", quoted(c.file), within, describe_holder(r.holder)));
-  return static_cast<int>(Exit::no);
+  cli::no(fmt::format("cannot acquire {}{}: {}", quoted(file), within, describe_holder(r.holder)));
+  return static_cast<int>(c.conflict_exit);
+}
+
+static void report_got(const std::string& file, const Config& c, const AcquireResult& r, double started) {
+  if (c.json) cli::out(json::compact(r.record) + "\n");
+  if (!c.verbose) return;
+  std::string how = r.outcome == AcquireResult::took_over   ? "took over a stale lock: " + r.verdict.reason
+                    : r.outcome == AcquireResult::refreshed ? "already ours, heartbeat refreshed"
+                                                            : "created";
+  cli::say(fmt::format("got {} after {:.3f}s: {}", quoted(file), monotonic_seconds() - started, how));
 }
 
 // Hold the lock while the command runs; every way out releases it.
-static int run_command(Config c) {
+static int run_command(const std::string& file, Config& c, const std::vector<std::string>& command) {
   HeldSignals signals;
   c.request.pause = [&](double s) { return signals.pause(s) == 0; };
-  AcquireResult r = acquire_lock(c.file, c.request);
+  const double started = monotonic_seconds();
+  AcquireResult r = acquire_lock(file, c.request);
   if (r.outcome == AcquireResult::interrupted) return 128 + signals.received();
-  if (r.outcome == AcquireResult::held) return refuse(c, r);
-  if (c.json) cli::out(json::compact(r.record) + "\n");
+  if (r.outcome == AcquireResult::held) return refuse(file, c, r);
+  report_got(file, c, r, started);
   bool lost = false;
   auto beat = [&] {
     try {
-      auto b = refresh_heartbeat(c.file, c.request.owner, current_epoch(), c.heartbeat);
+      auto b = refresh_heartbeat(file, c.request.owner, current_epoch(), c.heartbeat);
       if (b.outcome != RefreshResult::refreshed && !lost) {
         lost = true;
-        cli::warn(fmt::format("lost the lock {}: {}", quoted(c.file),
+        cli::warn(fmt::format("lost the lock {}: {}", quoted(file),
                               b.outcome == RefreshResult::missing ? "it was removed" : describe_holder(b.holder)));
       }
     } catch (const Error& e) {
@@ -82,31 +89,75 @@ static int run_command(Config c) {
   };
   auto release = [&] {
     try {
-      release_lock(c.file, c.request.owner, false);
+      release_lock(file, c.request.owner, false);
     } catch (const Error& e) {
       cli::warn(e.what());
     }
   };
   ChildStatus st;
   try {
-    st = run_child(c.command, c.heartbeat, beat);
+    st = run_child(command, c.heartbeat, beat);
   } catch (...) {
     release();
     throw;
   }
   release();
-  if (st.exec_errno) cli::say(fmt::format("cannot run {}: {}", quoted(c.command[0]), std::strerror(st.exec_errno)));
+  if (st.exec_errno) cli::say(fmt::format("cannot run {}: {}", quoted(command[0]), std::strerror(st.exec_errno)));
   return st.status;
 }
 
-static int run(const Config& c) {
-  if (!is_pid_alive(c.request.owner.pid))
-    fail_no(fmt::format("cannot acquire {} for pid {}: it is not running", quoted(c.file), c.request.owner.pid));
-  if (!c.command.empty()) return run_command(c);
-  AcquireResult r = acquire_lock(c.file, c.request);
-  if (r.outcome == AcquireResult::held) return refuse(c, r);
-  if (c.json) cli::out(json::compact(r.record) + "\n");
+static void check_operands(const Args& a) {
+  if (a.operands.empty()) fail_usage("missing LOCKFILE");
+  if (a.operands.size() == 1) return;
+  if (!a.command.empty()) fail_usage("expected one LOCKFILE");
+  // flock(1) takes "FILE COMMAND ARG..." without "--"; here it is required
+  std::string words;
+  for (size_t i = 1; i < a.operands.size(); ++i) words += " " + a.operands[i];
+  fail_usage(fmt::format("expected one LOCKFILE: to run a command, put '--' before it: {} {} --{}", info.name,
+                         a.operands[0], words));
+}
+
+static int run(Config& c, const Args& a) {
+  check_operands(a);
+  const std::string& file = a.operands[0];
+  if (c.pid && !a.command.empty()) fail_usage("--pid cannot be given with a COMMAND: lock-acquire owns the lock");
+  // with a COMMAND, lock-acquire itself lives as long as the command
+  c.request.owner = owner_process(a.command.empty() ? cli::owner_pid(c.pid) : getpid());
+  c.request.session = c.session ? *c.session : session_of_path(file);
+  if (!is_owner_running(c.request.owner))
+    return cli::no(fmt::format("cannot acquire {} for pid {}: it is not running", quoted(file), c.request.owner.pid));
+  if (!a.command.empty()) return run_command(file, c, a.command);
+  const double started = monotonic_seconds();
+  AcquireResult r = acquire_lock(file, c.request);
+  if (r.outcome == AcquireResult::held) return refuse(file, c, r);
+  report_got(file, c, r, started);
   return 0;
 }
 
-int main(int argc, char** argv) { return tool_main(info, argc, argv, add_options, parse, run); }
+// Whether the word after a bare "--wait" is its SECONDS: a number, a sign,
+// "inf" or "nan" (so that a bad one is refused by --wait's own check), or
+// empty; anything else (a LOCKFILE, another option) is not.
+static bool is_wait_value(std::string_view w) {
+  if (w.empty()) return true;
+  if (w[0] == '+' || w[0] == '-') w.remove_prefix(1);
+  if (!w.empty() && (std::isdigit(static_cast<unsigned char>(w[0])) || w[0] == '.')) return true;
+  auto starts = [&](std::string_view p) { return w.size() >= 3 && strncasecmp(w.data(), p.data(), 3) == 0; };
+  return starts("inf") || starts("nan");
+}
+
+int main(int argc, char** argv) {
+  // "--wait" with no SECONDS after it waits forever, as flock(1) does
+  // without -w. cxxopts can give an option an implicit value only by never
+  // reading the next word as its value ("--wait 10" would break), so a bare
+  // "--wait" is spelled "--wait=inf" here before parsing. Only this tool's
+  // own words are looked at, never those of its COMMAND.
+  std::vector<char*> args(argv, argv + argc);
+  static char forever[] = "--wait=inf";
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    if (std::strcmp(argv[i], "--wait") != 0) continue;
+    if (i + 1 < argc && std::strcmp(argv[i + 1], "--") != 0 && is_wait_value(argv[i + 1])) ++i;
+    else args[i] = forever;
+  }
+  args.push_back(nullptr);
+  return tool_main(info, argc, args.data(), options, run);
+}

@@ -1,61 +1,44 @@
 // lock-heartbeat: refresh a lock's heartbeat, once or until its owner dies.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
-#include "sys/proc.hpp"
 #include "sys/clock.hpp"
+#include "sys/interrupt.hpp"
 
 using namespace loopkit;
 
 static const ToolInfo info{"lock-heartbeat", "refresh a lock's heartbeat, once or until its owner dies", "LOCKFILE"};
 
 struct Config {
-  std::string file;
-  pid_t pid = 0;
+  std::optional<long long> pid;
   double every = 0;  // 0: once
 };
 
-static void add_options(cxxopts::Options& o) {
-  o.add_options()("pid", "the owner process (default: the calling shell)", cxxopts::value<std::string>(), "PID")(
-      "every", "keep beating every SECONDS until the owner dies or the lock is lost", cxxopts::value<std::string>(),
-      "SECONDS");
+static void options(cli::Options& o, Config& c) {
+  o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
+      .number("every", "keep beating every SECONDS until the owner dies or the lock is lost", "SECONDS", c.every, 0.01);
 }
 
-static Config parse(const Args& a) {
+static int run(Config& c, const Args& a) {
   if (a.operands.size() != 1) fail_usage(a.operands.empty() ? "missing LOCKFILE" : "expected one LOCKFILE");
-  Config c;
-  c.file = a.operands[0];
-  const auto& o = a.opts;
-  c.pid = static_cast<pid_t>(cli::owner_pid(o));
-  if (o.count("every")) c.every = cli::number(o["every"].as<std::string>(), "--every", 0.01);
-  return c;
-}
-
-static void beat(const Config& c, const Owner& owner) {
-  RefreshResult r = refresh_heartbeat(c.file, owner, current_epoch(), c.every > 0 ? std::optional<double>(c.every) : std::nullopt);
-  if (r.outcome == RefreshResult::missing) fail_no(fmt::format("no lock {}", quoted(c.file)));
-  if (r.outcome == RefreshResult::not_ours)
-    fail_no(fmt::format("{} is not ours (pid {}): {}", quoted(c.file), c.pid, describe_holder(r.holder)));
-}
-
-static int run(const Config& c) {
-  Owner owner = owner_process(c.pid);
+  const std::string& file = a.operands[0];
+  Owner owner = owner_process(cli::owner_pid(c.pid));
   // A dead owner's lock is stale; beating it would keep it falsely alive.
-  if (!owner.start && !is_pid_alive(c.pid)) {
+  if (!is_owner_running(owner)) {
     if (c.every > 0) return 0;
-    fail_no(fmt::format("cannot refresh {}: pid {} is not running", quoted(c.file), c.pid));
+    return cli::no(fmt::format("cannot refresh {}: pid {} is not running", quoted(file), owner.pid));
   }
-  beat(c, owner);
-  if (c.every <= 0) return 0;
-  // Waiting on the owner (a pidfd) rather than sleeping lets us leave as
-  // soon as it dies, not up to a whole interval later.
-  while (!wait_for_exit(c.pid, c.every)) {
-    if (!is_same_process_alive(c.pid, owner.start)) return 0;
-    beat(c, owner);
-  }
-  return 0;
+  // --every is stopped with SIGTERM by engines: it finishes the beat in
+  // hand (a beat killed half-way would leave .LOCK.tmp behind) and exits
+  // 128+signal, as the signal's default action would have
+  if (c.every > 0) catch_termination_signals();
+  RefreshResult r =
+      c.every > 0 ? keep_heartbeat(file, owner, c.every) : refresh_heartbeat(file, owner, current_epoch());
+  if (int sig = termination_signal()) return 128 + sig;
+  // --every: the owner's own lock-release is a clean end too
+  if (r.outcome == RefreshResult::refreshed || r.outcome == RefreshResult::released) return 0;
+  return cli::no(describe_not_ours(file, owner.pid, r.outcome == RefreshResult::missing ? nullptr : &r.holder));
 }
 
-int main(int argc, char** argv) { return tool_main(info, argc, argv, add_options, parse, run); }
+int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

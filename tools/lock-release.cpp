@@ -1,7 +1,4 @@
 // lock-release: remove a session lock that is ours, or any with --force.
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
 
@@ -10,36 +7,27 @@ using namespace loopkit;
 static const ToolInfo info{"lock-release", "remove a session lock that is ours, or any with --force", "LOCKFILE"};
 
 struct Config {
-  std::string file;
-  pid_t pid = 0;
+  std::optional<long long> pid;
   bool force = false;
 };
 
-static void add_options(cxxopts::Options& o) {
-  o.add_options()("pid", "the owner process (default: the calling shell)", cxxopts::value<std::string>(), "PID")(
-      "f,force", "remove the lock whoever holds it");
+static void options(cli::Options& o, Config& c) {
+  o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
+      .flag("f,force", "remove the lock whoever holds it", c.force);
 }
 
-static Config parse(const Args& a) {
+static int run(Config& c, const Args& a) {
   if (a.operands.size() != 1) fail_usage(a.operands.empty() ? "missing LOCKFILE" : "expected one LOCKFILE");
-  Config c;
-  c.file = a.operands[0];
-  const auto& o = a.opts;
-  c.pid = static_cast<pid_t>(cli::owner_pid(o));
-  c.force = o.count("force") > 0;
-  return c;
-}
-
-static int run(const Config& c) {
-  switch (release_lock(c.file, owner_process(c.pid), c.force)) {
-    case Released::removed:
-      return 0;
-    case Released::missing:
-      fail_no(fmt::format("no lock {}", quoted(c.file)));
-    case Released::not_ours:
-      break;
+  const std::string& file = a.operands[0];
+  const pid_t pid = cli::owner_pid(c.pid);
+  // the mark tells a lock-heartbeat --every of this lock that it may end
+  switch (release_lock(file, owner_process(pid), c.force, true)) {
+    case Released::removed: return 0;
+    case Released::missing: return cli::no(describe_not_ours(file, pid, nullptr));
+    case Released::not_ours: break;
   }
-  fail_no(fmt::format("{} is not ours (pid {}): {}", quoted(c.file), c.pid, describe_holder(read_lock_file(c.file))));
+  LockFile holder = read_lock_file(file);
+  return cli::no(describe_not_ours(file, pid, &holder));
 }
 
-int main(int argc, char** argv) { return tool_main(info, argc, argv, add_options, parse, run); }
+int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

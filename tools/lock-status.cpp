@@ -3,7 +3,6 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
-#include "sys/folder.hpp"
 
 using namespace loopkit;
 
@@ -11,33 +10,20 @@ static const ToolInfo info{"lock-status", "say who holds session locks, and whet
                            "LOCKFILE|DIR..."};
 
 struct Config {
-  std::vector<std::string> operands;
   StalePolicy policy;
   bool json = false;
 };
 
-static void add_options(cxxopts::Options& o) {
-  o.add_options()("json", "one JSON object per lock: its fields plus file, state, reason, age")(
-      "stale-after", "a lock without a heartbeat for SECONDS is stale", cxxopts::value<std::string>(), "SECONDS");
+static void options(cli::Options& o, Config& c) {
+  o.flag("json", "one JSON object per lock: its fields plus file, state, reason, age", c.json)
+      .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0);
 }
 
-static Config parse(const Args& a) {
+static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing LOCKFILE or DIR");
-  Config c;
-  c.operands = a.operands;
-  if (a.opts.count("stale-after"))
-    c.policy.stale_after = cli::number(a.opts["stale-after"].as<std::string>(), "--stale-after", 0);
-  c.json = a.opts.count("json") > 0;
-  return c;
-}
-
-static int run(const Config& c) {
-  // One lock file asked about: the exit status is the answer, and a file
-  // that cannot be read (a link, a FIFO) is refused with exit 4. In a sweep
-  // of a folder or several operands it is a warning.
-  const bool one = c.operands.size() == 1 && !is_folder(c.operands[0]);
+  const bool one = names_one_lock(a.operands);
   int code = 0;
-  for (const auto& file : lock_files_in(c.operands)) {
+  for (const auto& file : lock_files_in(a.operands)) {
     LockFile lock;
     try {
       lock = read_lock_file(file);
@@ -54,4 +40,4 @@ static int run(const Config& c) {
   return code;
 }
 
-int main(int argc, char** argv) { return tool_main(info, argc, argv, add_options, parse, run); }
+int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

@@ -6,51 +6,38 @@ using namespace loopkit;
 
 static const ToolInfo info{"progress-show", "print a progress file, or the header and chosen entries", "FILE"};
 
-struct Config {
-  std::string file;
-  progress::ShowOptions show;
-};
-
-static void add_options(cxxopts::Options& o) {
-  o.add_options()("last", "only the newest N entries", cxxopts::value<std::string>(), "N")(
-      "id", "only the entries with this id", cxxopts::value<std::string>(), "ID")(
-      "since", "only the entries dated DATE or later", cxxopts::value<std::string>(), "YYYY-MM-DD")(
-      "learnings", "everything after the first '---' line but the '---' lines (the seed's awk)")(
-      "max-bytes", "at most N bytes: the header and the newest entries that fit", cxxopts::value<std::string>(),
-      "N");
+static void options(cli::Options& o, progress::ShowOptions& s) {
+  constexpr long long big = 1LL << 62;
+  o.value("last", "only the newest N entries", "N",
+          [&s](const std::string& n) { s.last = static_cast<size_t>(cli::integer(n, "--last", 0, big)); })
+      .value("id", "only the entries with this id", "ID",
+             [&s](const std::string& id) {
+               if (id.empty()) fail_usage("--id: empty id");
+               s.id = id;
+             })
+      .value("since", "only the entries dated DATE or later", "YYYY-MM-DD",
+             [&s](const std::string& date) {
+               if (!progress::is_date(date)) fail_usage("--since: not a date YYYY-MM-DD: " + quoted(date));
+               s.since = date;
+             })
+      .flag("learnings", "everything after the first '---' line but the '---' lines (the seed's awk)", s.learnings)
+      .value("max-bytes", "at most N bytes: the header and the newest entries that fit", "N",
+             [&s](const std::string& n) { s.max_bytes = static_cast<size_t>(cli::integer(n, "--max-bytes", 0, big)); });
 }
 
-static Config parse(const Args& a) {
+static int run(progress::ShowOptions& s, const Args& a) {
   if (a.operands.empty()) fail_usage("missing FILE operand");
   if (a.operands.size() > 1) fail_usage("one FILE only, got " + quoted(a.operands[1]) + " too");
-  Config c;
-  c.file = a.operands[0];
-  auto& s = c.show;
-  constexpr long long big = 1LL << 62;
-  if (a.opts.count("last")) s.last = static_cast<size_t>(cli::integer(a.opts["last"].as<std::string>(), "--last", 0, big));
-  if (a.opts.count("max-bytes"))
-    s.max_bytes = static_cast<size_t>(cli::integer(a.opts["max-bytes"].as<std::string>(), "--max-bytes", 0, big));
-  if (a.opts.count("id")) {
-    s.id = a.opts["id"].as<std::string>();
-    if (s.id.empty()) fail_usage("--id: empty id");
+  const std::string& file = a.operands[0];
+  switch (progress::show(file, s, [](std::string_view text) { cli::out(text); })) {
+    case progress::Shown::selected: return 0;
+    case progress::Shown::no_match:
+      return cli::no(s.id.empty() ? "no entry since " + s.since + " in " + quoted(file)
+                                  : "no entry " + quoted(s.id) + (s.since.empty() ? "" : " since " + s.since) + " in " +
+                                        quoted(file));
+    case progress::Shown::no_file: break;
   }
-  if (a.opts.count("since")) {
-    s.since = a.opts["since"].as<std::string>();
-    if (!progress::is_date(s.since)) fail_usage("--since: not a date YYYY-MM-DD: " + quoted(s.since));
-  }
-  s.learnings = a.opts.count("learnings") > 0;
-  return c;
+  return cli::no("no such progress file " + quoted(file));
 }
 
-static int run(const Config& c) {
-  bool found = progress::show(c.file, c.show, [](std::string_view text) { cli::out(text); });
-  if (!found) {
-    const auto& s = c.show;
-    fail_no(s.id.empty() ? "no entry since " + s.since + " in " + quoted(c.file)
-                         : "no entry " + quoted(s.id) + (s.since.empty() ? "" : " since " + s.since) + " in " +
-                               quoted(c.file));
-  }
-  return 0;
-}
-
-int main(int argc, char** argv) { return loopkit::tool_main(info, argc, argv, add_options, parse, run); }
+int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

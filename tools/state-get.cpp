@@ -6,27 +6,35 @@ using namespace loopkit;
 
 static const ToolInfo info{"state-get", "print values at paths of a JSON document", "FILE PATH..."};
 
-static void add_options(cxxopts::Options& o) {
-  o.add_options()("d,default", "print VALUE for a missing or null value", cxxopts::value<std::string>(), "VALUE")(
-      "e,exists", "print nothing; exit 0 if every PATH exists")("j,json", "print every value as JSON")(
-      "pretty", "indent objects and arrays over several lines")(
-      "s,shell", "print NAME=VALUE lines for eval (NAME=PATH names one)")(
-      "k,keys", "print the member names (or indices) at each PATH")("0,null", "end each value with NUL, not newline");
+struct Config {
+  Query query;
+  unsigned modes = 0;  // the distinct modes given: one at most
+};
+
+static void options(cli::Options& o, Config& c) {
+  Query& q = c.query;
+  auto mode = [&c](Query::Mode m) {
+    return [&c, m] {
+      c.query.mode = m;
+      c.modes |= 1u << m;
+    };
+  };
+  o.text("d,default", "print VALUE for a missing or null value", "VALUE", q.default_value)
+      .flag("e,exists", "print nothing; exit 0 if every PATH exists", mode(Query::exists))
+      .flag("j,json", "print every value as JSON", q.as_json)
+      .flag("pretty", "indent objects and arrays over several lines", q.pretty)
+      .flag("s,shell", "print NAME=VALUE lines for eval (NAME=PATH names one)", mode(Query::shell))
+      .flag("k,keys", "print the member names (or indices) at each PATH", mode(Query::keys))
+      .flag("0,null", "end each value with NUL, not newline", [&q] { q.terminator = '\0'; })
+      .flag("must-exist", "exit 1 if FILE is missing (else it reads as {})", q.must_exist);
 }
 
-static Query parse(const Args& a) {
-  Query q;
+// the operands: FILE, then the paths (with --shell, NAME=PATH)
+static void parse_operands(Config& c, const Args& a) {
+  Query& q = c.query;
   if (a.operands.empty()) fail_usage("missing FILE");
   q.file = a.operands[0];
-  if (a.opts.count("default")) q.default_value = a.opts["default"].as<std::string>();
-  int modes = 0;
-  if (a.opts.count("exists")) q.mode = Query::exists, ++modes;
-  if (a.opts.count("keys")) q.mode = Query::keys, ++modes;
-  if (a.opts.count("shell")) q.mode = Query::shell, ++modes;
-  if (modes > 1) fail_usage("--exists, --keys and --shell exclude each other");
-  q.as_json = a.opts.count("json") > 0;
-  q.pretty = a.opts.count("pretty") > 0;
-  if (a.opts.count("null")) q.terminator = '\0';
+  if (__builtin_popcount(c.modes) > 1) fail_usage("--exists, --keys and --shell exclude each other");
   std::vector<std::string> paths(a.operands.begin() + 1, a.operands.end());
   if (paths.empty()) {
     if (q.mode != Query::keys) fail_usage("missing PATH");
@@ -47,11 +55,11 @@ static Query parse(const Args& a) {
     }
     q.items.push_back(std::move(item));
   }
-  return q;
 }
 
 static int run(const Query& q) {
   QueryResult r = query_state(q);
+  if (!r.no.empty()) return cli::no(r.no);
   if (q.mode != Query::exists) cli::out(r.out);
   if (r.missing.empty()) return 0;
   if (!cli::quiet() && q.mode != Query::exists)
@@ -59,4 +67,9 @@ static int run(const Query& q) {
   return 1;
 }
 
-int main(int argc, char** argv) { return tool_main(info, argc, argv, add_options, parse, run); }
+int main(int argc, char** argv) {
+  return tool_main<Config>(info, argc, argv, options, [](Config& c, const Args& a) {
+    parse_operands(c, a);
+    return run(c.query);
+  });
+}

@@ -14,29 +14,52 @@ struct Config {
   bool print = false;
   bool stream = false;
   double debounce = 0;
+  bool compact = false, no_sync = false;
+  std::optional<long long> indent;
 };
 
-static void add_options(cxxopts::Options& o) {
-  using V = std::vector<std::string>;
-  o.add_options()("delete", "remove the member or element at PATH", cxxopts::value<V>(), "PATH")(
-      "now", "set PATH to the current time, ISO 8601 UTC", cxxopts::value<V>(), "PATH")(
-      "epoch", "set PATH to the current time, epoch seconds", cxxopts::value<V>(), "PATH")(
-      "expect", "change nothing (exit 1) unless PATH holds this value", cxxopts::value<V>(), "PATH=TEXT")(
-      "init", "the document to start from when FILE is missing", cxxopts::value<std::string>(), "JSON")(
-      "no-create", "exit 1 if FILE is missing")(
-      "require", "the existing document must hold this value", cxxopts::value<V>(), "PATH:=JSON")(
-      "on-invalid", "fail, or backup FILE and start again", cxxopts::value<std::string>(), "fail|backup")(
-      "redact", "replace secrets in the values set with [REDACTED]")("p,print", "print the resulting document")(
-      "compact", "write the document on one line")(
-      "indent", "write the document indented by N spaces", cxxopts::value<std::string>(), "N")(
-      "mode", "permission bits of a new FILE (default 0600)", cxxopts::value<std::string>(), "OCTAL")(
-      "no-sync", "skip fsync (a power loss may lose this write, never the old content)")(
-      "stream", "read assignments from stdin, one per line")(
-      "debounce", "with --stream, write at most once per SECONDS", cxxopts::value<std::string>(), "SECONDS");
+// The edits of --delete, --now and --epoch, the checks of --expect and
+// --require and the ASSIGNMENT operands are one sequence: those options are
+// read back in command-line order from Args::ordered, the rest are bound.
+static void options(cli::Options& o, Config& c) {
+  Update& u = c.update;
+  o.unbound("delete", "remove the member or element at PATH", "PATH", true)
+      .unbound("now", "set PATH to the current time, ISO 8601 UTC", "PATH", true)
+      .unbound("epoch", "set PATH to the current time, epoch seconds", "PATH", true)
+      .unbound("expect", "change nothing (exit 1) unless PATH holds this value", "PATH=TEXT", true)
+      .value("init", "the document to start from when FILE is missing", "JSON",
+             [&u](const std::string& text) {
+               try {
+                 u.init = json::parse(text, "--init", {}, json::Literals::as_written);
+               } catch (const Error& e) {
+                 fail_usage(e.what());
+               }
+             })
+      .flag("no-create", "exit 1 if FILE is missing", u.no_create)
+      .unbound("require", "the existing document must hold this value", "PATH:=JSON", true)
+      .value("on-invalid", "fail, or backup FILE and start again", "fail|backup",
+             [&u](const std::string& how) {
+               if (how != "fail" && how != "backup")
+                 fail_usage("--on-invalid takes fail or backup, not " + quoted(how));
+               u.backup_invalid = how == "backup";
+             })
+      .flag("redact", "replace secrets in the values set with [REDACTED]", u.redact)
+      .flag("p,print", "print the resulting document", c.print)
+      .flag("compact", "write the document on one line", c.compact)
+      .integer("indent", "write the document indented by N spaces", "N", c.indent, 0, 16)
+      .value("mode", "permission bits of a new FILE (default 0600)", "OCTAL",
+             [&u](const std::string& m) {
+               char* end = nullptr;
+               unsigned long v = std::strtoul(m.c_str(), &end, 8);
+               if (m.empty() || *end || v > 07777) fail_usage("--mode: not octal permission bits: " + quoted(m));
+               u.mode = static_cast<unsigned>(v);
+             })
+      .flag("no-sync", "skip fsync (a power loss may lose this write, never the old content)", c.no_sync)
+      .flag("stream", "read assignments from stdin, one per line", c.stream)
+      .number("debounce", "with --stream, write at most once per SECONDS", "SECONDS", c.debounce, 0);
 }
 
-static Config parse(const Args& a) {
-  Config c;
+static void parse_sequence(Config& c, const Args& a) {
   Update& u = c.update;
   bool have_file = false;
   for (const auto& [key, value] : a.ordered) {
@@ -58,43 +81,18 @@ static Config parse(const Args& a) {
     }
   }
   if (!have_file) fail_usage("missing FILE");
-  if (a.opts.count("init")) {
-    try {
-      u.init = json::parse(a.opts["init"].as<std::string>(), "--init", {}, json::Literals::as_written);
-    } catch (const Error& e) {
-      fail_usage(e.what());
-    }
-  }
-  u.no_create = a.opts.count("no-create") > 0;
-  if (a.opts.count("on-invalid")) {
-    auto how = a.opts["on-invalid"].as<std::string>();
-    if (how != "fail" && how != "backup") fail_usage("--on-invalid takes fail or backup, not " + quoted(how));
-    u.backup_invalid = how == "backup";
-  }
-  u.redact = a.opts.count("redact") > 0;
-  u.sync = a.opts.count("no-sync") == 0;
-  if (a.opts.count("compact")) u.layout = json::compact_layout();
-  if (a.opts.count("indent")) {
-    auto n = cli::integer(a.opts["indent"].as<std::string>(), "--indent", 0, 16);
+  if (c.compact) u.layout = json::compact_layout();
+  if (c.indent) {  // after --compact, which it overrides
     json::Layout l = json::default_layout();
-    if (n == 0) l = json::compact_layout();
-    else l.indent = std::string(static_cast<std::size_t>(n), ' ');
+    if (*c.indent == 0) l = json::compact_layout();
+    else l.indent = std::string(static_cast<std::size_t>(*c.indent), ' ');
     u.layout = l;
   }
-  if (a.opts.count("mode")) {
-    const auto& m = a.opts["mode"].as<std::string>();
-    char* end = nullptr;
-    unsigned long v = std::strtoul(m.c_str(), &end, 8);
-    if (m.empty() || *end || v > 07777) fail_usage("--mode: not octal permission bits: " + quoted(m));
-    u.mode = static_cast<unsigned>(v);
-  }
+  u.sync = !c.no_sync;
+  u.want_text = c.print;
   u.on_warning = [](const std::string& w) { cli::warn(w); };
-  c.print = a.opts.count("print") > 0;
-  c.stream = a.opts.count("stream") > 0;
-  if (a.opts.count("debounce")) c.debounce = cli::number(a.opts["debounce"].as<std::string>(), "--debounce", 0);
   if (!c.stream && u.edits.empty() && u.expects.empty() && u.requires_.empty() && !u.layout && !c.print)
     fail_usage("nothing to do: give an ASSIGNMENT, --delete, --now or --epoch");
-  return c;
 }
 
 // --stream: the lines' edits are written together at most once per
@@ -107,19 +105,28 @@ static int run_stream(const Config& c) {
   Update batch = c.update;
   std::string last;
   double last_write = -1e300;
+  std::string no;  // --no-create or --expect said no (at the first write): the stream stops
   auto flush = [&] {
-    if (batch.edits.empty()) return;
-    last = update_state_file(batch).text;
+    if (batch.edits.empty()) return true;
+    UpdateResult r = update_state_file(batch);
+    if (!r.no.empty()) {
+      no = std::move(r.no);
+      return false;
+    }
+    last = std::move(r.text);
     batch.edits.clear();
     batch.expects.clear();
     batch.requires_.clear();
     last_write = monotonic_seconds();
+    return true;
   };
   for (bool more = true; more;) {
     double wait = batch.edits.empty() ? -1 : last_write + c.debounce - monotonic_seconds();
     std::string line;
     switch (read_line(0, line, batch.edits.empty() ? -1 : std::max(wait, 0.0))) {
-      case LineRead::timeout: flush(); continue;
+      case LineRead::timeout:
+        if (!flush()) return cli::no(no);
+        continue;
       case LineRead::eof:
       case LineRead::interrupted: more = false; continue;
       case LineRead::line: break;
@@ -136,12 +143,12 @@ static int run_stream(const Config& c) {
         for (const auto& w : words) batch.edits.push_back(parse_assignment(w));
       }
     } catch (const Error&) {
-      flush();  // what came before the bad line is kept
+      if (!flush()) return cli::no(no);  // what came before the bad line is kept
       throw;
     }
-    if (monotonic_seconds() - last_write >= c.debounce) flush();
+    if (monotonic_seconds() - last_write >= c.debounce && !flush()) return cli::no(no);
   }
-  flush();
+  if (!flush()) return cli::no(no);
   if (c.print) cli::out(last);
   return 0;
 }
@@ -149,8 +156,14 @@ static int run_stream(const Config& c) {
 static int run(const Config& c) {
   if (c.stream) return run_stream(c);
   auto r = update_state_file(c.update);
+  if (!r.no.empty()) return cli::no(r.no);
   if (c.print) cli::out(r.text);
   return 0;
 }
 
-int main(int argc, char** argv) { return tool_main(info, argc, argv, add_options, parse, run); }
+int main(int argc, char** argv) {
+  return tool_main<Config>(info, argc, argv, options, [](Config& c, const Args& a) {
+    parse_sequence(c, a);
+    return run(c);
+  });
+}

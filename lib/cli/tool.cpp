@@ -18,9 +18,18 @@ const char* g_program = "loopkit";
 bool g_quiet = false;
 
 // cxxopts quotes with typographic marks and capitalises; git style does neither
-std::string plain_message(std::string m) {
-  for (const char* q : {"\xe2\x80\x98", "\xe2\x80\x99"}) {
-    for (size_t p; (p = m.find(q)) != std::string::npos;) m.replace(p, 3, "'");
+std::string plain_message(const std::string& text) {
+  // copied rather than replaced in place: g++ 12 -O3 warns (-Wrestrict,
+  // a false positive) on std::string::replace here, and CI builds -Werror
+  std::string m;
+  m.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 3, "\xe2\x80\x98") == 0 || text.compare(i, 3, "\xe2\x80\x99") == 0) {
+      m += '\'';
+      i += 3;
+    } else {
+      m += text[i++];
+    }
   }
   if (!m.empty() && m[0] >= 'A' && m[0] <= 'Z' && !(m.size() > 1 && m[1] >= 'A' && m[1] <= 'Z'))
     m[0] = static_cast<char>(m[0] - 'A' + 'a');
@@ -34,7 +43,8 @@ void print_completion_helper(const cxxopts::Options& options) {
     std::string desc = o.desc;
     for (auto& c : desc)
       if (c == '\t' || c == '\n') c = ' ';
-    std::fputs(fmt::format("{}\t{}\t{}\t{}\n", o.s.empty() ? "" : "-" + o.s, "--" + (o.l.empty() ? std::string() : o.l.front()),
+    std::fputs(fmt::format("{}\t{}\t{}\t{}\n", o.s.empty() ? "" : "-" + o.s,
+                           "--" + (o.l.empty() ? std::string() : o.l.front()),
                            o.is_boolean ? "" : (o.arg_help.empty() ? "ARG" : o.arg_help), desc)
                    .c_str(),
                stdout);
@@ -46,7 +56,9 @@ namespace cli {
 const char* program() { return g_program; }
 bool quiet() { return g_quiet; }
 void out(std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }
-void warn(std::string_view message) { std::fputs(fmt::format("{}: warning: {}\n", g_program, message).c_str(), stderr); }
+void warn(std::string_view message) {
+  std::fputs(fmt::format("{}: warning: {}\n", g_program, message).c_str(), stderr);
+}
 void say(std::string_view message) { std::fputs(fmt::format("{}: {}\n", g_program, message).c_str(), stderr); }
 
 long long integer(const std::string& text, std::string_view option, long long min, long long max) {
@@ -69,15 +81,197 @@ double number(const std::string& text, std::string_view option, double min, doub
   return v;
 }
 
-long long owner_pid(const cxxopts::ParseResult& opts) {
-  if (!opts.count("pid")) return getppid();
-  return integer(opts["pid"].as<std::string>(), "--pid", 1, INT32_MAX);
+pid_t owner_pid(const std::optional<long long>& pid) { return pid ? static_cast<pid_t>(*pid) : getppid(); }
+
+int no(std::string_view message) {
+  if (!g_quiet) say(message);
+  return static_cast<int>(Exit::no);
+}
+
+namespace {
+// "w,wait" -> "--wait": the name an option's messages give
+std::string long_name(const std::string& names) { return "--" + names.substr(names.find(',') + 1); }
+
+// A value that is stored as cxxopts would store it (so that Args::opts
+// still answers for it) and handed to a setter as it is parsed.
+class SetValue : public cxxopts::values::standard_value<std::string> {
+public:
+  explicit SetValue(Options::Set set) : set_(std::move(set)) {}
+  void parse(const std::string& text) const override {
+    standard_value<std::string>::parse(text);
+    set_(text);
+  }
+  std::shared_ptr<cxxopts::Value> clone() const override { return std::make_shared<SetValue>(*this); }
+
+private:
+  Options::Set set_;
+};
+
+// A flag that runs an action each time it is given (a later flag can undo
+// an earlier one: --json --text)
+class FlagAction : public cxxopts::values::standard_value<bool> {
+public:
+  explicit FlagAction(std::function<void()> on) : on_(std::move(on)) {}
+  void parse(const std::string& text) const override {
+    standard_value<bool>::parse(text);
+    if (get()) on_();
+  }
+  std::shared_ptr<cxxopts::Value> clone() const override { return std::make_shared<FlagAction>(*this); }
+
+private:
+  std::function<void()> on_;
+};
+}  // namespace
+
+bool Options::named(const std::string& names) const {
+  if (!named_) return true;
+  std::string_view n = names;
+  if (auto comma = n.find(','); comma != std::string_view::npos) {
+    if (named_->shorts.find(n.substr(0, comma)) != std::string::npos) return true;
+    n.remove_prefix(comma + 1);
+  }
+  for (std::string_view l : named_->longs)
+    if (l == n) return true;
+  return false;
+}
+
+Options& Options::flag(const std::string& names, const std::string& help, bool& field) {
+  if (!named(names)) return *this;
+  table_.add_options()(names, help, cxxopts::value<bool>(field));
+  return *this;
+}
+
+Options& Options::flag(const std::string& names, const std::string& help, std::function<void()> on) {
+  if (!named(names)) return *this;
+  table_.add_options()(names, help, std::make_shared<FlagAction>(std::move(on)));
+  return *this;
+}
+
+Options& Options::value(const std::string& names, const std::string& help, const std::string& arg, Set set) {
+  if (!named(names)) return *this;
+  table_.add_options()(names, help, std::make_shared<SetValue>(std::move(set)), arg);
+  return *this;
+}
+
+Options& Options::text(const std::string& names, const std::string& help, const std::string& arg, std::string& field) {
+  return value(names, help, arg, [&field](const std::string& t) { field = t; });
+}
+
+Options& Options::text(const std::string& names, const std::string& help, const std::string& arg,
+                       std::optional<std::string>& field) {
+  return value(names, help, arg, [&field](const std::string& t) { field = t; });
+}
+
+Options& Options::number(const std::string& names, const std::string& help, const std::string& arg, double& field,
+                         double min, double max) {
+  return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
+    field = cli::number(t, name, min, max);
+  });
+}
+
+Options& Options::number(const std::string& names, const std::string& help, const std::string& arg,
+                         std::optional<double>& field, double min, double max) {
+  return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
+    field = cli::number(t, name, min, max);
+  });
+}
+
+Options& Options::integer(const std::string& names, const std::string& help, const std::string& arg, long long& field,
+                          long long min, long long max) {
+  return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
+    field = cli::integer(t, name, min, max);
+  });
+}
+
+Options& Options::integer(const std::string& names, const std::string& help, const std::string& arg,
+                          std::optional<long long>& field, long long min, long long max) {
+  return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
+    field = cli::integer(t, name, min, max);
+  });
+}
+
+Options& Options::unbound(const std::string& names, const std::string& help, const std::string& arg, bool repeatable) {
+  if (!named(names)) return *this;
+  if (arg.empty()) table_.add_options()(names, help);
+  else if (repeatable) table_.add_options()(names, help, cxxopts::value<std::vector<std::string>>(), arg);
+  else table_.add_options()(names, help, cxxopts::value<std::string>(), arg);
+  return *this;
 }
 }  // namespace cli
 
-int run_tool(const ToolInfo& info, int argc, char** argv, AddOptions add, int (*body)(const Args&, void*),
-             void* ctx) {
+namespace {
+// true when argv (up to argc) holds operands only, "-" among them
+bool names_no_option(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] == '-' && argv[i][1] != '\0') return false;
+  return true;
+}
+
+// The table: the tool's options, then those of every tool; argv parsed by
+// it, binding the config's fields; then help, version, the completion
+// list, or the tool's run.
+int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::function<void(cli::Options&)>& declare,
+                  const std::function<int(const Args&)>& run, Args& args) {
+  // Only the options the line names go into the table (each costs some
+  // thousand instructions to declare), unless it asks for the table itself.
+  cli::Options::Named named;
+  bool whole = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+      a.remove_prefix(2);
+      a = a.substr(0, a.find('='));
+      whole |= a == "help" || a == "completion-helper";
+      named.longs.push_back(a);
+    } else if (a.size() > 1 && a[0] == '-') {
+      named.shorts.append(a.substr(1));
+      whole |= a.find('h') != std::string_view::npos;
+    }
+  }
+  cxxopts::Options options(info.name, info.summary);
+  options.custom_help("[OPTIONS]");
+  options.positional_help(info.usage);
+  cli::Options table(options, whole ? nullptr : &named);
+  declare(table);
+  // the options of every tool, last in --help
+  bool help = false, version = false, completion = false;
+  table.flag("q,quiet", "say nothing when the answer is no (exit 1)", g_quiet)
+      .flag("h,help", "print this help and exit", help)
+      .flag("V,version", "print the version and exit", version);
+  options.add_options("hidden")("completion-helper", "list the options for completion scripts",
+                                cxxopts::value<bool>(completion))("args", "operands",
+                                                                  cxxopts::value<std::vector<std::string>>());
+  options.parse_positional("args");
+  auto result = options.parse(argc, argv);
+  if (help) {
+    std::fputs(options.help({""}).c_str(), stdout);
+    std::fputs(fmt::format("\nExit status: 0 done, 1 no, 2 usage, 3 bad data, 4 system error.\n"
+                           "See {}(1) and loopkit(7).\n",
+                           info.name)
+                   .c_str(),
+               stdout);
+    return 0;
+  }
+  if (version) {
+    std::fputs(fmt::format("{} (loopkit) {}\n", info.name, LOOPKIT_VERSION).c_str(), stdout);
+    return 0;
+  }
+  if (completion) {
+    print_completion_helper(options);
+    return 0;
+  }
+  check_clock_override();
+  if (result.count("args")) args.operands = result["args"].as<std::vector<std::string>>();
+  for (const auto& kv : result.arguments()) args.ordered.emplace_back(kv.key(), kv.value());
+  return run(args);
+}
+}  // namespace
+
+int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<void(cli::Options&)>& declare,
+             const std::function<int(const Args&)>& run) {
   g_program = info.name;
+  g_quiet = false;  // bound to -q, and set only when it is given
   int code = 0;
   try {
     // "-- COMMAND..." is the tool's command, never options of its own
@@ -92,34 +286,20 @@ int run_tool(const ToolInfo& info, int argc, char** argv, AddOptions add, int (*
         }
       }
     }
-    cxxopts::Options options(info.name, info.summary);
-    options.custom_help("[OPTIONS]");
-    options.positional_help(info.usage);
-    add(options);
-    options.add_options()("q,quiet", "say nothing when the answer is no (exit 1)")(
-        "h,help", "print this help and exit")("version", "print the version and exit");
-    options.add_options("hidden")("completion-helper", "list the options for completion scripts")(
-        "args", "operands", cxxopts::value<std::vector<std::string>>());
-    options.parse_positional("args");
-    auto result = options.parse(own_argc, argv);
-    if (result.count("help")) {
-      std::fputs(options.help({""}).c_str(), stdout);
-      std::fputs(fmt::format("\nExit status: 0 done, 1 no, 2 usage, 3 bad data, 4 system error.\n"
-                             "See {}(1) and loopkit(7).\n",
-                             info.name)
-                     .c_str(),
-                 stdout);
-    } else if (result.count("version")) {
-      std::fputs(fmt::format("{} (loopkit) {}\n", info.name, LOOPKIT_VERSION).c_str(), stdout);
-    } else if (result.count("completion-helper")) {
-      print_completion_helper(options);
-    } else {
-      g_quiet = result.count("quiet") > 0;
+    Args args{{}, std::move(command), {}};
+    if (names_no_option(own_argc, argv)) {
+      // Most calls give operands only (state-get FILE PATH): building the
+      // option table (cxxopts, and the C++ locale it sets up) would be three
+      // quarters of a small tool's start-up, and parsing by it would leave
+      // the config as it is.
+      for (int i = 1; i < own_argc; ++i) {
+        args.operands.emplace_back(argv[i]);
+        args.ordered.emplace_back("args", argv[i]);
+      }
       check_clock_override();
-      Args args{result, {}, std::move(command), {}};
-      if (result.count("args")) args.operands = result["args"].as<std::vector<std::string>>();
-      for (const auto& kv : result.arguments()) args.ordered.emplace_back(kv.key(), kv.value());
-      code = body(args, ctx);
+      code = run(args);
+    } else {
+      code = parse_and_run(info, own_argc, argv, declare, run, args);
     }
   } catch (const cxxopts::exceptions::exception& e) {
     cli::say(plain_message(e.what()));

@@ -1,8 +1,10 @@
 // The one entry point of every tool: options, help, version, completion
-// lists, and the top-level handler that turns errors into "TOOL: message"
-// and the contract's exit codes.
+// lists, the "no" answer, and the top-level handler that turns errors into
+// "TOOL: message" and the exit codes of sys/error.hpp.
 #pragma once
 #include <cxxopts.hpp>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,13 +15,12 @@ namespace loopkit {
 
 struct ToolInfo {
   const char* name;
-  const char* summary;  // one line, for --help and the man page's NAME
-  const char* usage;    // operands, e.g. "FILE PATH..."
+  const char* summary;         // one line, for --help and the man page's NAME
+  const char* usage;           // operands, e.g. "FILE PATH..."
   bool takes_command = false;  // "-- COMMAND..." ends the tool's own arguments
 };
 
 struct Args {
-  const cxxopts::ParseResult& opts;
   std::vector<std::string> operands;
   std::vector<std::string> command;  // after "--" when the tool takes one
   // options and operands in command-line order, as (option long name, value);
@@ -33,6 +34,11 @@ bool quiet();
 void out(std::string_view text);      // to stdout
 void warn(std::string_view message);  // "TOOL: warning: message"
 void say(std::string_view message);   // "TOOL: message" on stderr
+// The "no" answer (exit 1), returned rather than thrown: says "TOOL:
+// message" unless -q was given, and returns 1 for the tool to return. A
+// held lock is the common case for contenders, and a static binary's first
+// throw costs ~16M instructions (the unwinder sorts every FDE).
+int no(std::string_view message);
 // a parsed integer or number option, range-checked (exit 2)
 long long integer(const std::string& text, std::string_view option, long long min, long long max);
 // The largest SECONDS (or other decimal) an option takes: bigger waits are
@@ -40,28 +46,67 @@ long long integer(const std::string& text, std::string_view option, long long mi
 inline constexpr double max_number = 1e9;
 // a finite decimal from min to max; "nan", "inf" and "" are exit 2
 double number(const std::string& text, std::string_view option, double min, double max = max_number);
-// --pid PID, else the tool's parent: the shell that called it
-long long owner_pid(const cxxopts::ParseResult& opts);
+// --pid PID when given, else the tool's parent: the shell that called it
+pid_t owner_pid(const std::optional<long long>& pid);
+
+// The table of a tool's options: each declared once, with its help, its
+// argument's name and the field of the tool's config that it sets. --help
+// and --completion-helper (and so the completions) are printed from it.
+// Values are checked and stored as cxxopts parses them, in command-line
+// order, so a repeatable option can append to a list in that order.
+class Options {
+public:
+  using Set = std::function<void(const std::string&)>;
+  // What a command line names: "--long" and "--long=V" names, and every
+  // letter of each "-xyz". Declared options it does not name are left out
+  // of the table, which then costs what the call uses; a name that is no
+  // option still reaches cxxopts' error. Without it, the whole table.
+  struct Named {
+    std::vector<std::string_view> longs;
+    std::string shorts;
+  };
+  explicit Options(cxxopts::Options& table, const Named* named = nullptr) : table_(table), named_(named) {}
+
+  // names: "l,long" or "long"; arg: the argument's name in --help
+  Options& flag(const std::string& names, const std::string& help, bool& field);
+  Options& flag(const std::string& names, const std::string& help, std::function<void()> on);
+  Options& value(const std::string& names, const std::string& help, const std::string& arg, Set set);
+  Options& text(const std::string& names, const std::string& help, const std::string& arg, std::string& field);
+  Options& text(const std::string& names, const std::string& help, const std::string& arg,
+                std::optional<std::string>& field);
+  Options& number(const std::string& names, const std::string& help, const std::string& arg, double& field, double min,
+                  double max = max_number);
+  Options& number(const std::string& names, const std::string& help, const std::string& arg,
+                  std::optional<double>& field, double min, double max = max_number);
+  Options& integer(const std::string& names, const std::string& help, const std::string& arg, long long& field,
+                   long long min, long long max);
+  Options& integer(const std::string& names, const std::string& help, const std::string& arg,
+                   std::optional<long long>& field, long long min, long long max);
+  // Read back from Args::ordered instead of bound: for a tool
+  // whose operands and options are one sequence (state-set's edits).
+  Options& unbound(const std::string& names, const std::string& help, const std::string& arg = "",
+                   bool repeatable = false);
+
+private:
+  bool named(const std::string& names) const;
+  cxxopts::Options& table_;
+  const Named* named_;
+};
 }  // namespace cli
 
-using AddOptions = void (*)(cxxopts::Options&);
-
-int run_tool(const ToolInfo& info, int argc, char** argv, AddOptions add, int (*body)(const Args&, void*),
-             void* ctx);
+// Parses argv by the table that declare builds (binding the fields of a
+// config that lives as long as the call), then runs run on the config, the
+// operands and the command; help, version, usage errors and exceptions are
+// handled here, once for every tool.
+int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<void(cli::Options&)>& declare,
+             const std::function<int(const Args&)>& run);
 
 template <class Config>
-int tool_main(const ToolInfo& info, int argc, char** argv, AddOptions add, Config (*parse)(const Args&),
-              int (*run)(const Config&)) {
-  struct Fns {
-    Config (*parse)(const Args&);
-    int (*run)(const Config&);
-  } fns{parse, run};
-  return run_tool(info, argc, argv, add,
-                  [](const Args& a, void* ctx) {
-                    auto* f = static_cast<Fns*>(ctx);
-                    return f->run(f->parse(a));
-                  },
-                  &fns);
+int tool_main(const ToolInfo& info, int argc, char** argv, void (*declare)(cli::Options&, Config&),
+              int (*run)(Config&, const Args&)) {
+  Config config{};
+  return run_tool(
+      info, argc, argv, [&](cli::Options& o) { declare(o, config); }, [&](const Args& a) { return run(config, a); });
 }
 
 }  // namespace loopkit

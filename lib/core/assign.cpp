@@ -4,8 +4,6 @@
 
 #include <cmath>
 
-#include "core/edit.hpp"
-#include "core/jsontext.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 
@@ -19,8 +17,7 @@ json::value operand_json(std::string_view text, std::string_view whole, json::Li
   } catch (const Error& e) {
     std::string why = e.what();
     auto p = why.find("not valid JSON");
-    fail_usage(fmt::format("malformed assignment {}: {}", quoted(whole),
-                           p == std::string::npos ? why : why.substr(p)));
+    fail_usage(fmt::format("malformed assignment {}: {}", quoted(whole), p == std::string::npos ? why : why.substr(p)));
   }
 }
 
@@ -79,24 +76,11 @@ json::value number_sum(const json::value& a, const json::value& b, const Path& w
   return s;
 }
 
-// A stand-in on an edit's way becomes its value (a container: a shell of
-// stand-ins for its items) before the edit looks into it.
-void open(json::value& v, const JsonText* text) {
-  if (text && is_stand_in(v)) v = open_stand_in(*text, v);
-}
-
-bool holds_null(const json::value& v, const JsonText* text) {
-  if (text && is_stand_in(v)) return text->at(stand_in_offset(v)) == 'n';
-  return v.is_null();
-}
-
-// the slot the path names, creating what is missing on the way; the slot
-// itself may still be a stand-in
-json::value& slot(json::value& doc, const Path& p, const JsonText* text) {
+// the slot the path names, creating what is missing on the way
+json::value& slot(json::value& doc, const Path& p) {
   json::value* cur = &doc;
   for (std::size_t i = 0; i < p.segments.size(); ++i) {
     const auto& seg = p.segments[i];
-    open(*cur, text);
     if (seg.kind == Segment::key) {
       if (cur->is_null()) *cur = json::object();
       if (!cur->is_object())
@@ -121,7 +105,7 @@ json::value& slot(json::value& doc, const Path& p, const JsonText* text) {
   return *cur;
 }
 
-void remove_at(json::value& doc, const Path& p, const JsonText* text) {
+void remove_at(json::value& doc, const Path& p) {
   if (p.segments.empty()) {
     doc = json::object();
     return;
@@ -129,11 +113,9 @@ void remove_at(json::value& doc, const Path& p, const JsonText* text) {
   json::value* cur = &doc;
   for (std::size_t i = 0; i + 1 < p.segments.size(); ++i) {
     const auto& seg = p.segments[i];
-    open(*cur, text);
     if (cur->is_null()) return;
     if (seg.kind == Segment::key) {
-      if (!cur->is_object())
-        fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_name(*cur)));
+      if (!cur->is_object()) fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_name(*cur)));
       cur = cur->get_object().if_contains(seg.name);
       if (!cur) return;
     } else if (seg.kind == Segment::elem) {
@@ -148,7 +130,6 @@ void remove_at(json::value& doc, const Path& p, const JsonText* text) {
     }
   }
   const auto& last = p.segments.back();
-  open(*cur, text);
   if (cur->is_null()) return;
   if (last.kind == Segment::key) {
     if (!cur->is_object()) fail_data(fmt::format("{}: cannot delete a member of a {}", p.text, type_name(*cur)));
@@ -200,8 +181,8 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
     e.op = Edit::set_if_missing;
     rest.remove_prefix(2);
   } else {
-    fail_usage(fmt::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, []= or []:= after the path",
-                           quoted(text)));
+    fail_usage(
+        fmt::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, []= or []:= after the path", quoted(text)));
   }
   // a file holding invalid UTF-8 could never be read back
   if (!json_value && !json::is_utf8(rest))
@@ -240,48 +221,28 @@ Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds) {
   return e;
 }
 
-namespace {
-
-void apply_on(json::value& doc, const Edit& e, const JsonText* text) {
+void apply(json::value& doc, const Edit& e) {
   if (e.op == Edit::remove) {
-    remove_at(doc, e.path, text);
+    remove_at(doc, e.path);
     return;
   }
-  json::value& v = slot(doc, e.path, text);
+  json::value& v = slot(doc, e.path);
   switch (e.op) {
     case Edit::set: v = e.operand; break;
     case Edit::set_if_missing:
-      // a value that stays is not opened: its text stays as it is
-      if (holds_null(v, text)) v = e.operand;
+      if (v.is_null()) v = e.operand;
       break;
     case Edit::add:
-      open(v, text);
       if (v.is_null()) v = 0;
       if (!json::is_numeric(v)) fail_data(fmt::format("{}: cannot add to a {}", e.path.text, type_name(v)));
       v = number_sum(v, e.operand, e.path);
       break;
     case Edit::append:
-      open(v, text);
       if (v.is_null()) v = json::array();
       if (!v.is_array()) fail_data(fmt::format("{}: cannot append to a {}", e.path.text, type_name(v)));
       v.get_array().push_back(e.operand);
       break;
     case Edit::remove: break;
-  }
-}
-
-}  // namespace
-
-void apply(json::value& doc, const Edit& e) { apply_on(doc, e, nullptr); }
-void apply(json::value& doc, const Edit& e, const JsonText& text) { apply_on(doc, e, &text); }
-
-const json::value* value_at(const json::value& doc, const Path& path) {
-  static const json::value null_value;
-  try {
-    auto found = lookup(doc, path);
-    return found.size() == 1 && found[0] ? found[0] : &null_value;
-  } catch (const Error&) {
-    return &null_value;  // through a scalar: nothing there
   }
 }
 

@@ -1,4 +1,4 @@
-// Changes to a document: the assignments of CONTRACT.md section 4 and the
+// Changes to a document: the assignments of loopkit(7), ASSIGNMENTS, and the
 // --delete/--now/--epoch options, applied to a Boost.JSON value.
 #pragma once
 #include <cstdint>
@@ -24,21 +24,16 @@ struct Edit {
 // Number literals keep their text (`:=1e2` is written `1e2`).
 Edit parse_assignment(std::string_view text);
 Edit delete_edit(std::string_view path);
-Edit now_edit(std::string_view path, bool epoch);  // the run's instant
+Edit now_edit(std::string_view path, bool epoch);                      // the run's instant
 Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds);  // a given instant (--stream lines)
 
-// Apply one edit; missing objects on the way are created. Through a value of
-// another type: exit 3; so is a sum that overflows. Deleting what is missing
-// does nothing; deleting a duplicated member removes every copy.
+// Apply one edit to a parsed document; missing objects on the way are
+// created. Through a value of another type: exit 3; so is a sum that
+// overflows. Deleting what is missing does nothing. The tools edit text
+// (core/textedit.hpp) with these semantics, and use this on a value alone
+// for the arithmetic of +=; the tests use it as the reference.
 void apply(json::value& doc, const Edit& edit);
-// The same on a document holding stand-ins for the values of `text` (see
-// edit.hpp): those on the edit's way are opened as it goes, so each edit
-// sees the result of the last.
-class JsonText;
-void apply(json::value& doc, const Edit& edit, const JsonText& text);
 
-// The value at a path for --expect/--require (missing reads as null).
-const json::value* value_at(const json::value& doc, const Path& path);
 // "PATH=TEXT" or "PATH:=JSON" as a (path, expected value) pair; exit 2.
 std::pair<Path, json::value> parse_expectation(std::string_view text);
 

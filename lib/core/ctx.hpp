@@ -1,6 +1,8 @@
-// MDAN-AUTO v1.0 context saves (001_7fc93a44833fc18b.txt): the document and
-// its defaults, the phase and token rules, save names, and the save folder
-// (new saves, pruning, finding the newest valid one, restoring artifacts).
+// MDAN-AUTO v1.0 context saves, as man/ctx-save.1.scd and
+// man/ctx-resume.1.scd describe them. One header, four files by what they do:
+// the save format (ctx_format.cpp), saving and the save folder
+// (ctx_save.cpp), resuming (ctx_resume.cpp) and artifacts
+// (ctx_artifacts.cpp).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -16,14 +18,16 @@
 
 namespace loopkit::ctx {
 
-inline constexpr std::array<std::string_view, 8> phase_names{"LOAD", "DISCOVER", "PLAN",   "ARCHITECT",
-                                                             "IMPLEMENT", "TEST", "DEPLOY", "DOC"};
+inline constexpr std::array<std::string_view, 8> phase_names{"LOAD",      "DISCOVER", "PLAN",   "ARCHITECT",
+                                                             "IMPLEMENT", "TEST",     "DEPLOY", "DOC"};
 inline constexpr std::int64_t default_token_limit = 128000;
 inline constexpr std::int64_t default_gzip_over = 1 << 20;
 
 using Warn = std::function<void(const std::string&)>;
 
-// A complete v1.0 document: every field of the seed, phases all pending,
+// ---- the save format (ctx_format.cpp)
+
+// A complete v1.0 document: every field of the format, phases all pending,
 // current LOAD, save_count 0 (stamp() makes it 1).
 json::value fresh_save(const std::string& now_iso);
 
@@ -57,12 +61,17 @@ void add_message(json::value& doc, std::string_view role_text, const std::string
 // JSON lines of message objects (exit 3 otherwise); those without a
 // timestamp get now.
 void add_history(json::value& doc, std::string_view jsonl, std::string_view subject, const std::string& now_iso);
-// "NAME=PATH": context.artifacts.NAME = {file: PATH, content}; a file that is
-// not UTF-8 text is exit 3.
-void add_artifact(json::value& doc, std::string_view name_path);
 // timestamp and metadata.updated_at now, created_at if missing, save_count+1
 void stamp_save(json::value& doc, const std::string& now_iso);
 void count_resume(json::value& doc);
+// The document as a save file holds it: indented JSON, gzipped when gz.
+std::string encode(const json::value& doc, bool gz);
+// Every string and member name is UTF-8, else exit 3 naming where: a save
+// that JSON readers (ctx-resume among them) cannot read back is never written.
+void check_utf8(const json::value& doc);
+using json::is_utf8;
+
+// ---- saving and the save folder (ctx_save.cpp)
 
 // mdan-save-EPOCH[-N].json[.gz]; suffix 1 means none
 struct SaveName {
@@ -77,7 +86,6 @@ std::vector<std::string> saves_newest_first(const std::string& dir);
 std::string join(const std::string& dir, const std::string& name);
 std::string default_dir();  // $TMPDIR or /tmp
 
-std::string encode(const json::value& doc, bool gz);
 // A new save DIR/mdan-save-EPOCH.json[.gz] (-2, -3, ... when the name is
 // taken in either form), linked into place whole and never through a
 // symlink; returns its path.
@@ -96,29 +104,64 @@ std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, c
 // path, or path.gz when only that exists (a save that outgrew --gzip-over)
 std::string existing_save_path(const std::string& path);
 
+// A whole save, as ctx-save makes it: the document (fresh, or --from a
+// save), the changes in command-line order, stamped, checked for UTF-8,
+// redacted, then written: replacing savefile under its lock (as SAVEFILE.gz
+// when it outgrows gzip_over), or as a new default-named save in dir; then
+// the folder pruned to keep saves. Warnings (defaults filled, secrets
+// redacted, artifacts that cannot be restored, pruning) go to warn.
+struct SaveRequest {
+  std::string savefile;  // "": a new mdan-save-EPOCH.json in dir
+  std::string dir;       // "": default_dir()
+  std::string from;      // "": a fresh document
+  // (what, value): phase, tokens, message, history, artifact or set
+  std::vector<std::pair<std::string, std::string>> changes;
+  std::optional<double> if_over;  // save only when token_ratio is at least this
+  std::size_t keep = 0;           // 0: prune nothing
+  long long gzip_over = default_gzip_over;
+};
+struct Saved {
+  std::string path;  // "": not saved, token_ratio is below if_over
+  double token_ratio = 0;
+};
+Saved save(const SaveRequest& request, const Warn& warn);
+
+// ---- resuming (ctx_resume.cpp)
 struct Loaded {
   std::string path;
   json::value doc;
   bool gz = false;
   Fd lock;  // flock on the save while it is read, changed and written back
 };
-// The save at path, locked, shape and version checked: missing exit 1;
-// "-" reads stdin (nothing to lock).
-Loaded load_save(const std::string& path);
+// The save at path, locked, shape and version checked; nullopt when it does
+// not exist. "-" reads stdin (nothing to lock).
+std::optional<Loaded> load_save(const std::string& path);
 // The newest save in dir that reads as one; newer corrupt, empty or
 // unreadable ones are reported through warn and left in place. A newer save
 // of another major version is exit 3, not skipped. None: nullopt.
 std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn);
 
+// A whole resume, as ctx-resume makes it: the save loaded (named, or the
+// newest in dir), its missing fields filled (each a warning), the resume
+// counted and written back under the save's lock unless peek or stdin, its
+// artifacts restored beneath restore, the save removed when remove. nullopt:
+// no such save, or none in dir.
+struct ResumeRequest {
+  std::string savefile;  // "": the newest save in dir; "-": standard input
+  std::string dir;       // "": default_dir()
+  std::string restore;   // "": no artifacts restored
+  bool peek = false;
+  bool remove = false;
+};
+std::optional<Loaded> resume(const ResumeRequest& request, const Warn& warn);
+
+// ---- artifacts (ctx_artifacts.cpp)
+// "NAME=PATH": context.artifacts.NAME = {file: PATH, content}; a file that is
+// not UTF-8 text is exit 3.
+void add_artifact(json::value& doc, std::string_view name_path);
 // Each artifact's content to DIR/its file. Every file name is checked first
 // (absolute, "..", not a string: exit 3, nothing written); symlinks inside
 // DIR are never followed (exit 4). Returns how many were written.
 std::size_t restore_artifacts(const json::value& doc, const std::string& dir);
-
-// Every string and member name is UTF-8, else exit 3 naming where: a save
-// that JSON readers (ctx-resume among them) cannot read back is never written.
-void check_utf8(const json::value& doc);
-
-using json::is_utf8;
 
 }  // namespace loopkit::ctx

@@ -308,23 +308,24 @@ bool follow(const std::string& path, const Printer& p, bool any) {
 
 }  // namespace
 
-bool show(const std::string& path, const ShowOptions& opt, const Sink& sink, const Sink& warn) {
+Shown show(const std::string& path, const ShowOptions& opt, const Sink& sink, const Sink& warn) {
+  auto shown = [](bool any) { return any ? Shown::selected : Shown::none; };
   Printer p{path, opt, sink, warn};
   if (opt.follow) {
     struct stat st {};
-    if (!open_to_read(path, st)) fail_no("no such event log " + loopkit::quoted(path));
-    return follow(path, p, false);
+    if (!open_to_read(path, st)) return Shown::no_file;
+    return shown(follow(path, p, false));
   }
   auto view = view_file_if_exists(path);
-  if (!view) fail_no("no such event log " + loopkit::quoted(path));
+  if (!view) return Shown::no_file;
   std::string_view text = view->view();
   std::size_t end = text.rfind('\n');
   end = end == std::string_view::npos ? 0 : end + 1;
   if (end < text.size()) p.bad(end, true);
-  if (opt.since || opt.last) return print_backward(text, end, p);
+  if (opt.since || opt.last) return shown(print_backward(text, end, p));
   bool any = false;
   print_forward(text.substr(0, end), 0, p, any);
-  return any;
+  return shown(any);
 }
 
 std::string text_of(const json::object& o) {

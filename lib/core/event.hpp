@@ -32,8 +32,7 @@ struct AppendRequest {
   bool sync = true;
 };
 // The event's line (with its newline) for a given seq and time.
-std::string line_text(int64_t seq, std::string_view ts, std::string_view session,
-                      const AppendRequest& request);
+std::string line_text(int64_t seq, std::string_view ts, std::string_view session, const AppendRequest& request);
 // The seq after the last one in a log whose last bytes are tail (the whole
 // log when whole): the last complete line's seq, or a torn last line's when
 // its "seq" member made it to the disk, plus one. nullopt: the tail does not
@@ -52,15 +51,16 @@ struct ShowOptions {
   std::optional<size_t> last;    // only the newest N (of those selected)
   std::vector<std::string> types;
   std::string session;
-  bool json = false;   // the lines as stored; else one readable line each
+  bool json = false;    // the lines as stored; else one readable line each
   bool follow = false;  // then wait for new events until a signal
-  double poll = 0.2;   // seconds between looks at a followed file
+  double poll = 0.2;    // seconds between looks at a followed file
 };
 using Sink = std::function<void(std::string_view)>;
 // Prints the selected events; a line that is not an event (a torn last line
-// after a crash) is skipped with a warning. false: nothing was selected.
-// Missing file: exit 1. With follow, returns only when a signal arrives.
-bool show(const std::string& path, const ShowOptions& options, const Sink& sink, const Sink& warn);
+// after a crash) is skipped with a warning. With follow, returns only when
+// a signal arrives.
+enum class Shown { selected, none, no_file };
+Shown show(const std::string& path, const ShowOptions& options, const Sink& sink, const Sink& warn);
 // "SEQ TS TYPE SESSION key=value ...", strings bare unless they hold spaces
 std::string text_of(const json::object& event);
 

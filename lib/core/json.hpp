@@ -32,28 +32,35 @@ enum class Literals { none, big_integers, as_written };
 value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage = {},
             Literals keep = Literals::none);
 // Zero or more documents one after another (JSON lines, concatenated JSON).
-std::vector<value> parse_many(std::string_view text, std::string_view subject,
-                              boost::json::storage_ptr storage = {}, Literals keep = Literals::none);
+std::vector<value> parse_many(std::string_view text, std::string_view subject, boost::json::storage_ptr storage = {},
+                              Literals keep = Literals::none);
 
 // A number kept as its JSON text: a string value no data can hold by chance
-// (NUL and a per-run random tag before the text), which the serializer
+// (0xFF, which no UTF-8 text holds, and a per-run random tag before the text), which the serializer
 // writes as the bare literal.
 value number_literal(std::string_view text, boost::json::storage_ptr storage = {});
 bool is_number_literal(const value& v);
 std::string_view literal_text(const value& v);  // v must be a number literal
 bool is_numeric(const value& v);                // a number or a number literal
+// The double nearest to a JSON number's text, as strtod rounds it (±inf
+// past the range, ±0 below it); Boost.JSON 1.81's own may be one unit in
+// the last place off on long texts
+double nearest_double(std::string_view number_text);
+// Equal as JSON values: numbers by value (100, 1e2, 100.0; 0 and -0), objects
+// whatever their order. How --expect and --require compare.
+bool equal(const value& a, const value& b);
 // Containers nested in v, itself included: 0 for a scalar, 1 for [] or [1].
 std::size_t depth(const value& v);
 
 struct Layout {
-  bool pretty = true;            // members on their own lines
-  std::string indent = "  ";     // one level, when pretty
+  bool pretty = true;         // members on their own lines
+  std::string indent = "  ";  // one level, when pretty
   bool space_after_colon = true;
   bool space_after_comma = false;  // compact layouts only ("a": 1, "b": 2)
   bool final_newline = true;
 };
-Layout default_layout();                    // 2 spaces, as jq writes
-Layout compact_layout();                    // one line, no spaces
+Layout default_layout();                      // 2 spaces, as jq writes
+Layout compact_layout();                      // one line, no spaces
 Layout detect_layout(std::string_view text);  // of an existing document's text
 
 // The whole document in a layout (with the final newline if the layout has one).
@@ -63,7 +70,7 @@ std::string to_text(const value& v, const Layout& layout);
 using WriteHook = bool (*)(std::string& out, const value& v, const void* context);
 void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent,
                  WriteHook hook = nullptr, const void* context = nullptr);
-std::string compact(const value& v);  // one line, no spaces: {"a":1}
+std::string compact(const value& v);    // one line, no spaces: {"a":1}
 std::string quote(std::string_view s);  // a JSON string literal
 // well-formed UTF-8: no overlong forms, surrogates or code points past U+10FFFF
 bool is_utf8(std::string_view s);

@@ -11,6 +11,8 @@
 #include "sys/error.hpp"
 #include "sys/file.hpp"
 #include "sys/folder.hpp"
+#include "sys/interrupt.hpp"
+#include "sys/link.hpp"
 #include "sys/proc.hpp"
 
 // Why takeover and reaping are race-free
@@ -115,11 +117,14 @@ void replace_lock_under_flock(const std::string& path, const json::object& recor
 }
 
 json::object refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every) {
-  json::object o = lock.record.bare_pid ? new_lock_record(std::string(lock.record.session), owner, now)
-                                        : lock.record.fields;
+  json::object o =
+      lock.record.bare_pid ? new_lock_record(std::string(lock.record.session), owner, now) : lock.record.fields;
   o["heartbeat"] = iso8601_utc(now);
   o["heartbeat_epoch"] = now;
-  if (every) o["heartbeat_every"] = *every;
+  if (every) {
+    o["heartbeat_every"] = *every;
+    o["heartbeat_pid"] = getpid();  // the beater, for release_lock's mark
+  }
   return o;
 }
 }  // namespace
@@ -188,6 +193,8 @@ Owner owner_process(pid_t pid) {
   if (!is_pid_alive(pid)) return {pid, std::nullopt};  // a zombie has a start time, but is no owner
   return {pid, process_start_time(pid)};
 }
+
+bool is_owner_running(const Owner& owner) { return is_same_process_alive(owner.pid, owner.start); }
 
 Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
   Verdict v;
@@ -282,7 +289,8 @@ AcquireResult acquire_lock(const std::string& path, const AcquireRequest& req) {
   const double deadline = monotonic_seconds() + req.wait_seconds;
   // Jittered exponential backoff, so waiters spread out instead of
   // stampeding the folder's flock at the same instants.
-  std::minstd_rand jitter(static_cast<unsigned>(getpid()) ^ static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
+  std::minstd_rand jitter(static_cast<unsigned>(getpid()) ^
+                          static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
   double backoff = 0.01;
   for (;;) {
     AcquireResult res = try_acquire(path, mine, req);
@@ -301,8 +309,7 @@ AcquireResult acquire_lock(const std::string& path, const AcquireRequest& req) {
   }
 }
 
-RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now,
-                                std::optional<double> every) {
+RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now, std::optional<double> every) {
   RefreshResult res;
   // A lock that is missing or not ours now cannot become ours behind our
   // back, so only a "yes" needs the flock and a second look.
@@ -319,27 +326,66 @@ RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int
     res.outcome = RefreshResult::not_ours;
     return res;
   }
-  replace_lock_under_flock(path, refreshed_record(res.holder, owner, now, every), res.holder.text);
+  json::object written = refreshed_record(res.holder, owner, now, every);
+  replace_lock_under_flock(path, written, res.holder.text);
   res.outcome = RefreshResult::refreshed;
+  res.started_at = string_member(written, "started_at");
   return res;
+}
+
+std::string released_mark_path(const std::string& path) {
+  std::string dir = dir_name(path);
+  return (dir == "." && path.find('/') == std::string::npos ? "" : dir + "/") + "." + base_name(path) + ".released";
+}
+
+namespace {
+// Whether the owner released the lock taken at taken_at (its started_at):
+// the mark its release left names that lock. The mark is removed then, best
+// effort; one that cannot be read (a link planted there) is no mark.
+bool take_released_mark(const std::string& path, const Owner& owner, const std::string& taken_at) {
+  try {
+    const std::string mark = released_mark_path(path);
+    LockFile m = read_lock_file(mark);
+    if (m.state != LockFile::readable || !is_lock_ours(m.record, owner) ||
+        string_member(m.record.fields, "started_at") != taken_at)
+      return false;
+    remove_file_if_same(mark, m.id);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+}  // namespace
+
+RefreshResult keep_heartbeat(const std::string& path, const Owner& owner, double every) {
+  std::optional<std::string> taken_at;  // started_at of the lock last refreshed
+  for (;;) {
+    RefreshResult r = refresh_heartbeat(path, owner, current_epoch(), every);
+    if (r.outcome == RefreshResult::refreshed) {
+      taken_at = r.started_at;
+    } else if (taken_at && take_released_mark(path, owner, *taken_at)) {
+      r.outcome = RefreshResult::released;
+      return r;
+    }
+    if (r.outcome != RefreshResult::refreshed || termination_signal() || wait_for_exit(owner.pid, every) ||
+        termination_signal() || !is_same_process_alive(owner.pid, owner.start))
+      return r;
+  }
 }
 
 namespace {
 // Unlink what was read under the folder's flock, and nothing else.
 bool remove_lock_read(const std::string& path, const LockFile& lock) {
   switch (remove_file_if_same(path, lock.id)) {
-    case Removal::removed:
-      return true;
-    case Removal::missing:
-      return false;
-    case Removal::changed:
-      break;
+    case Removal::removed: return true;
+    case Removal::missing: return false;
+    case Removal::changed: break;
   }
   fail(Exit::system, "cannot remove " + quoted(path) + ": it was replaced while being checked");
 }
 }  // namespace
 
-Released release_lock(const std::string& path, const Owner& owner, bool force) {
+Released release_lock(const std::string& path, const Owner& owner, bool force, bool mark_released) {
   LockFile lock = read_lock_file(path);
   if (lock.state == LockFile::missing) return Released::missing;
   auto ours = [&](const LockFile& l) { return l.state == LockFile::readable && is_lock_ours(l.record, owner); };
@@ -348,6 +394,21 @@ Released release_lock(const std::string& path, const Owner& owner, bool force) {
   lock = read_lock_file(path);  // forced too: only a file looked at under the flock goes
   if (lock.state == LockFile::missing) return Released::missing;
   if (!force && !ours(lock)) return Released::not_ours;
+  // Written before the unlink, so that a beater that finds the lock gone
+  // finds the mark too. Only a hint: not synced, and a failure to write it
+  // (a link planted at its name, a full disk) leaves the beater to say
+  // "no lock" as for a lock deleted under it, never stops the release.
+  // Only for a beater of its own (not the owner beating for itself, as
+  // lock-acquire -- COMMAND does) still running: one stopped first leaves
+  // no mark behind.
+  auto beater = integer_member(lock.record.fields, "heartbeat_pid");
+  if (mark_released && ours(lock) && lock.record.heartbeat_every && beater && *beater > 0 && *beater <= INT_MAX &&
+      *beater != lock.record.pid && is_pid_alive(static_cast<pid_t>(*beater))) {
+    try {
+      write_file_atomic(released_mark_path(path), lock.text, {.mode = 0644, .sync = false, .follow_symlink = false});
+    } catch (const Error&) {
+    }
+  }
   return remove_lock_read(path, lock) ? Released::removed : Released::missing;
 }
 
@@ -356,12 +417,14 @@ ReapResult look_for_reaping(const std::string& path, const StalePolicy& policy) 
   ReapResult res;
   res.lock = read_lock_file(path);
   if (res.lock.state == LockFile::missing) return res;
-  // never removed: it may be another tool's lock caught half-written
-  if (res.lock.state == LockFile::unreadable) {
+  res.verdict = judge_lock(res.lock, policy);
+  // An unreadable file may be another tool's lock caught half-written: it
+  // goes only once unchanged (by mtime) for longer than stale_after, which
+  // judge_lock counts for it only when the caller gave one.
+  if (res.lock.state == LockFile::unreadable && !res.verdict.stale) {
     res.outcome = ReapResult::unreadable;
     return res;
   }
-  res.verdict = judge_lock(res.lock, policy);
   res.outcome = res.verdict.stale ? ReapResult::stale : ReapResult::live;
   return res;
 }
@@ -397,6 +460,10 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
   return files;
 }
 
+bool names_one_lock(const std::vector<std::string>& operands) {
+  return operands.size() == 1 && !is_folder(operands[0]);
+}
+
 std::string session_of_path(const std::string& path) {
   std::string name = base_name(path);
   if (name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0) name.resize(name.size() - 5);
@@ -423,14 +490,14 @@ std::string describe_lock(const std::string& file, const LockFile& lock, const V
   std::string state = state_name(lock, verdict);
   std::string line = file + ": " + state;
   if (verdict.stale) line += " (" + verdict.reason + ")";
-  if (lock.state == LockFile::unreadable) return line + (verdict.stale ? ": " : " (") + lock.problem + (verdict.stale ? "" : ")");
+  if (lock.state == LockFile::unreadable)
+    return line + (verdict.stale ? ": " : " (") + lock.problem + (verdict.stale ? "" : ")");
   if (lock.state == LockFile::missing) return line;
   line += ", " + describe_owner(lock.record);
   if (lock.record.heartbeat_epoch && verdict.age)
     line += fmt::format(", {} {}s ago", lock.record.has_heartbeat ? "heartbeat" : "no heartbeat, taken",
                         std::max<int64_t>(0, *verdict.age));
-  else
-    line += ", no heartbeat";
+  else line += ", no heartbeat";
   return line;
 }
 
@@ -438,12 +505,16 @@ std::string lock_json(const std::string& file, const LockFile& lock, const Verdi
   json::object o = lock.state == LockFile::readable ? lock.record.fields : json::object();
   o["file"] = file;
   o["state"] = state_name(lock, verdict);
-  if (verdict.stale)
-    o["reason"] = verdict.reason;
-  else if (lock.state == LockFile::unreadable)
-    o["reason"] = lock.problem;
+  if (verdict.stale) o["reason"] = verdict.reason;
+  else if (lock.state == LockFile::unreadable) o["reason"] = lock.problem;
+  if (verdict.stale && lock.state == LockFile::unreadable) o["problem"] = lock.problem;
   if (verdict.age) o["age"] = *verdict.age;
   return json::compact(o);
+}
+
+std::string describe_not_ours(const std::string& file, pid_t pid, const LockFile* holder) {
+  if (!holder) return fmt::format("no lock {}", quoted(file));
+  return fmt::format("{} is not ours (pid {}): {}", quoted(file), pid, describe_holder(*holder));
 }
 
 std::string describe_holder(const LockFile& lock) {
@@ -454,7 +525,8 @@ std::string describe_holder(const LockFile& lock) {
   if (!r.session.empty()) s += " (session " + quoted(r.session) + ")";
   std::string since = string_member(r.fields, "started_at");
   if (!since.empty()) s += " since " + since;
-  if (r.heartbeat_epoch) s += fmt::format(", last heartbeat {}s ago", std::max<int64_t>(0, now_epoch() - *r.heartbeat_epoch));
+  if (r.heartbeat_epoch)
+    s += fmt::format(", last heartbeat {}s ago", std::max<int64_t>(0, now_epoch() - *r.heartbeat_epoch));
   return s;
 }
 

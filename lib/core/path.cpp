@@ -10,11 +10,21 @@ namespace {
 
 bool ends_bare_name(char c) {
   switch (c) {
-    case '.': case '[': case ']': case '=': case ':': case '+': case '?': case '!':
-    case ' ': case '\t': case '\n': case '\r': case '\f': case '\v':
-      return true;
-    default:
-      return false;
+    case '.':
+    case '[':
+    case ']':
+    case '=':
+    case ':':
+    case '+':
+    case '?':
+    case '!':
+    case ' ':
+    case '\t':
+    case '\n':
+    case '\r':
+    case '\f':
+    case '\v': return true;
+    default: return false;
   }
 }
 
@@ -194,60 +204,13 @@ const char* type_name(const json::value& v) {
   }
 }
 
-std::vector<const json::value*> lookup(const json::value& doc, const Path& path) {
-  std::vector<const json::value*> cur{&doc}, next;
-  for (const auto& seg : path.segments) {
-    next.clear();
-    for (const json::value* v : cur) {
-      if (!v || v->is_null()) {
-        next.push_back(nullptr);
-        continue;
-      }
-      switch (seg.kind) {
-        case Segment::key:
-          if (!v->is_object())
-            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), type_name(*v)));
-          next.push_back(v->get_object().if_contains(seg.name));
-          break;
-        case Segment::elem: {
-          if (!v->is_array())
-            fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, type_name(*v), seg.index));
-          const auto& a = v->get_array();
-          long long n = static_cast<long long>(a.size());
-          long long i = seg.index < 0 ? n + seg.index : seg.index;
-          next.push_back(i >= 0 && i < n ? &a[static_cast<std::size_t>(i)] : nullptr);
-          break;
-        }
-        case Segment::all:
-          if (v->is_array()) {
-            for (const auto& e : v->get_array()) next.push_back(&e);
-          } else if (v->is_object()) {
-            for (const auto& kv : v->get_object()) next.push_back(&kv.value());
-          } else {
-            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, type_name(*v)));
-          }
-          break;
-      }
-    }
-    std::swap(cur, next);
-  }
-  return cur;
-}
-
-}  // namespace loopkit
-
-#include <unordered_map>
-
-#include "core/jsontext.hpp"
-
-namespace loopkit {
-
 const char* text_type_name(char c) {
   switch (c) {
     case '{': return "object";
     case '[': return "array";
     case '"': return "string";
-    case 't': case 'f': return "boolean";
+    case 't':
+    case 'f': return "boolean";
     case 'n': return "null";
     default: return "number";
   }
@@ -262,57 +225,6 @@ std::string path_prefix_text(const Path& p, std::size_t upto) {
     else s += "[]";
   }
   return s.empty() ? "." : s;
-}
-
-std::vector<std::optional<Span>> lookup_spans(const JsonText& jt, const Path& path) {
-  std::size_t root = jt.root();
-  std::vector<std::optional<Span>> cur{Span{root, jt.skip_value(root)}}, next;
-  for (const auto& seg : path.segments) {
-    next.clear();
-    for (const auto& s : cur) {
-      if (!s || jt.at(s->begin) == 'n') {
-        next.emplace_back();
-        continue;
-      }
-      char c = jt.at(s->begin);
-      switch (seg.kind) {
-        case Segment::key: {
-          if (c != '{')
-            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type_name(c)));
-          auto m = jt.member(s->begin, seg.name);
-          next.push_back(m ? std::optional<Span>(Span{m->value, m->end}) : std::nullopt);
-          break;
-        }
-        case Segment::elem: {
-          if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type_name(c), seg.index));
-          const auto& its = jt.items(s->begin);
-          long long n = static_cast<long long>(its.size());
-          long long i = seg.index < 0 ? n + seg.index : seg.index;
-          if (i >= 0 && i < n) next.push_back(Span{its[i].value, its[i].end});
-          else next.emplace_back();
-          break;
-        }
-        case Segment::all:
-          if (c != '[' && c != '{')
-            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type_name(c)));
-          if (c == '[') {
-            for (const auto& it : jt.items(s->begin)) next.push_back(Span{it.value, it.end});
-          } else {
-            // a name given twice is listed once, where it first stands, with
-            // its last value: as jq (and a parsed document) has it
-            std::unordered_map<std::string, std::size_t> at;
-            for (const auto& it : jt.items(s->begin)) {
-              auto [slot, fresh] = at.try_emplace(jt.key_name(it), next.size());
-              if (fresh) next.push_back(Span{it.value, it.end});
-              else next[slot->second] = Span{it.value, it.end};
-            }
-          }
-          break;
-      }
-    }
-    std::swap(cur, next);
-  }
-  return cur;
 }
 
 }  // namespace loopkit

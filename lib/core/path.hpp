@@ -1,4 +1,4 @@
-// The path syntax of CONTRACT.md section 2: .a.b, ["k"], [3], [-1], [].
+// The path syntax of loopkit(7), PATHS: .a.b, ["k"], [3], [-1], [].
 #pragma once
 #include <optional>
 #include <string>
@@ -11,8 +11,8 @@ namespace loopkit {
 
 struct Segment {
   enum Kind { key, elem, all } kind;  // .name, [N], []
-  std::string name;     // key
-  long long index = 0;  // index, negative from the end
+  std::string name;                   // key
+  long long index = 0;                // index, negative from the end
 };
 
 struct Path {
@@ -29,11 +29,6 @@ Path parse_path(std::string_view text);
 // cannot continue it (an assignment operator); returns the characters used.
 std::size_t parse_path_prefix(std::string_view text, Path& out);
 
-// Every value the path names ([] expands); nullptr where a member or element
-// is missing or a value on the way is null. Indexing into a string, number
-// or boolean is exit 3.
-std::vector<const json::value*> lookup(const json::value& doc, const Path& path);
-
 // "string", "number", "object", ... for messages
 const char* type_name(const json::value& v);
 // the same for a value known only by the first byte of its JSON text
@@ -41,14 +36,4 @@ const char* text_type_name(char first);
 // the first `upto` segments of p as text (".a[2]", "." for none), for messages
 std::string path_prefix_text(const Path& p, std::size_t upto);
 
-}  // namespace loopkit
-
-namespace loopkit {
-class JsonText;
-struct Span {
-  std::size_t begin, end;
-};
-// lookup() on text: the spans of the values the path names, nullopt where
-// missing or null on the way; the same errors. Nothing is parsed.
-std::vector<std::optional<Span>> lookup_spans(const JsonText& text, const Path& path);
 }  // namespace loopkit

@@ -9,6 +9,7 @@
 #include "sys/fd.hpp"
 #include "sys/file.hpp"
 #include "sys/flock.hpp"
+#include "sys/folder.hpp"
 
 namespace loopkit::progress {
 
@@ -350,7 +351,8 @@ void append(const std::string& path, const AppendRequest& r) {
     LockedForReplace held = lock_for_replace(path);
     if (!held.exists) continue;  // removed in between: create it again
     std::string doc = add_patterns(held.contents.view(), r.patterns);
-    if (r.entry) doc += entry_after(std::string_view(doc).substr(doc.size() - std::min<size_t>(2, doc.size())), *r.entry);
+    if (r.entry)
+      doc += entry_after(std::string_view(doc).substr(doc.size() - std::min<size_t>(2, doc.size())), *r.entry);
     AtomicWrite how;
     how.sync = r.sync;
     // written while held.fd keeps the lock: appenders waiting on the old
@@ -367,18 +369,19 @@ bool show_text(std::string_view doc, const ShowOptions& options, const Sink& sin
   return select(src, options, sink);
 }
 
-bool show(const std::string& path, const ShowOptions& options, const Sink& sink) {
+Shown show(const std::string& path, const ShowOptions& options, const Sink& sink) {
+  auto shown = [](bool any) { return any ? Shown::selected : Shown::no_match; };
   if (path == "-" || ends_with(path, ".gz")) {
     auto doc = read_file_if_exists(path);
-    if (!doc) fail_no("no such progress file " + quoted(path));
-    return show_text(*doc, options, sink);
+    if (!doc) return Shown::no_file;
+    return shown(show_text(*doc, options, sink));
   }
   struct stat st;
   Fd fd = open_to_read(path, st);
-  if (!fd) fail_no("no such progress file " + quoted(path));
+  if (!fd) return Shown::no_file;
   if (!S_ISREG(st.st_mode)) {  // a pipe given by name, <(cmd): its bytes as they come
     FileView bytes = view_fd(fd.get(), path);
-    return show_text(bytes.view(), options, sink);
+    return shown(show_text(bytes.view(), options, sink));
   }
   int raw = fd.get();
   // Whole entries only. An appender writes each entry with one write() under
@@ -398,9 +401,10 @@ bool show(const std::string& path, const ShowOptions& options, const Sink& sink)
   Source src{path, size, [raw, size, &path](uint64_t offset, size_t n) {
                if (offset >= size) return std::string();
                // never past the end taken under the lock: bytes beyond it may be half written
-               return read_at(raw, static_cast<off_t>(offset), static_cast<size_t>(std::min<uint64_t>(n, size - offset)), path);
+               return read_at(raw, static_cast<off_t>(offset),
+                              static_cast<size_t>(std::min<uint64_t>(n, size - offset)), path);
              }};
-  return select(src, options, sink);
+  return shown(select(src, options, sink));
 }
 
 std::optional<Heading> heading_of(std::string_view entry) {

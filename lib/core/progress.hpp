@@ -1,5 +1,5 @@
-// Progress files (003_26e95c9e0dcadcb1.txt): a header with the codebase
-// patterns, then dated entries, each closed by a "---" line.
+// Progress files (man/progress-append.1.scd shows one): a header with the
+// codebase patterns, then dated entries, each closed by a "---" line.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -11,7 +11,7 @@
 namespace loopkit::progress {
 
 // "# Progress: S\n\nVerify: V\n\n## Codebase Patterns\n(...)\n\n---\n";
-// an empty verify writes "(none)", as the seed's generated files do.
+// an empty verify writes "(none)", as the loop scripts loopkit replaces did.
 std::string header_text(std::string_view session, std::string_view verify);
 // progress-NAME.md -> NAME; else the base name without ".md"
 std::string session_from_path(const std::string& path);
@@ -56,10 +56,11 @@ struct ShowOptions {
   std::optional<size_t> max_bytes;
 };
 using Sink = std::function<void(std::string_view)>;
-// Print the selection to sink. false: --id or --since matched no entry (and
-// nothing was printed). Missing file: exit 1. A regular file is read only
-// as far as the selection needs (its head, then entries from the end).
-bool show(const std::string& path, const ShowOptions& options, const Sink& sink);
+// Print the selection to sink. no_match: --id or --since matched no entry
+// (and nothing was printed). A regular file is read only as far as the
+// selection needs (its head, then entries from the end).
+enum class Shown { selected, no_match, no_file };
+Shown show(const std::string& path, const ShowOptions& options, const Sink& sink);
 bool show_text(std::string_view doc, const ShowOptions& options, const Sink& sink);
 
 // "## 2025-01-10 - beads-123" in an entry's text: its date and id

@@ -25,7 +25,18 @@ char to_lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 bool is_quote(char c) { return c == '"' || c == '\'' || c == '`'; }
 
-enum class Chars { alnum, alnum_underscore, alnum_dash, word, word_dot, upper_digit, upper_digit_dash, hex, base64, url };
+enum class Chars {
+  alnum,
+  alnum_underscore,
+  alnum_dash,
+  word,
+  word_dot,
+  upper_digit,
+  upper_digit_dash,
+  hex,
+  base64,
+  url
+};
 
 bool in_class(char c, Chars k) {
   switch (k) {
@@ -213,16 +224,16 @@ struct SecretName {
   bool qualified = false;
 };
 constexpr std::array secret_names{
-    SecretName{"password"},      SecretName{"passwd"},       SecretName{"passphrase"},   SecretName{"pgpassword"},
-    SecretName{"secret"},        SecretName{"api_key"},      SecretName{"apikey"},       SecretName{"access_key"},
-    SecretName{"secret_key"},    SecretName{"private_key"},  SecretName{"priv_key"},     SecretName{"account_key"},
-    SecretName{"auth_key"},      SecretName{"service_key"},  SecretName{"client_key"},   SecretName{"encryption_key"},
-    SecretName{"signing_key"},   SecretName{"master_key"},   SecretName{"token"},        SecretName{"authorization"},
-    SecretName{"credential"},    SecretName{"credentials"},  SecretName{"pwd", true},    SecretName{"db_pass"},
-    SecretName{"database_pass"}, SecretName{"smtp_pass"},    SecretName{"mail_pass"},    SecretName{"email_pass"},
-    SecretName{"redis_pass"},    SecretName{"mysql_pass"},   SecretName{"postgres_pass"}, SecretName{"pg_pass"},
-    SecretName{"ldap_pass"},     SecretName{"ftp_pass"},     SecretName{"admin_pass"},   SecretName{"root_pass"},
-    SecretName{"user_pass"},     SecretName{"proxy_pass"},   SecretName{"key_pass"},     SecretName{"store_pass"},
+    SecretName{"password"},      SecretName{"passwd"},      SecretName{"passphrase"},    SecretName{"pgpassword"},
+    SecretName{"secret"},        SecretName{"api_key"},     SecretName{"apikey"},        SecretName{"access_key"},
+    SecretName{"secret_key"},    SecretName{"private_key"}, SecretName{"priv_key"},      SecretName{"account_key"},
+    SecretName{"auth_key"},      SecretName{"service_key"}, SecretName{"client_key"},    SecretName{"encryption_key"},
+    SecretName{"signing_key"},   SecretName{"master_key"},  SecretName{"token"},         SecretName{"authorization"},
+    SecretName{"credential"},    SecretName{"credentials"}, SecretName{"pwd", true},     SecretName{"db_pass"},
+    SecretName{"database_pass"}, SecretName{"smtp_pass"},   SecretName{"mail_pass"},     SecretName{"email_pass"},
+    SecretName{"redis_pass"},    SecretName{"mysql_pass"},  SecretName{"postgres_pass"}, SecretName{"pg_pass"},
+    SecretName{"ldap_pass"},     SecretName{"ftp_pass"},    SecretName{"admin_pass"},    SecretName{"root_pass"},
+    SecretName{"user_pass"},     SecretName{"proxy_pass"},  SecretName{"key_pass"},      SecretName{"store_pass"},
     SecretName{"keypass"},       SecretName{"storepass"},
 };
 
@@ -378,8 +389,7 @@ Shape match_shape(std::string_view s, std::size_t i) {
   if (is_digit(c)) {
     std::size_t d = 0;
     while (i + d < s.size() && d <= 10 && is_digit(s[i + d])) ++d;
-    if (d >= 8 && d <= 10 && i + d < s.size() && s[i + d] == ':' &&
-        run_of(s, i + d + 1, Chars::word) == 35)
+    if (d >= 8 && d <= 10 && i + d < s.size() && s[i + d] == ':' && run_of(s, i + d + 1, Chars::word) == 35)
       return {i + d + 36, "Telegram bot token"};
   }
   if (is_hex(c)) {
@@ -469,15 +479,15 @@ struct CommandOption {
   bool attached, spaced, user_colon;
 };
 constexpr std::array command_options{
-    CommandOption{"curl", "-u", true, true, true},         CommandOption{"curl", "--user", true, true, true},
-    CommandOption{"sshpass", "-p", true, true, false},     CommandOption{"mysql", "-p", true, false, false},
-    CommandOption{"mysqldump", "-p", true, false, false},  CommandOption{"mysqladmin", "-p", true, false, false},
-    CommandOption{"mariadb", "-p", true, false, false},    CommandOption{"redis-cli", "-a", true, true, false},
+    CommandOption{"curl", "-u", true, true, true},        CommandOption{"curl", "--user", true, true, true},
+    CommandOption{"sshpass", "-p", true, true, false},    CommandOption{"mysql", "-p", true, false, false},
+    CommandOption{"mysqldump", "-p", true, false, false}, CommandOption{"mysqladmin", "-p", true, false, false},
+    CommandOption{"mariadb", "-p", true, false, false},   CommandOption{"redis-cli", "-a", true, true, false},
 };
 // Long options that take a secret whatever the command (--password VALUE;
 // --password=VALUE is an assignment and found as one).
-constexpr std::array<std::string_view, 8> secret_options{"--password", "--passwd",      "--token",        "--api-key",
-                                                         "--apikey",   "--access-token", "--client-secret", "--auth-token"};
+constexpr std::array<std::string_view, 8> secret_options{
+    "--password", "--passwd", "--token", "--api-key", "--apikey", "--access-token", "--client-secret", "--auth-token"};
 
 Span match_command_option(std::string_view s, std::size_t i) {
   if (i > 0 && !(is_space(s[i - 1]) || is_quote(s[i - 1]) || s[i - 1] == '\n' || s[i - 1] == '(')) return {};
@@ -528,7 +538,7 @@ struct Assignment {
 Assignment match_assignment(std::string_view s, std::size_t i) {
   Assignment a;
   std::size_t sep_end = i + 1;
-  if (s[i] == ':' && sep_end < s.size() && s[sep_end] == '=') ++sep_end;  // state-set's :=
+  if (s[i] == ':' && sep_end < s.size() && s[sep_end] == '=') ++sep_end;         // state-set's :=
   if (sep_end < s.size() && (s[sep_end] == '=' || s[sep_end] == ':')) return a;  // ==, ::
   std::size_t k = i;
   while (k > 0 && i - k < 4 && is_space(s[k - 1])) --k;

@@ -26,8 +26,7 @@ using OnRedact = std::function<void(const std::string&)>;
 std::size_t redact(json::value& v, const OnRedact& on_redact = {});
 // The same for v as the value of member `name` at `path` (state-set --redact
 // on the value an assignment sets: `api_key=xyz` is redacted by its name).
-std::size_t redact_member(json::value& v, std::string_view name, std::string_view path,
-                          const OnRedact& on_redact = {});
+std::size_t redact_member(json::value& v, std::string_view name, std::string_view path, const OnRedact& on_redact = {});
 // The same for one string; returns how many secrets were replaced.
 std::size_t redact_string(std::string& s);
 

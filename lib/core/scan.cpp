@@ -68,8 +68,12 @@ const Want nothing;
 class Scanner {
 public:
   Scanner(std::string_view t, std::string_view subject, const std::function<void(std::size_t)>& passed)
-      : t_(t), d_(reinterpret_cast<const unsigned char*>(t.data())), n_(t.size()), subject_(subject),
-        passed_(passed), report_at_(passed ? chunk : none) {}
+      : t_(t),
+        d_(reinterpret_cast<const unsigned char*>(t.data())),
+        n_(t.size()),
+        subject_(subject),
+        passed_(passed),
+        report_at_(passed ? chunk : none) {}
 
   Node run(const Want& want) {
     std::size_t p = ws(0);
@@ -211,7 +215,14 @@ private:
   std::size_t escape(std::size_t p) const {  // p at '\\'
     if (p + 1 >= n_) bad(p, "incomplete JSON");
     switch (d_[p + 1]) {
-      case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': return p + 2;
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't': return p + 2;
       case 'u': break;
       default: bad(p + 1);
     }
@@ -284,6 +295,17 @@ private:
         ++p;
       }
       if (neg) exp = -exp;
+    }
+    // Boost.JSON, which parses the values printed, refuses an exponent
+    // past INT_MAX, or one that its count of digits pushes there, even on
+    // 0e...: a text it cannot read is no number here either. Only such
+    // extremes (a saturated exponent, a literal of 100 MB) are asked.
+    if (exp >= 100000000 || exp <= -100000000 || p - start >= 100000000) {
+      try {
+        validate_json(t_.substr(start, p - start), subject_);
+      } catch (const Error&) {
+        bad(start, "exponent overflow");
+      }
     }
     // Only a literal that may pass DBL_MAX (about 1.8e308) is converted to
     // find out: a finite number is what every reader can hold.
@@ -395,9 +417,9 @@ private:
       Item item;
       std::size_t next;
     };
-    std::vector<Spot> ring(window);
-    std::size_t ring_used = 0;  // items put in the ring so far
-    Spot* pending = nullptr;   // the last item kept, waiting for where its successor starts
+    std::vector<Spot> ring;         // grown as items come: [-999999999999] costs what the array holds
+    std::size_t ring_used = 0;      // items put in the ring so far
+    Spot* pending = nullptr;        // the last item kept, waiting for where its successor starts
     std::size_t pending_at = none;  // ... or its index in node.children
 
     std::size_t q = p + 1;
@@ -440,8 +462,8 @@ private:
       if (obj) {
         if (!w.members.empty()) {
           std::string_view lit = t_.substr(it.key + 1, kend - it.key - 2);
-          auto f = lit.find('\\') == std::string_view::npos ? w.members.find(lit)
-                                                            : w.members.find(key_name(t_, it.key));
+          auto f =
+              lit.find('\\') == std::string_view::npos ? w.members.find(lit) : w.members.find(key_name(t_, it.key));
           if (f != w.members.end()) cw = &f->second;
         }
         if (!cw && w.all) cw = &each;
@@ -459,6 +481,7 @@ private:
       } else if (to_tail) {
         // only where it is: the few that end up counting are scanned again at the end
         it.end = skip(q, depth);
+        if (ring_used < window) ring.emplace_back();
         Spot& s = ring[ring_used++ % window];
         s = Spot{count, it, none};
         pending = &s;

@@ -25,7 +25,7 @@ struct Want {
   std::map<std::string, Want, std::less<>> members;  // .name
   std::set<long long> indices;                       // [i]; negative counts from the end
   bool all = false;                                  // every item ([])
-  std::unique_ptr<Want> element;  // what is wanted inside every picked element or [] item
+  std::unique_ptr<Want> element;                     // what is wanted inside every picked element or [] item
 
   // Adds the segments [from, end) of path: each key, index or [] becomes a
   // level of the trie. Returns the node the path ends at.
@@ -59,9 +59,9 @@ struct Node {
   std::vector<Child> children;
 };
 struct Child {
-  std::size_t index = 0;       // position among the container's items
+  std::size_t index = 0;  // position among the container's items
   Item item;
-  std::size_t next = none;     // where the following item's key (or value) starts; none if last
+  std::size_t next = none;  // where the following item's key (or value) starts; none if last
   Node node;
 };
 

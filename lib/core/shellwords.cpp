@@ -23,7 +23,9 @@ std::vector<std::string> split_shell_words(std::string_view s) {
     } else if (c == '"') {
       std::size_t j = i + 1;
       for (; j < s.size() && s[j] != '"'; ++j) {
-        if (s[j] == '\\' && j + 1 < s.size() && (s[j + 1] == '"' || s[j + 1] == '\\' || s[j + 1] == '$' || s[j + 1] == '`')) ++j;
+        if (s[j] == '\\' && j + 1 < s.size() &&
+            (s[j + 1] == '"' || s[j + 1] == '\\' || s[j + 1] == '$' || s[j + 1] == '`'))
+          ++j;
         cur += s[j];
       }
       if (j >= s.size()) fail_usage("unbalanced \" in " + quoted(s));

@@ -8,7 +8,7 @@
 namespace loopkit {
 
 std::vector<std::string> split_shell_words(std::string_view line);  // unbalanced quote: exit 2
-std::string shell_quote(std::string_view value);  // running, 'it'\''s', ''
+std::string shell_quote(std::string_view value);                    // running, 'it'\''s', ''
 // NAME made safe for sh: characters outside [A-Za-z0-9_] become '_'
 std::string shell_name(std::string_view name);
 

@@ -3,15 +3,19 @@
 #include <boost/json/monotonic_resource.hpp>
 #include <fmt/format.h>
 
-#include "core/edit.hpp"
-#include "core/jsontext.hpp"
 #include "core/redact.hpp"
+#include "core/scan.hpp"
 #include "core/shellwords.hpp"
+#include "core/textedit.hpp"
 #include "sys/error.hpp"
+#include "sys/fd.hpp"
 #include "sys/file.hpp"
 #include "sys/gz.hpp"
+#include "sys/mapped.hpp"
 
 namespace loopkit {
+
+// ---- state-get ----------------------------------------------------------------
 
 namespace {
 
@@ -40,89 +44,91 @@ void keys_of(const json::value& v, const Path& p, std::string& out, char term) {
   }
 }
 
+// The query's answers from one document: one scan of its text for every
+// path, then Boost.JSON only for the values printed.
+void answer(std::string_view text, std::string_view subject, const Query& q, const scan::Want& want, MappedFile* file,
+            const boost::json::storage_ptr& arena, QueryResult& r, std::string& shell_out) {
+  auto release = [&](std::size_t done) { file->release_before(done); };
+  scan::Node root = scan::scan(text, want, subject, file ? std::function<void(std::size_t)>(release) : nullptr);
+  for (const auto& item : q.items) {
+    std::vector<std::string> values;
+    bool missing_here = false;
+    auto spans = textedit::lookup(text, root, item.path);
+    for (const auto& s : spans) {
+      json::value v;
+      if (s) v = json::parse(text.substr(s->first, s->second - s->first), subject, arena, json::Literals::big_integers);
+      if (!s || (v.is_null() && q.default_value && q.mode != Query::exists)) {
+        if (q.default_value && q.mode != Query::exists) {
+          values.push_back(*q.default_value);
+          continue;
+        }
+        missing_here = true;
+        continue;
+      }
+      switch (q.mode) {
+        case Query::exists: break;
+        case Query::keys: keys_of(v, item.path, r.out, q.terminator); break;
+        case Query::values:
+        case Query::shell: values.push_back(render(v, q)); break;
+      }
+    }
+    if (missing_here || (spans.empty() && !item.path.has_all())) {
+      r.missing.push_back(item.path.text);
+      continue;
+    }
+    if (q.mode == Query::values) {
+      for (auto& v : values) {
+        r.out += v;
+        r.out += q.terminator;
+      }
+    } else if (q.mode == Query::shell) {
+      shell_out += shell_name(item.name);
+      shell_out += '=';
+      if (item.path.has_all()) {
+        shell_out += '(';
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          if (i) shell_out += ' ';
+          shell_out += shell_quote(values[i]);
+        }
+        shell_out += ')';
+      } else {
+        shell_out += shell_quote(values.empty() ? "" : values[0]);
+      }
+      shell_out += q.terminator;
+    }
+  }
+}
+
 }  // namespace
 
 QueryResult query_state(const Query& q) {
   QueryResult r;
-  auto file = view_file_if_exists(q.file);
-  std::optional<std::string_view> text;
-  if (file) text = file->view();
-  // a read-only run never frees: an arena makes parsing a big file cheaper
+  scan::Want want;
+  for (const auto& item : q.items) want.add(item.path);
+  want.settle();
+  // a read-only run never frees: an arena makes parsing big values cheaper
   boost::json::storage_ptr arena = boost::json::make_shared_resource<boost::json::monotonic_resource>();
-  std::vector<json::value> docs;
-  // A named file is one document, read lazily: validated without building
-  // it, then only the values asked for are parsed. Stdin may carry several
-  // (JSON lines: lock-status --json | state-get - pid).
-  std::optional<JsonText> lazy;
-  if (!text) {
-    docs.emplace_back(json::object());  // a missing file reads as {}
-  } else if (q.file == "-") {
-    docs = json::parse_many(*text, "standard input", arena, json::Literals::big_integers);
-  } else {
-    validate_json(*text, q.file);
-    lazy.emplace(*text);
-    docs.emplace_back();  // one pass over the items below
-  }
   std::string shell_out;
-  std::vector<json::value> parsed;
-  for (const auto& doc : docs) {
-    for (const auto& item : q.items) {
-      std::vector<const json::value*> found;
-      if (lazy) {
-        auto spans = lookup_spans(*lazy, item.path);
-        parsed.clear();
-        parsed.reserve(spans.size());
-        for (const auto& s : spans) {
-          if (s)
-            parsed.push_back(json::parse(lazy->text().substr(s->begin, s->end - s->begin), q.file, arena,
-                                         json::Literals::big_integers));
-          found.push_back(s ? &parsed.back() : nullptr);
-        }
-      } else {
-        found = lookup(doc, item.path);
-      }
-      std::vector<std::string> values;
-      bool missing_here = false;
-      for (const json::value* v : found) {
-        if (!v || (v->is_null() && q.default_value && q.mode != Query::exists)) {
-          if (q.default_value && q.mode != Query::exists) {
-            values.push_back(*q.default_value);
-            continue;
-          }
-          missing_here = true;
-          continue;
-        }
-        switch (q.mode) {
-          case Query::exists: break;
-          case Query::keys: keys_of(*v, item.path, r.out, q.terminator); break;
-          case Query::values: values.push_back(render(*v, q)); break;
-          case Query::shell: values.push_back(render(*v, q)); break;
-        }
-      }
-      if (missing_here || (found.empty() && !item.path.has_all())) {
-        r.missing.push_back(item.path.text);
-        continue;
-      }
-      if (q.mode == Query::values) {
-        for (auto& v : values) {
-          r.out += v;
-          r.out += q.terminator;
-        }
-      } else if (q.mode == Query::shell) {
-        shell_out += shell_name(item.name);
-        shell_out += '=';
-        if (item.path.has_all()) {
-          shell_out += '(';
-          for (std::size_t i = 0; i < values.size(); ++i) {
-            if (i) shell_out += ' ';
-            shell_out += shell_quote(values[i]);
-          }
-          shell_out += ')';
-        } else {
-          shell_out += shell_quote(values.empty() ? "" : values[0]);
-        }
-        shell_out += q.terminator;
-      }
+  if (q.file == "-") {
+    // stdin may carry several documents (JSON lines: lock-status --json | state-get - pid)
+    std::string in = read_all(0, "standard input");
+    if (is_gzip(in, q.file)) in = gunzip(in, "standard input");
+    for (const auto& doc : json::parse_many(in, "standard input", {}, json::Literals::big_integers))
+      answer(json::compact(doc), "standard input", q, want, nullptr, arena, r, shell_out);
+  } else {
+    struct stat st;
+    Fd fd = open_to_read(q.file, st);
+    if (!fd && q.must_exist) {
+      r.no = fmt::format("{}: no such file", quoted(q.file));
+      return r;
+    }
+    if (!fd) {
+      answer("{}", q.file, q, want, nullptr, arena, r, shell_out);  // a missing file reads as {}
+    } else {
+      MappedFile file(fd.get(), q.file);
+      if (is_gzip(file.text(), q.file))
+        answer(gunzip(file.text(), q.file), q.file, q, want, nullptr, arena, r, shell_out);
+      else answer(file.text(), q.file, q, want, &file, arena, r, shell_out);
     }
   }
   // eval must never see half an answer
@@ -130,125 +136,168 @@ QueryResult query_state(const Query& q) {
   return r;
 }
 
+// ---- state-set ------------------------------------------------------------------
+
 namespace {
 
-// The value at a path of the file as a reader reads it (missing, or through
-// a scalar: null), for --expect and --require; only that value is parsed.
-json::value value_in_text(const JsonText& jt, const Path& p, std::string_view subject) {
-  try {
-    auto spans = lookup_spans(jt, p);
-    if (spans.size() == 1 && spans[0])
-      return json::parse(jt.text().substr(spans[0]->begin, spans[0]->end - spans[0]->begin), subject, {},
-                         json::Literals::big_integers);
-  } catch (const Error& e) {
-    if (e.code() != Exit::data) throw;
+// The edits as they are applied: with --redact, each value set has its
+// secrets replaced first (the warning names where, never the secret).
+std::vector<Edit> edits_to_apply(const Update& u) {
+  if (!u.redact) return u.edits;
+  std::vector<Edit> out = u.edits;
+  for (Edit& e : out) {
+    if (e.op == Edit::remove) continue;
+    redact_member(e.operand, e.path.last_name(), e.path.text, [&](const std::string& what) {
+      if (u.on_warning) u.on_warning("redacted " + what);
+    });
   }
-  return nullptr;
+  return out;
 }
 
-// The same in a document built from --init, whose numbers keep their text.
-json::value value_in_document(const json::value& doc, const Path& p) {
-  return json::parse(json::compact(*value_at(doc, p)), "value", {}, json::Literals::big_integers);
+// The first --require the text does not meet, as a message ("" when all are met).
+std::string unmet_requirement(const Update& u, std::string_view text, const scan::Node& root) {
+  for (const auto& [path, want] : u.requires_) {
+    json::value have = textedit::value_in(text, root, path);
+    if (!json::equal(have, want))
+      return fmt::format("{}: {} is {}, not {}", quoted(u.file), path.text, json::compact(have), json::compact(want));
+  }
+  return "";
 }
+
+// --on-invalid backup: the bad file's bytes go to FILE.backup (never
+// through a symlink planted there: refused, exit 4), copied by the kernel.
+void back_up(const Update& u, const LockedForReplace& lk, const MappedFile& file, const std::string& why) {
+  std::string backup = resolve_symlinks(u.file) + ".backup";
+  write_file_atomic_with(backup, {.mode = lk.mode, .sync = u.sync, .follow_symlink = false},
+                         [&](int fd, const std::string& tmp) {
+                           if (file.mapped()) copy_range(lk.fd.get(), 0, fd, file.text().size(), tmp);
+                           else write_all(fd, file.text(), tmp);
+                         });
+  if (u.on_warning) u.on_warning(fmt::format("{}; moved it to {} and started again", why, quoted(u.file + ".backup")));
+}
+
+// The edits applied in order to a plan over the scanned text. When an
+// index reaches an element the scan did not keep (earlier edits of the run
+// moved it), the text is scanned once more keeping every item on the
+// edits' paths.
+class Planned {
+public:
+  Planned(std::string_view text, const json::Layout& layout, std::string_view subject, scan::Node root)
+      : text_(text), layout_(layout), subject_(subject), root_(std::move(root)) {}
+
+  void apply(const std::vector<Edit>& edits, const std::function<void(std::size_t)>& release) {
+    for (bool every : {false, true}) {
+      plan_.reset();
+      if (every) root_ = scan::scan(text_, textedit::wants_for(edits, {}, true), subject_, release);
+      plan_.emplace(text_, root_, layout_, subject_);
+      try {
+        for (const Edit& e : edits) plan_->apply(e);
+        return;
+      } catch (const textedit::Plan::NeedsEveryItem&) {
+        if (every) throw;
+      }
+    }
+  }
+  bool changed() const { return plan_->changed(); }
+  void write(textedit::Sink& out) const { plan_->write(out); }
+
+private:
+  std::string_view text_;
+  json::Layout layout_;
+  std::string subject_;
+  scan::Node root_;
+  std::optional<textedit::Plan> plan_;
+};
 
 }  // namespace
 
 UpdateResult update_state_file(const Update& u) {
-  LockedForReplace lk = lock_for_replace(u.file);
-  json::value init = u.init ? *u.init : json::value(json::object());
-  json::value before;
+  LockedForReplace lk = lock_for_replace(u.file, false);
+  UpdateResult r;
+  if (!lk.exists && u.no_create) {
+    r.no = fmt::format("{}: no such file", quoted(u.file));
+    return r;
+  }
+  std::vector<Path> compared;
+  for (const auto& [path, want] : u.expects) compared.push_back(path);
+  for (const auto& [path, want] : u.requires_) compared.push_back(path);
+  const scan::Want want = textedit::wants_for(u.edits, compared);
+
+  // 1. the text, read once: the file (mapped; gunzipped when gzip), or the
+  // --init document when it is missing or reset
+  std::optional<MappedFile> file;
+  std::string owned;
   std::string_view text;
-  std::string unzipped;
-  bool gz = false, faithful = false;
-  // The old text, its items remembered. The document starts as one stand-in
-  // for it; the edits open only the values on their way (see assign.hpp),
-  // and the rewrite keeps the bytes of everything else.
-  std::optional<JsonText> walked;
-  if (!lk.exists) {
-    if (u.no_create) fail_no(fmt::format("{}: no such file", quoted(u.file)));
-    before = init;
-  } else {
-    text = lk.contents.view();
-    bool reset = false;
+  bool from_file = false, gz = false;
+  scan::Node root;
+  std::function<void(std::size_t)> release;
+  if (lk.exists) {
+    file.emplace(lk.fd.get(), u.file);
     std::string why;
     try {
-      if (is_gzip(text)) {
-        gz = true;
-        unzipped = gunzip(text, u.file);
-        text = unzipped;
-      }
-      validate_json(text, u.file);
-      walked.emplace(text);
-      before = stand_in(walked->root());
-      faithful = true;
-      for (const auto& [path, want] : u.requires_) {
-        json::value have = value_in_text(*walked, path, u.file);
-        if (have != want) {
-          why = fmt::format("{}: {} is {}, not {}", quoted(u.file), path.text, json::compact(have),
-                            json::compact(want));
-          if (!u.backup_invalid) fail_data(why);
-          reset = true;
-          break;
-        }
-      }
+      text = file->text();
+      gz = is_gzip(text);
+      if (gz) text = owned = gunzip(text, u.file);
+      else release = [&](std::size_t done) { file->release_before(done); };
+      root = scan::scan(text, want, u.file, release);
+      why = unmet_requirement(u, text, root);
+      if (!why.empty() && !u.backup_invalid) fail_data(why);
     } catch (const Error& e) {
       if (e.code() != Exit::data || !u.backup_invalid) throw;
       why = e.what();
-      reset = true;
     }
-    if (reset) {
-      // Atari's rule: keep the bad file as FILE.backup and start again
-      std::string target = resolve_symlinks(u.file);
-      std::string backup = target + ".backup";
-      // never through a symlink planted at FILE.backup (refused, exit 4)
-      write_file_atomic(backup, lk.contents.view(), {.mode = lk.mode, .sync = u.sync, .follow_symlink = false});
-      if (u.on_warning) u.on_warning(fmt::format("{}; moved it to {} and started again", why, quoted(u.file + ".backup")));
-      before = init;
-      faithful = false;
-      text = {};
-    }
+    from_file = why.empty();
+    if (!from_file) back_up(u, lk, *file, why);  // Atari's rule: keep the bad file and start again
+  }
+  json::Layout layout = u.layout ? *u.layout : json::default_layout();
+  if (from_file) {
+    layout = json::detect_layout(text);
+  } else {
+    release = nullptr;
+    text = owned = json::to_text(u.init ? *u.init : json::value(json::object()), layout);
+    root = scan::scan(text, want, "--init");
   }
 
+  // 2. --expect, then the edits in order
   for (const auto& [path, want] : u.expects) {
-    json::value have = faithful ? value_in_text(*walked, path, u.file) : value_in_document(before, path);
-    if (have != want)
-      fail_no(fmt::format("{}: {} is {}, expected {}", quoted(u.file), path.text, json::compact(have),
-                          json::compact(want)));
-  }
-
-  json::value after = before;
-  for (const Edit& e : u.edits) {
-    if (u.redact && e.op != Edit::remove) {
-      Edit clean = e;
-      // the message names where the secret went, never the secret
-      redact_member(clean.operand, e.path.last_name(), e.path.text, [&](const std::string& what) {
-        if (u.on_warning) u.on_warning("redacted " + what);
-      });
-      if (faithful) apply(after, clean, *walked);
-      else apply(after, clean);
-    } else if (faithful) {
-      apply(after, e, *walked);
-    } else {
-      apply(after, e);
+    json::value have = textedit::value_in(text, root, path);
+    if (!json::equal(have, want)) {
+      r.no =
+          fmt::format("{}: {} is {}, expected {}", quoted(u.file), path.text, json::compact(have), json::compact(want));
+      return r;
     }
   }
+  const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
+  Planned plan(text, layout, u.file, std::move(root));
+  plan.apply(edits, release);
 
-  UpdateResult r;
-  if (faithful && after == before && !u.layout) {
-    r.text = std::string(text);
+  // 3. the new file: the old text's untouched slices and the new values
+  if (from_file && !plan.changed() && !u.layout) {
+    if (u.want_text) r.text = std::string(text);
     return r;
   }
-  if (faithful && !u.layout) {
-    r.text = rewrite_faithfully(*walked, before, after, json::detect_layout(text));
-  } else if (faithful) {
-    r.text = reformat(*walked, before, after, *u.layout);
-  } else {
-    r.text = json::to_text(after, u.layout ? *u.layout : json::default_layout());
+  AtomicWrite how{.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync};
+  if (!u.want_text && !u.layout && !gz) {
+    // the common case, streamed: big untouched slices never enter memory
+    write_file_atomic_with(u.file, how, [&](int fd, const std::string& tmp) {
+      textedit::FdSink out(fd, tmp, release ? &*file : nullptr);
+      plan.write(out);
+      out.flush();
+    });
+    r.written = true;
+    return r;
   }
-  // an edit that opened values but changed none leaves the same bytes: no write
-  if (faithful && r.text == text) return r;
-  write_file_atomic(u.file, gz ? gzip(r.text) : r.text,
-                    {.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync});
+  textedit::StringSink edited;
+  if (plan.changed()) plan.write(edited);
+  else edited.text = text;
+  if (u.layout) {
+    textedit::StringSink restyled;
+    textedit::restyle(edited.text, *u.layout, restyled);
+    edited.text = std::move(restyled.text);
+  }
+  r.text = std::move(edited.text);
+  if (from_file && r.text == text) return r;  // reformatted as it was: no write
+  write_file_atomic(u.file, gz ? gzip(r.text) : r.text, how);
   r.written = true;
   return r;  // the lock goes with lk, after the rename
 }

@@ -22,6 +22,7 @@ struct Query {
   std::vector<Item> items;
   std::optional<std::string> default_value;
   enum Mode { values, exists, keys, shell } mode = values;
+  bool must_exist = false;  // a missing file is the answer "no", not {}
   bool as_json = false;
   bool pretty = false;
   char terminator = '\n';
@@ -30,6 +31,7 @@ struct Query {
 struct QueryResult {
   std::string out;
   std::vector<std::string> missing;  // path texts not found
+  std::string no;                    // with must_exist: why the file is not there (nothing else is answered)
 };
 
 QueryResult query_state(const Query& q);
@@ -44,19 +46,27 @@ struct Update {
   bool backup_invalid = false;  // --on-invalid backup
   bool redact = false;
   bool sync = true;
-  std::optional<json::Layout> layout;  // --compact / --indent N
-  unsigned mode = 0600;                // for a new file
+  std::optional<json::Layout> layout;                  // --compact / --indent N
+  bool want_text = false;                              // fill UpdateResult::text (--print)
+  unsigned mode = 0600;                                // for a new file
   std::function<void(const std::string&)> on_warning;  // backups, redactions
 };
 
 struct UpdateResult {
-  std::string text;  // the document as written (or as it is, when nothing changed)
+  std::string text;  // with want_text: the document as written (or as it is, when nothing changed)
   bool written = false;
+  // The answer "no" (exit 1), nothing written: why FILE is missing under
+  // --no-create, or which --expect failed. Returned, not thrown: a
+  // compare-and-set loop meets it often, and a static binary's first throw
+  // is costly (cli::no).
+  std::string no;
 };
 
 // One atomic read-modify-write under an exclusive lock (see
-// lock_for_replace): --expect and --require are checked, the edits applied
-// in order, the result written faithfully, all or nothing.
+// lock_for_replace): the file is read once (mapped), --expect and
+// --require are checked, the edits applied in order, and the new file is
+// written as the old text's untouched slices plus the new values, straight
+// to the temporary file; all or nothing.
 UpdateResult update_state_file(const Update& u);
 
 }  // namespace loopkit

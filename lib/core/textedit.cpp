@@ -87,17 +87,16 @@ scan::Want wants_for(const std::vector<Edit>& edits, const std::vector<Path>& co
 // ---- reading the scanned text ----------------------------------------------------
 
 json::value value_in(std::string_view text, const scan::Node& root, const Path& path) {
-  const scan::Node* cur = &root;
-  for (const auto& seg : path.segments) {
-    char c = text[cur->begin];
-    const scan::Child* next = nullptr;
-    if (seg.kind == Segment::key && c == '{') next = scan::member(text, *cur, seg.name);
-    else if (seg.kind == Segment::elem && c == '[') next = scan::element(*cur, seg.index);
-    if (!next) return nullptr;
-    cur = &next->node;
+  try {
+    auto spans = lookup(text, root, path);
+    // big integers keep their digits, as --expect and --require read them
+    if (spans.size() == 1 && spans[0])
+      return json::parse(text.substr(spans[0]->first, spans[0]->second - spans[0]->first), "value", {},
+                         json::Literals::big_integers);
+  } catch (const Error& e) {
+    if (e.code() != Exit::data) throw;  // through a scalar: nothing there
   }
-  // big integers keep their digits, as --expect and --require read them
-  return json::parse(text.substr(cur->begin, cur->end - cur->begin), "value", {}, json::Literals::big_integers);
+  return nullptr;
 }
 
 std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::string_view text, const scan::Node& root,
@@ -115,13 +114,15 @@ std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::stri
       switch (seg.kind) {
         case Segment::key: {
           if (c != '{')
-            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type_name(c)));
+            fail_data(
+                fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type_name(c)));
           const scan::Child* m = scan::member(text, *n, seg.name);
           next.push_back(m ? &m->node : nullptr);
           break;
         }
         case Segment::elem: {
-          if (c != '[') fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type_name(c), seg.index));
+          if (c != '[')
+            fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type_name(c), seg.index));
           const scan::Child* m = scan::element(*n, seg.index);
           next.push_back(m ? &m->node : nullptr);
           break;
@@ -451,8 +452,7 @@ private:
     const auto& last = p.segments.back();
     if (is_null(*cur)) return;
     if (last.kind == Segment::key) {
-      if (!is_object(*cur))
-        fail_data(fmt::format("{}: cannot delete a member of a {}", p.text, type_of(*cur)));
+      if (!is_object(*cur)) fail_data(fmt::format("{}: cannot delete a member of a {}", p.text, type_of(*cur)));
       expand(*cur);
       auto it = cur->live.find(last.name);
       if (it == cur->live.end()) return;
@@ -462,8 +462,7 @@ private:
       cur->live.erase(it);
       changed_ = true;
     } else if (last.kind == Segment::elem) {
-      if (!is_array(*cur))
-        fail_data(fmt::format("{}: cannot delete an element of a {}", p.text, type_of(*cur)));
+      if (!is_array(*cur)) fail_data(fmt::format("{}: cannot delete an element of a {}", p.text, type_of(*cur)));
       expand(*cur);
       long long n = static_cast<long long>(cur->length);
       long long idx = last.index < 0 ? n + last.index : last.index;
@@ -484,7 +483,11 @@ private:
 // ---- the plan ---------------------------------------------------------------------------
 
 Plan::Plan(std::string_view text, const scan::Node& root, const json::Layout& layout, std::string_view subject)
-    : text_(text), layout_(layout), subject_(subject), root_(make_orig(text, root)), begin_(root.begin),
+    : text_(text),
+      layout_(layout),
+      subject_(subject),
+      root_(make_orig(text, root)),
+      begin_(root.begin),
       end_(root.end) {}
 
 Plan::~Plan() = default;

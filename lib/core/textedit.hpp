@@ -8,7 +8,7 @@
 // document, with the same errors; what the overlay adds is that every byte
 // no edit touches is kept: a duplicated member name's earlier copies, number
 // spellings (1.0, 1e2, 30-digit integers), indentation. New values are
-// written in their neighbours' style, as core/edit.cpp's rewriter does, and
+// written in their neighbours' style (jq's 2-space layout where none), and
 // a value given as JSON keeps its scalars' text as given (:=1e2 stays 1e2).
 #pragma once
 #include <cstddef>
@@ -24,6 +24,10 @@
 #include "core/json.hpp"
 #include "core/path.hpp"
 #include "core/scan.hpp"
+
+namespace loopkit {
+class MappedFile;
+}
 
 namespace loopkit::textedit {
 
@@ -43,10 +47,15 @@ public:
 };
 
 // Writes to a file descriptor through a 64 KiB buffer (small pieces are
-// gathered; big slices go out directly). flush() before closing the fd.
+// gathered; big slices go out directly). With source, the mapped file the
+// old text is: slices of it of 1 MiB or more are copied by the kernel
+// (copy_range), and its pages behind what was written are released, so a
+// rewrite of a big file keeps few of them resident. flush() before closing
+// the fd.
 class FdSink : public Sink {
 public:
-  FdSink(int fd, std::string subject) : fd_(fd), subject_(std::move(subject)) {}
+  FdSink(int fd, std::string subject, MappedFile* source = nullptr)
+      : fd_(fd), subject_(std::move(subject)), source_(source) {}
   void write(std::string_view bytes) override;
   void flush();
   std::size_t bytes_written() const { return total_; }
@@ -54,9 +63,15 @@ public:
 private:
   int fd_;
   std::string subject_;
+  MappedFile* source_;
   std::string buf_;
   std::size_t total_ = 0;
 };
+
+// text, one valid document, with all its whitespace redone in layout
+// (--compact, --indent): every string and number keeps its text, and every
+// member its place, duplicates too.
+void restyle(std::string_view text, const json::Layout& layout, Sink& out);
 
 // What a run must learn from the text: the paths of the edits, widened so
 // that an index still finds its element after earlier deletes and appends
@@ -65,17 +80,18 @@ private:
 // their items (the fallback when the widened windows do not suffice).
 scan::Want wants_for(const std::vector<Edit>& edits, const std::vector<Path>& compared, bool every_item = false);
 
-// The value at path in the scanned text, for --expect and --require:
-// missing, null on the way or through a scalar reads as null, as value_at()
-// of core/assign.hpp does. The path must have been given to wants_for.
-json::value value_in(std::string_view text, const scan::Node& root, const Path& path);
+// The spans the path names in the scanned text: nullopt where a member or
+// element is missing or a value on the way is null; indexing into a
+// string, number or boolean is exit 3. The path must have been in the
+// scan's Want. `[]` over an object lists a duplicated name once, at its
+// first position, with its last value (as jq does). This is the one lookup
+// of state-get and state-set.
+std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::string_view text, const scan::Node& root,
+                                                                       const Path& path);
 
-// The spans the path names, as lookup_spans() of core/path.hpp gives them
-// (nullopt where missing or null on the way; the same errors), on a scan
-// made with the path in its Want. `[]` over an object lists a duplicated
-// name once, at its first position, with its last value (as jq does).
-std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::string_view text,
-                                                                       const scan::Node& root, const Path& path);
+// The value at path, for --expect and --require: missing, null on the way
+// or through a scalar reads as null; big integers keep their digits.
+json::value value_in(std::string_view text, const scan::Node& root, const Path& path);
 
 class Overlay;
 

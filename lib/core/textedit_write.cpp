@@ -6,6 +6,7 @@
 #include "core/textedit.hpp"
 #include "core/textedit_overlay.hpp"
 #include "sys/fd.hpp"
+#include "sys/mapped.hpp"
 
 namespace loopkit::textedit {
 
@@ -13,14 +14,21 @@ namespace loopkit::textedit {
 
 void FdSink::write(std::string_view bytes) {
   constexpr std::size_t cap = 64 * 1024;
+  constexpr std::size_t kernel_copy = std::size_t(1) << 20;
   total_ += bytes.size();
-  if (buf_.size() + bytes.size() <= cap) {
+  std::size_t at = source_ ? source_->offset_of(bytes) : std::string_view::npos;
+  if (at != std::string_view::npos && bytes.size() >= kernel_copy) {
+    flush();
+    copy_range(source_->fd(), static_cast<off_t>(at), fd_, bytes.size(), subject_);
+  } else if (buf_.size() + bytes.size() <= cap) {
     buf_.append(bytes);
-    return;
+  } else {
+    flush();
+    if (bytes.size() >= cap) write_all(fd_, bytes, subject_);
+    else buf_.append(bytes);
   }
-  flush();
-  if (bytes.size() >= cap) write_all(fd_, bytes, subject_);
-  else buf_.append(bytes);
+  // the writer moves forward through the old text: what it passed is done
+  if (at != std::string_view::npos) source_->release_before(at + bytes.size());
 }
 
 void FdSink::flush() {
@@ -48,6 +56,11 @@ public:
   }
   void copy(std::size_t b, std::size_t e) { slice(b, e); }
   void flush() { put_pending(); }
+  void document(const json::Layout& style) {
+    restyle(t_, 0, style, "");
+    if (style.final_newline) put("\n");
+    flush();
+  }
 
 private:
   std::string_view t_;
@@ -85,11 +98,14 @@ private:
     std::string_view pre = t_.substr(it.prefix, it.key - it.prefix);
     auto nl = pre.rfind('\n');
     if (nl == std::string_view::npos) return fallback;
-    return std::string(pre.substr(nl + 1));
+    // only the blanks: a layout whose commas start the lines ("\n  ,") has
+    // its comma here too, and new items bring their own
+    std::string_view line = pre.substr(nl + 1);
+    return std::string(line.substr(0, line.find_first_not_of(" \t")));
   }
 
   // The style of a container's new items: that of its existing ones (as
-  // core/edit.cpp's local_layout).
+  // the file's layout where there are none).
   json::Layout local_layout(const scan::Node& s, bool members) const {
     json::Layout l = layout_;
     if (s.count == 0) return l;
@@ -178,12 +194,8 @@ private:
     bool first = true;
     for (const Entry& e : n.entries) {
       if (e.removed) continue;
-      if (!first) put(!style.pretty && style.space_after_comma ? ", " : ",");
+      separator(style, first, inner);
       first = false;
-      if (style.pretty) {
-        put("\n");
-        put(inner);
-      }
       if (obj) {
         put(json::quote(e.name));
         put(style.space_after_colon ? ": " : ":");
@@ -230,12 +242,8 @@ private:
         ++q;
         while (is_json_ws(t[q])) ++q;
       }
-      if (!first) put(!style.pretty && style.space_after_comma ? ", " : ",");
+      separator(style, first, inner);
       first = false;
-      if (style.pretty) {
-        put("\n");
-        put(inner);
-      }
       if (obj) {
         std::size_t kend = scan::string_end(t, q);
         put_pending();
@@ -256,7 +264,6 @@ private:
   }
 };
 
-
 }  // namespace
 
 void Plan::write(Sink& out) const {
@@ -265,6 +272,11 @@ void Plan::write(Sink& out) const {
   w.value(*root_, layout_, "");
   w.copy(end_, text_.size());
   w.flush();
+}
+
+void restyle(std::string_view text, const json::Layout& layout, Sink& out) {
+  Writer w(text, layout, out);
+  w.document(layout);
 }
 
 }  // namespace loopkit::textedit

@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
-#include "sys/file.hpp"
+#include "sys/folder.hpp"
 
 namespace loopkit {
 
@@ -77,38 +76,6 @@ void write_file_beneath(const std::string& dir, std::string_view rel, std::strin
     throw;
   }
   if (fsync(at.get()) != 0 && errno != EINVAL && errno != ENOTSUP) fail_system(errno, "sync folder", dir);
-}
-
-std::vector<std::string> own_regular_files(const std::string& dir) {
-  std::vector<std::string> names;
-  Fd d = open_fd(dir, O_RDONLY | O_DIRECTORY);
-  if (!d) {
-    if (errno == ENOENT) return names;
-    fail_system(errno, "open folder", dir);
-  }
-  DIR* dp = fdopendir(d.get());
-  if (!dp) fail_system(errno, "read folder", dir);
-  d.release();  // closedir closes it
-  const uid_t me = geteuid();
-  errno = 0;
-  while (struct dirent* e = readdir(dp)) {
-    struct stat st;
-    if (e->d_name[0] != '.' && fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-        st.st_uid == me)
-      names.emplace_back(e->d_name);
-    errno = 0;
-  }
-  int err = errno;
-  closedir(dp);
-  if (err) fail_system(err, "read folder", dir);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-bool unlink_file(const std::string& path) {
-  if (unlink(path.c_str()) == 0) return true;
-  if (errno == ENOENT) return false;
-  fail_system(errno, "remove", path);
 }
 
 }  // namespace loopkit

@@ -1,10 +1,9 @@
 // Files named relative to a folder that never leave it (restoring files whose
-// names come from data), and the plain files of one user in a shared folder.
+// names come from data).
 #pragma once
 #include <string>
 #include <string_view>
 #include <sys/types.h>
-#include <vector>
 
 namespace loopkit {
 
@@ -17,14 +16,7 @@ bool is_plain_relative(std::string_view rel);
 // opened relative to the one before with O_NOFOLLOW, so a symlink inside DIR
 // (which could lead out of it) is refused, never followed: exit 4. A rel that
 // is not plain: exit 3. DIR itself is created if missing and may be a symlink.
-void write_file_beneath(const std::string& dir, std::string_view rel, std::string_view data,
-                        mode_t file_mode = 0666, mode_t dir_mode = 0777);
-
-// The names of the regular files (lstat: symlinks excluded) directly in dir
-// that the calling user owns, sorted; a missing dir has none.
-std::vector<std::string> own_regular_files(const std::string& dir);
-
-// unlink(2): true if removed, false if it was already gone; exit 4 otherwise.
-bool unlink_file(const std::string& path);
+void write_file_beneath(const std::string& dir, std::string_view rel, std::string_view data, mode_t file_mode = 0666,
+                        mode_t dir_mode = 0777);
 
 }  // namespace loopkit

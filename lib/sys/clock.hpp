@@ -19,9 +19,9 @@ int64_t now_epoch();
 // fresh time at each beat): LOOPKIT_NOW when set, else the wall clock read
 // afresh on each call.
 int64_t current_epoch();
-std::string iso8601_utc(int64_t epoch);       // 2025-01-10T10:05:30Z
+std::string iso8601_utc(int64_t epoch);                       // 2025-01-10T10:05:30Z
 std::optional<int64_t> parse_iso8601(std::string_view text);  // UTC forms only
-std::string local_date(int64_t epoch);        // YYYY-MM-DD in local time
+std::string local_date(int64_t epoch);                        // YYYY-MM-DD in local time
 // Seconds on a monotonic clock, for waiting and intervals (never faked).
 double monotonic_seconds();
 void sleep_seconds(double seconds);  // returns early on a signal

@@ -1,6 +1,7 @@
 #include "sys/error.hpp"
 
 #include <cstring>
+#include <sys/stat.h>
 
 namespace loopkit {
 
@@ -14,7 +15,6 @@ std::string quoted(std::string_view subject) {
 }
 
 void fail(Exit code, const std::string& message) { throw Error(code, message); }
-void fail_no(const std::string& message) { throw Error(Exit::no, message); }
 void fail_usage(const std::string& message) { throw Error(Exit::usage, message); }
 void fail_data(const std::string& message) { throw Error(Exit::data, message); }
 
@@ -28,6 +28,19 @@ void fail_system(int err, std::string_view verb, std::string_view subject) {
   m += ": ";
   m += std::strerror(err);
   throw Error(Exit::system, m);
+}
+
+std::string not_regular_reason(mode_t mode) {
+  if (S_ISLNK(mode)) return "is a symbolic link";
+  if (S_ISFIFO(mode)) return "is a FIFO";
+  if (S_ISSOCK(mode)) return "is a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device";
+  if (S_ISDIR(mode)) return "is a folder";
+  return "is not a regular file";
+}
+
+void fail_not_regular(std::string_view verb, std::string_view path, mode_t mode) {
+  fail(Exit::system, "cannot " + std::string(verb) + " " + quoted(path) + ": " + not_regular_reason(mode));
 }
 
 }  // namespace loopkit

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 
 namespace loopkit {
 
@@ -21,10 +22,15 @@ private:
 std::string quoted(std::string_view subject);
 
 [[noreturn]] void fail(Exit code, const std::string& message);
-[[noreturn]] void fail_no(const std::string& message);
 [[noreturn]] void fail_usage(const std::string& message);
 [[noreturn]] void fail_data(const std::string& message);
 // "cannot VERB 'SUBJECT': strerror(err)", exit 4
 [[noreturn]] void fail_system(int err, std::string_view verb, std::string_view subject);
+
+// "is a symbolic link", "is a FIFO", "is a socket", "is a device", ... for
+// messages about a file of that mode that is not a regular file.
+std::string not_regular_reason(mode_t mode);
+// exit 4: "cannot VERB 'path': is a symbolic link"
+[[noreturn]] void fail_not_regular(std::string_view verb, std::string_view path, mode_t mode);
 
 }  // namespace loopkit

@@ -36,9 +36,7 @@ bool is_retryable(int code, std::string_view message, bool* ambiguous) {
   return retryable;
 }
 
-[[noreturn]] void malformed(const std::string& what) {
-  fail(Exit::system, "malformed answer from etcd: " + what);
-}
+[[noreturn]] void malformed(const std::string& what) { fail(Exit::system, "malformed answer from etcd: " + what); }
 
 int64_t int_field(const json::object& o, std::string_view name) {
   const json::value* v = o.if_contains(name);
@@ -119,12 +117,8 @@ json::object encode_op(const Op& op) {
       body["value"] = base64_encode(op.value);
       if (op.lease) body["lease"] = number(op.lease);
       return {{"request_put", std::move(body)}};
-    case Op::remove:
-      set_range(body, op.key, op.prefix);
-      return {{"request_delete_range", std::move(body)}};
-    case Op::range:
-      set_range(body, op.key, op.prefix);
-      return {{"request_range", std::move(body)}};
+    case Op::remove: set_range(body, op.key, op.prefix); return {{"request_delete_range", std::move(body)}};
+    case Op::range: set_range(body, op.key, op.prefix); return {{"request_range", std::move(body)}};
   }
   return {};
 }
@@ -262,8 +256,8 @@ struct Client::Impl {
   }
 
   void authenticate(Deadline deadline) {
-    json::object o = call("/v3/auth/authenticate", {{"name", target.user}, {"password", target.password}},
-                          Kind::read, deadline);
+    json::object o =
+        call("/v3/auth/authenticate", {{"name", target.user}, {"password", target.password}}, Kind::read, deadline);
     const json::value* t = o.if_contains("token");
     if (!t || !t->is_string() || t->get_string().empty()) malformed("no token from /v3/auth/authenticate");
     token = t->get_string();
@@ -430,8 +424,7 @@ std::optional<int64_t> Client::Impl::judge_lost_put(const GuardedPut& gp, const 
                        "): outcome unknown");
 }
 
-Client::Client(const Target& target, double timeout_seconds)
-    : impl_(std::make_unique<Impl>(target, timeout_seconds)) {}
+Client::Client(const Target& target, double timeout_seconds) : impl_(std::make_unique<Impl>(target, timeout_seconds)) {}
 Client::~Client() = default;
 
 std::string Client::current_endpoint() const { return impl_->here(); }
@@ -515,8 +508,8 @@ int64_t Client::lease_grant(int64_t ttl_seconds) {
 
 std::optional<int64_t> Client::lease_keepalive(int64_t id) {
   // refreshing a lease twice is harmless: a lost answer is simply asked again
-  json::object o = impl_->call("/v3/lease/keepalive", {{"ID", number(id)}}, Impl::Kind::read,
-                               deadline_after(impl_->timeout));
+  json::object o =
+      impl_->call("/v3/lease/keepalive", {{"ID", number(id)}}, Impl::Kind::read, deadline_after(impl_->timeout));
   int64_t ttl = int_field(object_field(o, "result"), "TTL");
   if (ttl <= 0) return std::nullopt;  // etcd answers without a TTL for a lease it no longer has
   return ttl;

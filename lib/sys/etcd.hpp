@@ -73,7 +73,7 @@ struct OpResult {
 
 struct TxnResult {
   bool succeeded = false;
-  int64_t revision = 0;  // the store's revision after it (a write's own revision when it wrote)
+  int64_t revision = 0;           // the store's revision after it (a write's own revision when it wrote)
   std::vector<OpResult> results;  // one per op of the branch taken
 };
 
@@ -136,7 +136,7 @@ public:
 
   // Unconditional writes; OutcomeUnknown when the answer is lost.
   int64_t put(const std::string& key, const std::string& value, int64_t lease = 0);  // its revision
-  int64_t remove(const std::string& key, bool prefix = false);  // keys deleted
+  int64_t remove(const std::string& key, bool prefix = false);                       // keys deleted
   TxnResult txn(const Txn& txn);
 
   // Puts if the key is still at expect_mod_revision (and `also` holds): the

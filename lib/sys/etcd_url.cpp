@@ -118,8 +118,7 @@ Target parse_etcd_url(std::string_view url) {
   if (const char* v = env("ETCDCTL_USER")) {
     std::string_view u = v;
     auto colon = u.find(':');
-    if (colon == std::string_view::npos || colon == 0)
-      fail_usage("ETCDCTL_USER must be NAME:PASSWORD");
+    if (colon == std::string_view::npos || colon == 0) fail_usage("ETCDCTL_USER must be NAME:PASSWORD");
     t.user = u.substr(0, colon);
     t.password = u.substr(colon + 1);
   }

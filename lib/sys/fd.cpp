@@ -20,9 +20,7 @@ void Fd::close(std::string_view subject) {
   if (fd >= 0 && ::close(fd) != 0 && errno != EINTR) fail_system(errno, "close", subject);
 }
 
-Fd open_fd(const std::string& path, int flags, unsigned mode) {
-  return open_fd_at(AT_FDCWD, path, flags, mode);
-}
+Fd open_fd(const std::string& path, int flags, unsigned mode) { return open_fd_at(AT_FDCWD, path, flags, mode); }
 
 Fd open_fd_at(int dirfd, const std::string& name, int flags, unsigned mode) {
   int fd;
@@ -31,11 +29,21 @@ Fd open_fd_at(int dirfd, const std::string& name, int flags, unsigned mode) {
   return Fd(fd);
 }
 
+namespace {
+// One read(2) of at most n bytes, retrying EINTR; 0 at the end; exit 4 on error.
+size_t read_some(int fd, char* into, size_t n, std::string_view subject) {
+  for (;;) {
+    ssize_t got = ::read(fd, into, n);
+    if (got >= 0) return static_cast<size_t>(got);
+    if (errno != EINTR) fail_system(errno, "read", subject);
+  }
+}
+}  // namespace
+
 std::string read_all(int fd, std::string_view subject) {
   std::string out;
   struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-    out.reserve(static_cast<size_t>(st.st_size) + 1);
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size) + 1);
   char buf[65536];
   for (;;) {
     size_t room = out.capacity() - out.size();
@@ -43,23 +51,14 @@ std::string read_all(int fd, std::string_view subject) {
       // read straight into the string's spare capacity
       size_t old = out.size();
       out.resize(out.capacity());
-      ssize_t n = ::read(fd, out.data() + old, room);
-      if (n < 0) {
-        out.resize(old);
-        if (errno == EINTR) continue;
-        fail_system(errno, "read", subject);
-      }
-      out.resize(old + static_cast<size_t>(n));
+      size_t n = read_some(fd, out.data() + old, room, subject);
+      out.resize(old + n);
       if (n == 0) break;
       continue;
     }
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_system(errno, "read", subject);
-    }
+    size_t n = read_some(fd, buf, sizeof buf, subject);
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    out.append(buf, n);
   }
   return out;
 }
@@ -68,14 +67,9 @@ std::string read_up_to(int fd, size_t limit, std::string_view subject) {
   std::string out;
   char buf[65536];
   while (out.size() < limit) {
-    size_t want = std::min(sizeof buf, limit - out.size());
-    ssize_t n = ::read(fd, buf, want);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_system(errno, "read", subject);
-    }
+    size_t n = read_some(fd, buf, std::min(sizeof buf, limit - out.size()), subject);
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    out.append(buf, n);
   }
   return out;
 }
@@ -89,6 +83,26 @@ void write_all(int fd, std::string_view data, std::string_view subject) {
     }
     data.remove_prefix(static_cast<size_t>(n));
   }
+}
+
+off_t file_size(int fd, std::string_view subject) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
+  return st.st_size;
+}
+
+std::string read_at(int fd, off_t offset, size_t n, std::string_view subject) {
+  std::string buf(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, buf.data() + got, n - got, offset + static_cast<off_t>(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail_system(errno, "read", subject);
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  buf.resize(got);
+  return buf;
 }
 
 }  // namespace loopkit

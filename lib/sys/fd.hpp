@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <utility>
 
 namespace loopkit {
@@ -44,5 +45,10 @@ std::string read_all(int fd, std::string_view subject);
 std::string read_up_to(int fd, size_t limit, std::string_view subject);
 // write everything, retrying short writes and EINTR; throws exit 4
 void write_all(int fd, std::string_view data, std::string_view subject);
+
+// Size of an open file (exit 4 naming subject on error).
+off_t file_size(int fd, std::string_view subject);
+// Up to n bytes at offset (fewer only at the end of the file); exit 4 on error.
+std::string read_at(int fd, off_t offset, size_t n, std::string_view subject);
 
 }  // namespace loopkit

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -14,26 +13,10 @@
 #include "sys/error.hpp"
 #include "sys/flock.hpp"
 #include "sys/folder.hpp"
+#include "sys/link.hpp"
 #include "sys/gz.hpp"
 
 namespace loopkit {
-
-static bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string not_regular_reason(mode_t mode) {
-  if (S_ISLNK(mode)) return "is a symbolic link";
-  if (S_ISFIFO(mode)) return "is a FIFO";
-  if (S_ISSOCK(mode)) return "is a socket";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device";
-  if (S_ISDIR(mode)) return "is a folder";
-  return "is not a regular file";
-}
-
-void fail_not_regular(std::string_view verb, std::string_view path, mode_t mode) {
-  fail(Exit::system, "cannot " + std::string(verb) + " " + quoted(path) + ": " + not_regular_reason(mode));
-}
 
 Fd open_regular_nofollow(const std::string& path, struct stat& st) {
   // lstat first, so that a device is refused without being opened at all
@@ -90,7 +73,7 @@ std::optional<std::string> read_file_if_exists(const std::string& path) {
     if (!fd) return std::nullopt;
     data = read_all(fd.get(), path);
   }
-  if (is_gzip(data) || (ends_with(path, ".gz") && !data.empty())) data = gunzip(data, path);
+  if (is_gzip(data, path)) data = gunzip(data, path);
   return data;
 }
 
@@ -127,7 +110,7 @@ std::optional<FileView> view_file_if_exists(const std::string& path) {
   Fd fd = open_to_read(path, st);
   if (!fd) return std::nullopt;
   v = view_fd(fd.get(), path);
-  if (is_gzip(v.view()) || (ends_with(path, ".gz") && !v.view().empty())) {
+  if (is_gzip(v.view(), path)) {
     FileView unzipped;
     unzipped.owned_ = gunzip(v.view(), path);
     return unzipped;
@@ -151,57 +134,6 @@ FileView view_fd(int fd, const std::string& subject) {
   return v;
 }
 
-std::string dir_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-std::string base_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string resolve_symlinks(const std::string& path) {
-  std::string p = path;
-  for (int hops = 0; hops < 40; ++hops) {
-    char buf[PATH_MAX];
-    ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
-    if (n < 0) return p;  // not a link (or missing): the path itself
-    std::string target(buf, static_cast<size_t>(n));
-    if (target.empty() || target[0] != '/') {
-      std::string dir = dir_name(p);
-      target = (dir == "." ? "" : dir + "/") + target;
-    }
-    p = target;
-  }
-  fail_system(ELOOP, "resolve", path);
-}
-
-void fsync_dir(const std::string& dir) {
-  Fd d = open_fd(dir, O_RDONLY | O_DIRECTORY);
-  if (!d) fail_system(errno, "open folder", dir);
-  // Some filesystems cannot fsync a folder; that is no reason to fail.
-  if (fsync(d.get()) != 0 && errno != EINVAL && errno != ENOTSUP) fail_system(errno, "sync folder", dir);
-}
-
-bool path_exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
-void make_dirs(const std::string& path, mode_t mode) {
-  if (path.empty() || path == "." || path == "/") return;
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) fail_system(ENOTDIR, "create folder", path);
-    return;
-  }
-  make_dirs(dir_name(path), mode);
-  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) fail_system(errno, "create folder", path);
-}
-
 struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t mode, bool sync,
                            const struct stat* owner) {
   unlink(tmp.c_str());  // a stray of a writer that was killed
@@ -209,7 +141,8 @@ struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t
   if (!fd) fail_system(errno, "create", tmp);
   write_all(fd.get(), data, tmp);
   if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
-  if (owner && geteuid() == 0) (void)!fchown(fd.get(), owner->st_uid, owner->st_gid);  // root editing a user's file keeps it theirs
+  if (owner && geteuid() == 0)
+    (void)!fchown(fd.get(), owner->st_uid, owner->st_gid);  // root editing a user's file keeps it theirs
   if (sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
   struct stat st;
   if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", tmp);
@@ -218,17 +151,25 @@ struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t
 }
 
 void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how) {
+  if (!how.exclusive) {
+    write_file_atomic_with(path, how, [&](int fd, const std::string& tmp) { write_all(fd, data, tmp); });
+    return;
+  }
+  const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
+  struct stat st;
+  // link() fails if the name was taken meanwhile; rename() would replace it
+  if (lstat(target.c_str(), &st) == 0 || !link_new_file(target, data, how.mode)) fail_system(EEXIST, "create", path);
+  if (how.sync) fsync_dir(dir_name(target));
+}
+
+void write_file_atomic_with(const std::string& path, const AtomicWrite& how,
+                            const std::function<void(int fd, const std::string& tmp)>& fill) {
+  if (how.exclusive) fail_system(EINVAL, "create", path);
   const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
   const std::string dir = dir_name(target);
   mode_t mode = how.mode;
   struct stat st;
   bool existed = lstat(target.c_str(), &st) == 0;
-  if (how.exclusive) {
-    // link() fails if the name was taken meanwhile; rename() would replace it
-    if (existed || !link_new_file(target, data, mode)) fail_system(EEXIST, "create", path);
-    if (how.sync) fsync_dir(dir);
-    return;
-  }
   if (existed && S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
   // rename() would never write through a link or into a FIFO, but the rule
   // is that such a name is not ours to replace (a link planted in a shared
@@ -236,54 +177,24 @@ void write_file_atomic(const std::string& path, std::string_view data, const Ato
   if (existed && !S_ISREG(st.st_mode) && !(S_ISLNK(st.st_mode) && how.replace_symlink && !how.follow_symlink))
     fail_not_regular("replace", path, st.st_mode);
   if (existed && how.keep_existing_mode && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
-
   // replacements are serialised by their callers' locks: one temporary name will do
   const std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(target) + ".tmp";
   try {
-    write_new_file(tmp, data, mode, how.sync, existed && S_ISREG(st.st_mode) ? &st : nullptr);
+    unlink(tmp.c_str());  // a stray of a writer that was killed
+    Fd fd = open_fd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    if (!fd) fail_system(errno, "create", tmp);
+    fill(fd.get(), tmp);
+    if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
+    // root editing a user's file keeps it theirs
+    if (existed && S_ISREG(st.st_mode) && geteuid() == 0) (void)!fchown(fd.get(), st.st_uid, st.st_gid);
+    if (how.sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
+    fd.close(tmp);
     if (rename(tmp.c_str(), target.c_str()) != 0) fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
   } catch (...) {
     unlink(tmp.c_str());
     throw;
   }
   if (how.sync) fsync_dir(dir);
-}
-
-void append_locked(const std::string& path, std::string_view data, mode_t mode, bool sync) {
-  refuse_special_file(path, "append to");
-  Fd fd = open_fd(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY, mode);
-  if (!fd) {
-    int err = errno;
-    refuse_special_file(path, "append to");  // swapped in meanwhile (a FIFO without reader: ENXIO)
-    fail_system(err, "open", path);
-  }
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
-  if (!S_ISREG(st.st_mode)) fail_not_regular("append to", path, st.st_mode);
-  flock_wait(fd.get(), true, path);
-  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
-  auto undo = [&] { (void)!ftruncate(fd.get(), st.st_size); };
-  // one write() so that readers without the lock never see a torn entry
-  ssize_t n;
-  do n = ::write(fd.get(), data.data(), data.size());
-  while (n < 0 && errno == EINTR);
-  if (n < 0) {
-    int err = errno;
-    undo();
-    fail_system(err, "append to", path);
-  }
-  if (static_cast<size_t>(n) != data.size()) {
-    // a short write means the disk filled up part-way; take it back whole
-    int err = errno ? errno : ENOSPC;
-    undo();
-    fail_system(err == 0 ? ENOSPC : err, "append to", path);
-  }
-  if (sync && fsync(fd.get()) != 0) {
-    int err = errno;
-    undo();
-    fail_system(err, "sync", path);
-  }
-  fd.close(path);
 }
 
 void append_locked_with(const std::string& path, size_t tail_bytes,
@@ -326,10 +237,8 @@ void append_locked_with(const std::string& path, size_t tail_bytes,
     // racing appender may have filled the one we created before we locked it
     const bool remove_on_failure = created && size == 0;
     auto undo = [&] {
-      if (remove_on_failure)
-        unlink(target.c_str());
-      else
-        (void)!ftruncate(fd.get(), size);
+      if (remove_on_failure) unlink(target.c_str());
+      else (void)!ftruncate(fd.get(), size);
     };
     if (!data.empty()) {
       // one write() so that readers without the lock never see a torn entry
@@ -357,28 +266,8 @@ void append_locked_with(const std::string& path, size_t tail_bytes,
   }
 }
 
-off_t file_size(int fd, std::string_view subject) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
-  return st.st_size;
-}
-
-std::string read_at(int fd, off_t offset, size_t n, std::string_view subject) {
-  std::string buf(n, '\0');
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::pread(fd, buf.data() + got, n - got, offset + static_cast<off_t>(got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) fail_system(errno, "read", subject);
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
-  }
-  buf.resize(got);
-  return buf;
-}
-
-LockedForReplace lock_for_replace(const std::string& path) {
-  for (int attempt = 0;; ++attempt) {
+LockedForReplace lock_for_replace(const std::string& path, bool view) {
+  for (;;) {
     LockedForReplace r;
     // stat first: a device is refused without being opened (opening one can
     // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
@@ -395,7 +284,7 @@ LockedForReplace lock_for_replace(const std::string& path) {
         continue;  // replaced while we waited: lock the new file
       r.exists = true;
       r.mode = held.st_mode & 07777;
-      r.contents = view_fd(r.fd.get(), path);
+      if (view) r.contents = view_fd(r.fd.get(), path);
       return r;
     }
     if (errno != ENOENT) {
@@ -410,6 +299,47 @@ LockedForReplace lock_for_replace(const std::string& path) {
     if (access(path.c_str(), F_OK) == 0) continue;  // created while we waited
     return r;
   }
+}
+
+std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode) {
+  std::string dir = dir_name(path);
+  std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(path) + "." + std::to_string(getpid()) + ".tmp";
+  try {
+    struct stat st = write_new_file(tmp, data, mode, true);
+    if (link(tmp.c_str(), path.c_str()) != 0) {
+      int err = errno;
+      // NFS may report failure for a link that was made (liblockfile's check)
+      struct stat tst;
+      if (lstat(tmp.c_str(), &tst) != 0 || tst.st_nlink != 2) {
+        unlink(tmp.c_str());
+        if (err == EEXIST) return std::nullopt;
+        fail_system(err, "create", path);
+      }
+    }
+    unlink(tmp.c_str());
+    return FileId{st.st_dev, st.st_ino};
+  } catch (...) {
+    unlink(tmp.c_str());
+    throw;
+  }
+}
+
+std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes) {
+  struct stat st;
+  Fd fd = open_regular_nofollow(path, st);
+  if (!fd) return std::nullopt;
+  FileSnapshot snap;
+  snap.mtime = static_cast<int64_t>(st.st_mtime);
+  snap.id = {st.st_dev, st.st_ino};
+  if (max_bytes == SIZE_MAX) {
+    snap.data = read_all(fd.get(), path);
+  } else {
+    // one byte more than allowed tells "exactly max_bytes" from "more"
+    snap.data = read_up_to(fd.get(), max_bytes + 1, path);
+    snap.too_big = snap.data.size() > max_bytes;
+    if (snap.too_big) snap.data.resize(max_bytes);
+  }
+  return snap;
 }
 
 }  // namespace loopkit

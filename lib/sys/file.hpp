@@ -1,5 +1,7 @@
-// Whole-file reads, atomic durable replacement and locked appends.
+// Regular files: whole-file reads and views, atomic durable replacement,
+// exclusive creation, locked appends and locking for read-modify-write.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -8,6 +10,9 @@
 #include <sys/types.h>
 
 #include "sys/fd.hpp"
+// a file is a name in a folder: callers of these get those helpers with them
+#include "sys/folder.hpp"
+#include "sys/link.hpp"
 
 namespace loopkit {
 
@@ -25,12 +30,7 @@ Fd open_to_read(const std::string& path, struct stat& st);
 // symlink at their own name (folders on the way may be links), and a FIFO,
 // device or socket there is refused at once, never read from or waited on.
 // Readers of data (open_to_read) take whatever they are given, pipes too.
-
-// "is a symbolic link", "is a FIFO", "is a socket", "is a device", ... for
-// messages about a file of that mode that is not a regular file.
-std::string not_regular_reason(mode_t mode);
-// exit 4: "cannot VERB 'path': is a symbolic link"
-[[noreturn]] void fail_not_regular(std::string_view verb, std::string_view path, mode_t mode);
+// (not_regular_reason and fail_not_regular in sys/error.hpp word the refusal.)
 
 // An existing regular file opened read-only by the rule above: checked with
 // lstat, opened with O_NOFOLLOW|O_NONBLOCK (so that a name swapped for a link
@@ -61,9 +61,9 @@ std::optional<FileView> view_file_if_exists(const std::string& path);
 FileView view_fd(int fd, const std::string& subject);
 
 struct AtomicWrite {
-  mode_t mode = 0600;           // for a new file
+  mode_t mode = 0600;  // for a new file
   bool keep_existing_mode = true;
-  bool sync = true;             // fsync the data and the folder
+  bool sync = true;  // fsync the data and the folder
   // true: a symlink at path is followed, and its final target replaced.
   // false: a symlink or any other non-regular file at path is refused
   // (exit 4), nothing written: see the rule above.
@@ -71,7 +71,7 @@ struct AtomicWrite {
   // with follow_symlink false: a symlink at path is replaced by the new file
   // (the link itself goes, its target is never touched) instead of refused
   bool replace_symlink = false;
-  bool exclusive = false;       // fail with EEXIST when path already exists
+  bool exclusive = false;  // fail with EEXIST when path already exists
 };
 
 // Write data to a temporary file beside path, fsync it, rename it over path
@@ -80,6 +80,11 @@ struct AtomicWrite {
 // leaves at most one stray, which the next write replaces. A FIFO, device or
 // socket at the target is refused (exit 4), as is a folder.
 void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how = {});
+// The same, with the bytes written by fill to the temporary file's
+// descriptor (so a big file is streamed, never held in memory). Not for
+// how.exclusive.
+void write_file_atomic_with(const std::string& path, const AtomicWrite& how,
+                            const std::function<void(int fd, const std::string& tmp)>& fill);
 
 // Create tmp afresh (a stray of a killed writer is replaced; a symlink there
 // is never followed), write data, set mode, fsync it when sync, and close it.
@@ -87,16 +92,11 @@ void write_file_atomic(const std::string& path, std::string_view data, const Ato
 struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t mode, bool sync,
                            const struct stat* owner = nullptr);
 
-// The file that path names after following symlinks (path itself if none).
-std::string resolve_symlinks(const std::string& path);
-
-// Append data with one write() on an O_APPEND descriptor under an exclusive
-// flock; on failure the file is truncated back to its old size.
-void append_locked(const std::string& path, std::string_view data, mode_t mode, bool sync);
-
-// As append_locked, but the bytes are chosen under the lock from the file's
-// size and its last tail_bytes (read with pread, so the cost does not grow
-// with the file): of many first appenders exactly one sees size 0 and writes
+// Append with one write() on an O_APPEND descriptor under an exclusive flock,
+// so that readers without the lock never see a torn entry; on failure the
+// file is truncated back to its old size. The bytes are chosen under the
+// lock from the file's size and its last tail_bytes (read with pread, so
+// the cost does not grow with the file): of many first appenders exactly one sees size 0 and writes
 // a header. The lock is taken on the inode that path still names (a rename
 // by a rewriter holding the same flock is detected and retried). A file this
 // call created is removed again when the write fails; an empty result writes
@@ -104,20 +104,6 @@ void append_locked(const std::string& path, std::string_view data, mode_t mode, 
 void append_locked_with(const std::string& path, size_t tail_bytes,
                         const std::function<std::string(off_t size, std::string_view tail)>& make, mode_t mode,
                         bool sync);
-
-// Size of an open file (exit 4 naming subject on error).
-off_t file_size(int fd, std::string_view subject);
-// Up to n bytes at offset (fewer only at the end of the file); exit 4 on error.
-std::string read_at(int fd, off_t offset, size_t n, std::string_view subject);
-
-// The folder part of a path ("." when none) and the last component.
-std::string dir_name(const std::string& path);
-std::string base_name(const std::string& path);
-
-// mkdir -p; new folders get mode
-void make_dirs(const std::string& path, mode_t mode = 0755);
-void fsync_dir(const std::string& dir);
-bool path_exists(const std::string& path);  // lstat: a dangling symlink exists
 
 // A regular file or the folder it would go in, exclusively flocked for a
 // read-modify-write. A symlink at path is followed (to a state file's one
@@ -131,6 +117,29 @@ struct LockedForReplace {
   FileView contents;  // when exists: valid while fd is held (writers rename, never rewrite in place)
   mode_t mode = 0;
 };
-LockedForReplace lock_for_replace(const std::string& path);
+// With view false, contents is left empty: the caller reads fd its own way
+// (core/state.cpp maps it and releases the pages it has passed).
+LockedForReplace lock_for_replace(const std::string& path, bool view = true);
+
+// Create path holding data, atomically also on NFS, as liblockfile does: a
+// temporary file named after path and our pid is written and synced, then
+// link()ed to path, which fails when path exists. The folder is not synced
+// (the caller decides what a failure to do so means). Returns the new
+// file's identity, or nullopt when path already exists; exit 4 otherwise,
+// leaving neither path nor the temporary file.
+std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode);
+
+// A regular file's bytes (at most max_bytes of them) together with its
+// modification time and identity, read from one open descriptor so they
+// belong together; nullopt when it does not exist. The file is opened by the
+// rule of open_regular_nofollow: a symlink, FIFO, device or socket at path
+// is exit 4, never followed, read or waited on.
+struct FileSnapshot {
+  std::string data;
+  int64_t mtime = 0;  // epoch seconds
+  FileId id;
+  bool too_big = false;  // longer than max_bytes: data holds the first max_bytes
+};
+std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes = SIZE_MAX);
 
 }  // namespace loopkit

@@ -13,14 +13,6 @@ void flock_wait(int fd, bool exclusive, std::string_view subject) {
   }
 }
 
-bool flock_try(int fd, bool exclusive, std::string_view subject) {
-  while (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK) return false;
-    if (errno != EINTR) fail_system(errno, "lock", subject);
-  }
-  return true;
-}
-
 void flock_release(int fd) { flock(fd, LOCK_UN); }
 
 }  // namespace loopkit

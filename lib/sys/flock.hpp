@@ -6,8 +6,6 @@ namespace loopkit {
 
 // Block until locked (retrying EINTR); exit 4 on error.
 void flock_wait(int fd, bool exclusive, std::string_view subject);
-// true: locked; false: someone else holds it
-bool flock_try(int fd, bool exclusive, std::string_view subject);
 void flock_release(int fd);
 
 }  // namespace loopkit

@@ -6,8 +6,10 @@
 
 namespace loopkit {
 
-bool is_gzip(std::string_view d) {
-  return d.size() >= 2 && static_cast<unsigned char>(d[0]) == 0x1f && static_cast<unsigned char>(d[1]) == 0x8b;
+bool is_gzip(std::string_view d, std::string_view name) {
+  if (d.size() >= 2 && static_cast<unsigned char>(d[0]) == 0x1f && static_cast<unsigned char>(d[1]) == 0x8b)
+    return true;
+  return !d.empty() && name.size() >= 3 && name.substr(name.size() - 3) == ".gz";
 }
 
 std::string gunzip(std::string_view data, std::string_view subject) {

@@ -154,7 +154,8 @@ struct HttpConnection::Impl {
 
   [[noreturn]] void lost(const std::string& name, error_code ec) {
     close();
-    if (ec == beast::error::timeout) throw HttpFailure(HttpFailureKind::lost, "no answer from " + quoted(name) + ": timed out");
+    if (ec == beast::error::timeout)
+      throw HttpFailure(HttpFailureKind::lost, "no answer from " + quoted(name) + ": timed out");
     if (ec.category() == error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream &&
         ec != http::error::partial_message)
       throw HttpFailure(HttpFailureKind::garbage, quoted(name) + " does not answer in HTTP: " + ec.message());

@@ -31,7 +31,7 @@ private:
 };
 
 struct TlsFiles {
-  std::string cacert;  // empty: the system's trusted roots
+  std::string cacert;     // empty: the system's trusted roots
   std::string cert, key;  // client certificate, both or neither
 };
 
@@ -49,8 +49,8 @@ public:
 
   // POST body (JSON) to host:port; the open connection is reused when it is
   // to the same place. Throws HttpFailure; the connection is then closed.
-  HttpResponse post(const std::string& host, const std::string& port, std::string_view target,
-                    std::string_view body, std::string_view authorization, Deadline deadline);
+  HttpResponse post(const std::string& host, const std::string& port, std::string_view target, std::string_view body,
+                    std::string_view authorization, Deadline deadline);
   // POST, then hand each piece of a streamed answer's body to on_data until
   // it returns true; the connection is closed afterwards. Returns the status.
   unsigned post_streaming(const std::string& host, const std::string& port, std::string_view target,

@@ -52,7 +52,9 @@ LineRead read_line(int fd, std::string& line, double seconds) {
       // poll takes int milliseconds: a long wait is made of several turns
       ms = left > 1e6 ? 1000000000 : static_cast<int>(left * 1000) + 1;
     }
-    struct pollfd p{fd, POLLIN, 0};
+    struct pollfd p {
+      fd, POLLIN, 0
+    };
     int rc = poll(&p, 1, ms);
     if (rc < 0) {
       if (errno == EINTR) continue;  // g_signal is looked at on the next turn

@@ -111,7 +111,9 @@ bool wait_for_exit(pid_t pid, double seconds) {
   int pfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (pfd >= 0) {
     Fd guard(pfd);
-    struct pollfd p{pfd, POLLIN, 0};
+    struct pollfd p {
+      pfd, POLLIN, 0
+    };
     // poll takes int milliseconds: a long wait is made of several
     double end = monotonic_seconds() + seconds;
     for (;;) {

@@ -65,8 +65,7 @@ int HeldSignals::pause(double seconds) {
   }
 }
 
-ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds,
-                      const std::function<void()>& on_tick) {
+ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds, const std::function<void()>& on_tick) {
   // exec reports its failure through a close-on-exec pipe: EOF means it ran
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");

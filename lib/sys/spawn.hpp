@@ -26,7 +26,7 @@ private:
 };
 
 struct ChildStatus {
-  int status = 0;     // exit code; 128+N if killed by signal N; 126/127 as shells
+  int status = 0;      // exit code; 128+N if killed by signal N; 126/127 as shells
   int exec_errno = 0;  // when the command could not be run: why
 };
 
@@ -35,7 +35,6 @@ struct ChildStatus {
 // (same process group) and are not sent twice. on_tick runs every
 // tick_seconds of real time while the command runs; it must not throw.
 // Requires a HeldSignals in scope.
-ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds,
-                      const std::function<void()>& on_tick);
+ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds, const std::function<void()>& on_tick);
 
 }  // namespace loopkit

@@ -56,7 +56,21 @@ inline Split split_input(std::string_view in) {
 
 // Equal as JSON values: numbers by value (2, 2.0 and 2e0 are one number),
 // objects whatever the member order.
+// A number literal (a number kept as written, see core/json.hpp) is a
+// number too: against any other number it compares by its nearest double,
+// which is what a reader that keeps no literals makes of the written text
+// (give or take the reader's rounding).
 inline bool same_json(const loopkit::json::value& a, const loopkit::json::value& b) {
+  namespace json = loopkit::json;
+  if (json::is_number_literal(a) || json::is_number_literal(b)) {
+    if (!json::is_numeric(a) || !json::is_numeric(b)) return false;
+    auto nearest = [](const json::value& v) {
+      if (json::is_number_literal(v)) return std::strtod(std::string(json::literal_text(v)).c_str(), nullptr);
+      return v.to_number<double>();
+    };
+    // both sides read with correct rounding (json::nearest_double, strtod)
+    return nearest(a) == nearest(b);
+  }
   if (a.is_number() && b.is_number()) {
     auto exact = [](const loopkit::json::value& v) -> long double {
       if (v.is_int64()) return static_cast<long double>(v.get_int64());

@@ -4,21 +4,24 @@
 // back with every name quoted it parses to the same segments; lookup on a
 // small document fails only with exit 3 (through a scalar).
 #include "core/path.hpp"
+#include "core/scan.hpp"
+#include "core/textedit.hpp"
 #include "fuzz_common.hpp"
 
 using namespace loopkit;
 
 namespace {
 
-const json::value& sample() {
-  static const json::value doc =
-      json::parse(R"({"a":{"b":[1,{"c":null}],"":"e"},"x":[[],{}],"s":"t","n":5,"a.b":true})", "sample");
-  return doc;
-}
+constexpr std::string_view sample = R"({"a":{"b":[1,{"c":null}],"":"e"},"x":[[],{}],"s":"t","n":5,"a.b":true})";
 
+// state-get's lookup: a scan wanting the path, then textedit::lookup
 void check_lookup(const Path& p) {
   try {
-    auto found = lookup(sample(), p);
+    scan::Want want;
+    want.add(p);
+    want.settle();
+    scan::Node root = scan::scan(sample, want, "sample");
+    auto found = textedit::lookup(sample, root, p);
     if (!p.has_all()) fuzz::check(found.size() == 1, "lookup without [] found " + std::to_string(found.size()));
   } catch (const Error& e) {
     fuzz::check_code(e, {Exit::data}, "lookup");

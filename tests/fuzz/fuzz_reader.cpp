@@ -1,13 +1,17 @@
 // libFuzzer target: the strict reader. The whole input is a document:
-// json::parse (a full Boost.JSON parse) and validate_json (the allocation-
-// free check state-get and state-set run first) must agree on accept and
-// reject, failing only with exit 3. Then in the repro format (a document,
-// then lines; see split_input in fuzz_common.hpp) each line is a path, and
-// state-get's lazy lookup (lookup_spans on the text) must find what
-// lookup() finds on the full parse: the same values, missing where it is
-// missing, and the same errors.
+// json::parse (a full Boost.JSON parse), scan::scan (the one validating pass
+// of state-get and state-set) and validate_json (which words scan's errors)
+// must agree on accept and reject, failing only with exit 3. Then in the
+// repro format (a document, then lines; see split_input in fuzz_common.hpp)
+// each line is a path, and state-get's lookup (one scan for all the paths,
+// then textedit::lookup on it) must find what the reference lookup
+// (tests/unit/reference.hpp) finds on the full parse: the same values,
+// missing where it is missing, and the same errors.
+#include "../unit/reference.hpp"
 #include "core/jsontext.hpp"
 #include "core/path.hpp"
+#include "core/scan.hpp"
+#include "core/textedit.hpp"
 #include "fuzz_common.hpp"
 
 using namespace loopkit;
@@ -31,45 +35,62 @@ std::optional<json::value> read_both(std::string_view text) {
   }
   fuzz::check(full.has_value() == valid, valid ? "validate_json accepts what json::parse refuses"
                                                : "json::parse accepts what validate_json refuses");
-
+  bool scanned = false;
+  try {
+    scan::scan(text, scan::Want{}, "input");
+    scanned = true;
+  } catch (const Error& e) {
+    fuzz::check_code(e, {Exit::data}, "scan");
+  }
+  fuzz::check(full.has_value() == scanned,
+              scanned ? "scan accepts what json::parse refuses" : "json::parse accepts what scan refuses");
   return full;
 }
 
-void compare_lookups(std::string_view text, const json::value& doc, std::string_view path_text) {
-  Path p;
-  try {
-    p = parse_path(path_text);
-  } catch (const Error&) {
-    return;
-  }
+void compare_lookup(std::string_view text, const scan::Node& root, const json::value& doc, const Path& p) {
   std::vector<const json::value*> full;
   std::optional<Exit> full_error, lazy_error;
   try {
-    full = lookup(doc, p);
+    full = reference::lookup(doc, p);
   } catch (const Error& e) {
-    fuzz::check_code(e, {Exit::data}, "lookup");
+    fuzz::check_code(e, {Exit::data}, "reference lookup");
     full_error = e.code();
   }
-  JsonText jt(text);
-  std::vector<std::optional<Span>> lazy;
+  std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lazy;
   try {
-    lazy = lookup_spans(jt, p);
+    lazy = textedit::lookup(text, root, p);
   } catch (const Error& e) {
-    fuzz::check_code(e, {Exit::data}, "lookup_spans");
+    fuzz::check_code(e, {Exit::data}, "textedit::lookup");
     lazy_error = e.code();
   }
-  fuzz::check(full_error == lazy_error, p.text + ": lookup and lookup_spans disagree on failing");
+  fuzz::check(full_error == lazy_error, p.text + ": the reference and textedit::lookup disagree on failing");
   if (full_error) return;
-  fuzz::check(full.size() == lazy.size(), p.text + ": lookup found " + std::to_string(full.size()) +
-                                              " values, lookup_spans " + std::to_string(lazy.size()));
+  fuzz::check(full.size() == lazy.size(), p.text + ": the reference found " + std::to_string(full.size()) +
+                                              " values, textedit::lookup " + std::to_string(lazy.size()));
   for (std::size_t i = 0; i < full.size(); ++i) {
     fuzz::check(!full[i] == !lazy[i], p.text + ": missing for one lookup and not the other");
     if (!full[i]) continue;
-    std::string_view span = text.substr(lazy[i]->begin, lazy[i]->end - lazy[i]->begin);
+    std::string_view span = text.substr(lazy[i]->first, lazy[i]->second - lazy[i]->first);
     json::value v = json::parse(span, "span");
-    fuzz::check(v == *full[i], p.text + ": lookup_spans found " + std::string(span) + ", lookup " +
+    fuzz::check(v == *full[i], p.text + ": textedit::lookup found " + std::string(span) + ", the reference " +
                                    json::compact(*full[i]));
   }
+}
+
+// As state-get does: one scan wanting every path, then each path looked up.
+void compare_lookups(std::string_view text, const json::value& doc, const std::vector<std::string_view>& lines) {
+  std::vector<Path> paths;
+  scan::Want want;
+  for (auto line : lines) {
+    try {
+      paths.push_back(parse_path(line));
+      want.add(paths.back());
+    } catch (const Error&) {
+    }
+  }
+  want.settle();
+  scan::Node root = scan::scan(text, want, "input");
+  for (const Path& p : paths) compare_lookup(text, root, doc, p);
 }
 
 }  // namespace
@@ -81,6 +102,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (in.lines.empty()) return 0;
   auto doc = read_both(in.document);
   if (!doc) return 0;
-  for (auto line : in.lines) compare_lookups(in.document, *doc, line);
+  compare_lookups(in.document, *doc, in.lines);
   return 0;
 }

@@ -42,6 +42,4 @@ extern "C" const char* __asan_default_options() {
                      : "abort_on_error=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:"
                        "disable_coredump=1";
 }
-extern "C" const char* __ubsan_default_options() {
-  return "abort_on_error=1:halt_on_error=1:print_stacktrace=1";
-}
+extern "C" const char* __ubsan_default_options() { return "abort_on_error=1:halt_on_error=1:print_stacktrace=1"; }

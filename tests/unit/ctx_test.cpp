@@ -24,17 +24,18 @@ TEST_CASE("a fresh save is complete: filling it changes nothing") {
 }
 
 TEST_CASE("filling reports each missing or mistyped field once") {
-  json::value doc = json::parse(R"({"version":"1.0","phases":{"current":"TEST"},"context":[],"metadata":{"save_count":"x"},
-    "configuration":{"token_limit":64000}})", "t");
+  json::value doc =
+      json::parse(R"({"version":"1.0","phases":{"current":"TEST"},"context":[],"metadata":{"save_count":"x"},
+    "configuration":{"token_limit":64000}})",
+                  "t");
   auto filled = ctx::fill_defaults(doc, now);
   std::vector<std::string> paths;
   for (auto& f : filled) paths.push_back(f.path + (f.missing ? "" : "!"));
-  CHECK(paths == std::vector<std::string>{"mode", "timestamp", "project", "phases.completed", "phases.status",
-                                          "context!", "debates", "errors", "quality_gates",
-                                          "configuration.save_threshold", "configuration.output_dir",
-                                          "configuration.log_level", "configuration.fail_fast",
-                                          "configuration.debate_enabled", "metadata.created_at", "metadata.updated_at",
-                                          "metadata.save_count!", "metadata.resume_count"});
+  CHECK(paths == std::vector<std::string>{
+                     "mode", "timestamp", "project", "phases.completed", "phases.status", "context!", "debates",
+                     "errors", "quality_gates", "configuration.save_threshold", "configuration.output_dir",
+                     "configuration.log_level", "configuration.fail_fast", "configuration.debate_enabled",
+                     "metadata.created_at", "metadata.updated_at", "metadata.save_count!", "metadata.resume_count"});
   CHECK(at(doc, {"phases", "completed"}) == R"(["LOAD","DISCOVER","PLAN","ARCHITECT","IMPLEMENT"])");
   CHECK(at(doc, {"phases", "status", "TEST"}) == R"("in_progress")");
   CHECK(at(doc, {"context", "token_usage", "limit"}) == "64000");
@@ -52,7 +53,8 @@ TEST_CASE("versions: 1.x passes, others are bad data") {
 TEST_CASE("set_phase follows the document's own phase list") {
   json::value doc = json::parse(R"({"phases":{"status":{"a":"pending","b":"failed","c":"complete"}}})", "t");
   ctx::set_phase(doc, "B");
-  CHECK(at(doc, {"phases"}) == R"({"status":{"a":"complete","b":"in_progress","c":"pending"},"current":"b","completed":["a"]})");
+  CHECK(at(doc, {"phases"}) ==
+        R"({"status":{"a":"complete","b":"in_progress","c":"pending"},"current":"b","completed":["a"]})");
   CHECK_THROWS_AS(ctx::set_phase(doc, "LOAD"), Error);
 }
 
@@ -100,8 +102,8 @@ TEST_CASE("UTF-8 validation") {
   CHECK(ctx::is_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
   CHECK_FALSE(ctx::is_utf8("\xff"));
   CHECK_FALSE(ctx::is_utf8("\xc3"));
-  CHECK_FALSE(ctx::is_utf8("\xc0\xaf"));          // overlong
-  CHECK_FALSE(ctx::is_utf8("\xed\xa0\x80"));      // surrogate
+  CHECK_FALSE(ctx::is_utf8("\xc0\xaf"));      // overlong
+  CHECK_FALSE(ctx::is_utf8("\xed\xa0\x80"));  // surrogate
 }
 
 #include "sys/beneath.hpp"

@@ -20,6 +20,7 @@
 #include "sys/error.hpp"
 #include "sys/etcd.hpp"
 #include "sys/etcd_url.hpp"
+#include "scratch.hpp"
 
 using namespace loopkit;
 using namespace loopkit::etcd;
@@ -52,25 +53,22 @@ public:
     for (auto [name, value] : vars) {
       const char* old = std::getenv(name);
       saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-      if (value) setenv(name, value, 1); else unsetenv(name);
+      if (value) setenv(name, value, 1);
+      else unsetenv(name);
     }
   }
   ~EnvScope() {
     for (auto& [name, value] : saved_)
-      if (value) setenv(name.c_str(), value->c_str(), 1); else unsetenv(name.c_str());
+      if (value) setenv(name.c_str(), value->c_str(), 1);
+      else unsetenv(name.c_str());
   }
 
 private:
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
-struct ScratchFolder {
-  std::string dir;
-  ScratchFolder() {
-    char tmpl[] = "/tmp/etcd-test.XXXXXX";
-    dir = mkdtemp(tmpl);
-  }
-  ~ScratchFolder() { (void)!std::system(("rm -rf '" + dir + "'").c_str()); }
+struct ScratchFolder : testing::Scratch {
+  ScratchFolder() : testing::Scratch("etcd-test") {}
 };
 
 // etcd members on loopback, stopped (by pid) and deleted when this goes out
@@ -167,7 +165,8 @@ std::string read_http_message(int fd) {
       for (auto& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       auto cl = head.find("content-length:");
       if (cl != std::string::npos && m.size() >= head_end + std::stoul(head.substr(cl + 15))) return m;
-      if (head.find("chunked") != std::string::npos && m.find("\r\n0\r\n\r\n", head_end - 2) != std::string::npos) return m;
+      if (head.find("chunked") != std::string::npos && m.find("\r\n0\r\n\r\n", head_end - 2) != std::string::npos)
+        return m;
     }
     ssize_t n = read(fd, buf, sizeof buf);
     if (n <= 0) return m;
@@ -252,13 +251,13 @@ TEST_CASE("base64 round trips and rejects what etcd never sends", "[etcd_url]") 
   CHECK(base64_encode("/lk/a") == "L2xrL2E=");
   CHECK_FALSE(base64_decode("abc"));
   CHECK_FALSE(base64_decode("ab=c"));
-  CHECK_FALSE(base64_decode("a===")) ;
+  CHECK_FALSE(base64_decode("a==="));
   CHECK_FALSE(base64_decode("ab!d"));
 }
 
 TEST_CASE("etcd URLs name endpoints, a key and whether it is a folder", "[etcd_url]") {
   EnvScope env{{"LOOPKIT_ETCD_ENDPOINTS", nullptr}, {"ETCDCTL_ENDPOINTS", nullptr}, {"ETCDCTL_USER", nullptr},
-               {"ETCDCTL_CACERT", nullptr}, {"ETCDCTL_CERT", nullptr}, {"ETCDCTL_KEY", nullptr}};
+               {"ETCDCTL_CACERT", nullptr},         {"ETCDCTL_CERT", nullptr},      {"ETCDCTL_KEY", nullptr}};
   Target t = parse_etcd_url("etcd://h1:2379,10.0.0.2:2380/lk/locks/a");
   CHECK_FALSE(t.tls);
   REQUIRE(t.endpoints.size() == 2);
@@ -300,9 +299,9 @@ TEST_CASE("etcd URLs name endpoints, a key and whether it is a folder", "[etcd_u
 
 TEST_CASE("malformed etcd URLs are usage errors", "[etcd_url]") {
   EnvScope env{{"LOOPKIT_ETCD_ENDPOINTS", nullptr}, {"ETCDCTL_ENDPOINTS", nullptr}, {"ETCDCTL_USER", nullptr}};
-  for (const char* url : {"etcd://h:1", "etcd://h:1/", "etcd://h/k", "etcd://h:0/k", "etcd://h:99999/k",
-                          "etcd://h:x/k", "etcd://:1/k", "etcd://h:1,/k", "etcd://::1:2379/k", "etcd://[::1/k",
-                          "etcd://u:p@h:1/k", "http://h:1/k"}) {
+  for (const char* url :
+       {"etcd://h:1", "etcd://h:1/", "etcd://h/k", "etcd://h:0/k", "etcd://h:99999/k", "etcd://h:x/k", "etcd://:1/k",
+        "etcd://h:1,/k", "etcd://::1:2379/k", "etcd://[::1/k", "etcd://u:p@h:1/k", "http://h:1/k"}) {
     INFO(url);
     CHECK(exit_of([&] { parse_etcd_url(url); }) == 2);
   }
@@ -338,7 +337,7 @@ TEST_CASE("put, get, range over a prefix and remove", "[.etcd][etcd]") {
   c.put("/t/a", "uno");
   a = c.get("/t/a");
   CHECK(a->version == 2);
-  CHECK(a->create_revision == r1);  // an overwrite keeps the creation
+  CHECK(a->create_revision == r1);                             // an overwrite keeps the creation
   CHECK(c.range("/t/a", false, r1).kvs.at(0).value == "one");  // history
   CHECK(c.remove("/t/", true) == 2);
   CHECK(c.range("/t/", true).kvs.empty());
@@ -570,19 +569,27 @@ TEST_CASE("TLS with a CA and a client certificate made by openssl", "[.etcd][etc
   ScratchFolder certs;
   const std::string& d = certs.dir;
   std::string ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  shell_output("cd '" + d + "' && exec 2>&1 && "
-               "openssl req -x509 " + ec + " -keyout ca-key.pem -out ca.pem -days 2 -subj /CN=loopkit-test-ca && "
-               "openssl req " + ec + " -keyout server-key.pem -out server.csr -subj /CN=localhost && "
+  shell_output("cd '" + d +
+               "' && exec 2>&1 && "
+               "openssl req -x509 " +
+               ec +
+               " -keyout ca-key.pem -out ca.pem -days 2 -subj /CN=loopkit-test-ca && "
+               "openssl req " +
+               ec +
+               " -keyout server-key.pem -out server.csr -subj /CN=localhost && "
                "printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' >san && "
                "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 2 "
                "-extfile san -out server.pem && "
-               "openssl req " + ec + " -keyout client-key.pem -out client.csr -subj /CN=root && "
+               "openssl req " +
+               ec +
+               " -keyout client-key.pem -out client.csr -subj /CN=root && "
                "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 2 "
                "-out client.pem && cp ca.pem client-ca.pem");
   Sandbox etcd(1, d);
   std::string message;
   {
-    EnvScope env{{"ETCDCTL_CACERT", (d + "/ca.pem").c_str()}, {"ETCDCTL_CERT", (d + "/client.pem").c_str()},
+    EnvScope env{{"ETCDCTL_CACERT", (d + "/ca.pem").c_str()},
+                 {"ETCDCTL_CERT", (d + "/client.pem").c_str()},
                  {"ETCDCTL_KEY", (d + "/client-key.pem").c_str()}};
     Client c(target_of(etcd.url("/k")));
     c.put("/k", "over tls");
@@ -605,8 +612,10 @@ TEST_CASE("TLS with a CA and a client certificate made by openssl", "[.etcd][etc
 
 TEST_CASE("ETCDCTL_USER authenticates, a wrong password is exit 4", "[.etcd][etcd]") {
   Sandbox etcd;
-  shell_output("ETCDCTL_API=3 etcdctl --endpoints " + etcd.endpoints + " user add root:secret 2>&1 >/dev/null && "
-               "ETCDCTL_API=3 etcdctl --endpoints " + etcd.endpoints + " auth enable 2>&1 >/dev/null");
+  shell_output("ETCDCTL_API=3 etcdctl --endpoints " + etcd.endpoints +
+               " user add root:secret 2>&1 >/dev/null && "
+               "ETCDCTL_API=3 etcdctl --endpoints " +
+               etcd.endpoints + " auth enable 2>&1 >/dev/null");
   std::string message;
   {
     EnvScope env{{"ETCDCTL_USER", "root:secret"}};
@@ -628,8 +637,7 @@ TEST_CASE("ETCDCTL_USER authenticates, a wrong password is exit 4", "[.etcd][etc
   }
 }
 
-TEST_CASE("a 3-member cluster loses its leader mid-run and keeps every acknowledged write",
-          "[.etcd][etcd]") {
+TEST_CASE("a 3-member cluster loses its leader mid-run and keeps every acknowledged write", "[.etcd][etcd]") {
   Sandbox etcd(3);
   // the leader first, so that the writes in flight go to the member that dies
   std::vector<std::string> members = etcd.list();

@@ -9,7 +9,7 @@ using namespace loopkit;
 TEST_CASE("seq_prefix reads only a whole leading seq member") {
   CHECK(event::seq_prefix(R"({"seq":42,"ts":"x"})") == 42);
   CHECK(event::seq_prefix(R"({"seq":7})") == 7);
-  CHECK_FALSE(event::seq_prefix(R"({"seq":4)"));   // torn inside the number
+  CHECK_FALSE(event::seq_prefix(R"({"seq":4)"));  // torn inside the number
   CHECK_FALSE(event::seq_prefix(R"({"ts":1,"seq":4})"));
   CHECK_FALSE(event::seq_prefix(R"({"seq":-1,)"));
 }

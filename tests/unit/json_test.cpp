@@ -6,6 +6,8 @@
 #include "core/jsontext.hpp"
 #include <limits>
 #include "core/path.hpp"
+#include "core/scan.hpp"
+#include "core/textedit.hpp"
 #include "sys/error.hpp"
 
 using namespace loopkit;
@@ -108,13 +110,22 @@ TEST_CASE("malformed paths are usage errors") {
 }
 
 TEST_CASE("lookup: missing is null, through a scalar is bad data") {
-  auto doc = json::parse(R"({"a":{"b":[10,20]},"s":"x","n":null})", "x");
-  CHECK(lookup(doc, parse_path(".a.b[-1]"))[0]->as_int64() == 20);
-  CHECK(lookup(doc, parse_path(".a.b[5]"))[0] == nullptr);
-  CHECK(lookup(doc, parse_path(".n.deeper"))[0] == nullptr);
-  CHECK(lookup(doc, parse_path(".a.b[]")).size() == 2);
-  CHECK(code_of([&] { lookup(doc, parse_path(".s.x")); }) == Exit::data);
-  CHECK(code_of([&] { lookup(doc, parse_path(".s[]")); }) == Exit::data);
+  std::string t = R"({"a":{"b":[10,20]},"s":"x","n":null})";
+  auto lookup = [&](const char* path) {
+    Path p = parse_path(path);
+    scan::Want w;
+    w.add(p);
+    w.settle();
+    return textedit::lookup(t, scan::scan(t, w, "x"), p);
+  };
+  auto s = lookup(".a.b[-1]");
+  REQUIRE(s[0]);
+  CHECK(t.substr(s[0]->first, s[0]->second - s[0]->first) == "20");
+  CHECK(!lookup(".a.b[5]")[0]);
+  CHECK(!lookup(".n.deeper")[0]);
+  CHECK(lookup(".a.b[]").size() == 2);
+  CHECK(code_of([&] { lookup(".s.x"); }) == Exit::data);
+  CHECK(code_of([&] { lookup(".s[]"); }) == Exit::data);
 }
 
 TEST_CASE("assignments parse into edits") {
@@ -180,6 +191,36 @@ TEST_CASE("numbers out of range are not valid JSON; underflow and 0e400 read as 
   CHECK(code_of([] { json::number_text(json::value(std::numeric_limits<double>::infinity())); }) == Exit::data);
 }
 
+TEST_CASE("a number reads as the double nearest to its text, past Boost.JSON 1.81's rounding") {
+  // each is one unit in the last place off in Boost.JSON 1.81's own reading
+  const char* text = "129223372036854775807345678901234.5678901234567890";
+  CHECK(json::parse(text, "x").get_double() == 1.2922337203685477e+32);
+  CHECK(json::nearest_double(text) == std::strtod(text, nullptr));
+  CHECK(json::parse("[1123.5678109234567]", "x").get_array()[0].get_double() == 1123.5678109234567);
+  // the edges of the range, judged as strtod judges them
+  CHECK(json::nearest_double("1.7976931348623157e308") == std::numeric_limits<double>::max());
+  CHECK(std::isinf(json::nearest_double("1.7976931348623159e308")));
+  CHECK(code_of([] { json::parse("1.7976931348623159e308", "x"); }) == Exit::data);
+  CHECK(code_of([] { validate_json("[-1.7976931348623159e308]", "x"); }) == Exit::data);
+  CHECK(json::nearest_double("4.9e-324") == std::numeric_limits<double>::denorm_min());
+  CHECK(json::nearest_double("2e-324") == 0.0);
+  CHECK(std::signbit(json::nearest_double("-1e-400")));
+}
+
+TEST_CASE("a string can never pass for a kept number literal") {
+  // fuzz finding assign/string-spelling-the-literal-marker: the fuzzer
+  // learnt the marker of kept literals and wrote it in a string. The marker
+  // starts with 0xFF, which no valid UTF-8 text holds.
+  std::string marked(json::number_literal("1e2").get_string());
+  REQUIRE(static_cast<unsigned char>(marked[0]) == 0xff);
+  std::string rest = marked.substr(1);  // the marker's ASCII tail and the literal
+  json::value v = json::parse("{\"a\":\"" + rest + "\"}", "x", {}, json::Literals::as_written);
+  CHECK_FALSE(json::is_number_literal(v.at("a")));
+  CHECK(json::compact(v) == "{\"a\":\"" + rest + "\"}");
+  CHECK(code_of([&] { json::parse("\"" + marked + "\"", "x"); }) == Exit::data);
+  CHECK(code_of([&] { parse_assignment("a=" + marked); }) == Exit::usage);
+}
+
 TEST_CASE("number literals keep their text where asked") {
   using json::Literals;
   const char* big = "123456789012345678901234567890";
@@ -238,4 +279,20 @@ TEST_CASE("sums are exact on big integers and refuse to overflow a double") {
   CHECK(sum("{}", "a+=1e2") == "{\"a\":100}");
   CHECK(code_of([&] { sum("{\"a\":1e308}", "a+=1e308"); }) == Exit::data);
   CHECK(code_of([&] { sum("{\"a\":-1.7e308}", "a+=-1e308"); }) == Exit::data);
+}
+
+TEST_CASE("equal compares numbers by value, whatever their spelling or type") {
+  auto lit = [](const char* t) { return json::number_literal(t); };
+  CHECK(json::equal(json::value(100), lit("1e2")));
+  CHECK(json::equal(json::value(2.0), json::value(2)));
+  CHECK(json::equal(lit("0.001"), lit("1e-3")));
+  CHECK(json::equal(lit("-0"), json::value(0)));
+  CHECK(json::equal(lit("1200.000"), lit("12e2")));
+  CHECK(json::equal(lit("123456789012345678901234567890"), lit("1.2345678901234567890123456789e29")));
+  CHECK_FALSE(json::equal(lit("123456789012345678901234567890"), json::value(1.2345678901234568e+29)));
+  CHECK_FALSE(json::equal(json::value(1), json::value("1")));
+  CHECK_FALSE(json::equal(lit("-1"), json::value(1)));
+  CHECK(json::equal(json::parse(R"({"a":[1,{"b":2.50}],"c":null})", "t"),
+                    json::parse(R"({"c":null,"a":[1.0,{"b":25e-1}]})", "t")));
+  CHECK_FALSE(json::equal(json::parse(R"({"a":[1]})", "t"), json::parse(R"({"a":[1,1]})", "t")));
 }

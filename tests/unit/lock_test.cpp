@@ -12,19 +12,13 @@
 #include "sys/error.hpp"
 #include "sys/file.hpp"
 #include "sys/proc.hpp"
+#include "scratch.hpp"
 
 using namespace loopkit;
 
 namespace {
-struct ScratchFolder {
-  std::string dir;
-  ScratchFolder() {
-    char tmpl[] = "/tmp/lock-test.XXXXXX";
-    dir = mkdtemp(tmpl);
-  }
-  ~ScratchFolder() { (void)!std::system(("rm -rf '" + dir + "'").c_str()); }
-  std::string path(const std::string& name) const { return dir + "/" + name; }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+struct ScratchFolder : testing::Scratch {
+  ScratchFolder() : testing::Scratch("lock-test") {}
 };
 
 pid_t dead_pid() {
@@ -102,7 +96,8 @@ TEST_CASE("local locks live and die with their process", "[lock]") {
   }
   SECTION("a lock from an earlier boot is stale") {
     if (boot_id().empty()) return;
-    auto v = judge_lock(readable(record_text(getpid(), R"(,"boot_id":"00000000-0000-0000-0000-000000000000")")), policy);
+    auto v =
+        judge_lock(readable(record_text(getpid(), R"(,"boot_id":"00000000-0000-0000-0000-000000000000")")), policy);
     CHECK(v.stale);
   }
   SECTION("an old heartbeat matters only with stale_after") {
@@ -115,7 +110,8 @@ TEST_CASE("local locks live and die with their process", "[lock]") {
 
 TEST_CASE("other hosts' locks go stale by heartbeat age", "[lock]") {
   auto at = [](int64_t age) {
-    return readable(record_text(1, fmt::format(R"(,"host":"elsewhere.invalid","heartbeat_epoch":{})", now_epoch() - age)));
+    return readable(
+        record_text(1, fmt::format(R"(,"host":"elsewhere.invalid","heartbeat_epoch":{})", now_epoch() - age)));
   };
   StalePolicy policy;
   CHECK_FALSE(judge_lock(at(10), policy).stale);
@@ -160,11 +156,30 @@ TEST_CASE("an unreadable lock is held, unless unchanged past stale_after", "[loc
   AcquireRequest me{"j", owner_process(getpid()), {}, 0, {}};
   CHECK(acquire_lock(d.path("j.lock"), me).outcome == AcquireResult::held);
   CHECK(reap_lock(d.path("j.lock"), {}, false).outcome == ReapResult::unreadable);
-  struct utimbuf old{now_epoch() - 1000, now_epoch() - 1000};
+  struct utimbuf old {
+    now_epoch() - 1000, now_epoch() - 1000
+  };
   utime(d.path("j.lock").c_str(), &old);
   CHECK(acquire_lock(d.path("j.lock"), me).outcome == AcquireResult::held);
   me.policy.stale_after = 60;
   CHECK(acquire_lock(d.path("j.lock"), me).outcome == AcquireResult::took_over);
+}
+
+TEST_CASE("an unreadable lock is reaped once unchanged past stale_after", "[lock]") {
+  ScratchFolder d;
+  d.write("e.lock", "");
+  struct utimbuf old {
+    now_epoch() - 1000, now_epoch() - 1000
+  };
+  utime(d.path("e.lock").c_str(), &old);
+  CHECK(reap_lock(d.path("e.lock"), {}, false).outcome == ReapResult::unreadable);
+  CHECK(reap_lock(d.path("e.lock"), {2000}, false).outcome == ReapResult::unreadable);
+  ReapResult listed = reap_lock(d.path("e.lock"), {60}, true);
+  CHECK(listed.outcome == ReapResult::stale);
+  CHECK(listed.verdict.reason == "unreadable and unchanged for 1000s (over 60s)");
+  CHECK(path_exists(d.path("e.lock")));
+  CHECK(reap_lock(d.path("e.lock"), {60}, false).outcome == ReapResult::removed);
+  CHECK_FALSE(path_exists(d.path("e.lock")));
 }
 
 TEST_CASE("heartbeat and release act only on our own lock", "[lock]") {
@@ -183,6 +198,40 @@ TEST_CASE("heartbeat and release act only on our own lock", "[lock]") {
   CHECK_FALSE(path_exists(f));
   acquire_lock(f, {"h", me, {}, 0, {}});
   CHECK(release_lock(f, other, true) == Released::removed);
+}
+
+TEST_CASE("an owner's release of a beaten lock leaves the released mark, no other", "[lock]") {
+  ScratchFolder d;
+  const std::string f = d.path("m.lock"), mark = d.path(".m.lock.released");
+  CHECK(released_mark_path(f) == mark);
+  CHECK(released_mark_path("m.lock") == ".m.lock.released");
+  Owner me = owner_process(getpid()), other = owner_process(getppid());
+  // a lock beaten every 30 s by `beater`, as lock-heartbeat --every leaves it
+  auto beaten = [&](pid_t beater) {
+    acquire_lock(f, {"m", me, {}, 0, {}});
+    refresh_heartbeat(f, me, 100, 30);
+    std::string text = read_lock_file(f).text;
+    const std::string own = fmt::format("\"heartbeat_pid\":{}", getpid());
+    REQUIRE(text.find(own) != std::string::npos);
+    text.replace(text.find(own), own.size(), fmt::format("\"heartbeat_pid\":{}", beater));
+    d.write("m.lock", text);
+    return text;
+  };
+  acquire_lock(f, {"m", me, {}, 0, {}});
+  CHECK(release_lock(f, me, false, true) == Released::removed);
+  CHECK_FALSE(path_exists(mark));  // no beater declared
+  beaten(getpid());
+  CHECK(release_lock(f, me, false, true) == Released::removed);
+  CHECK_FALSE(path_exists(mark));  // the owner beating for itself
+  beaten(getppid());
+  CHECK(release_lock(f, other, true, true) == Released::removed);
+  CHECK_FALSE(path_exists(mark));  // forced away by someone else
+  beaten(getppid());
+  CHECK(release_lock(f, me, false, false) == Released::removed);
+  CHECK_FALSE(path_exists(mark));  // not asked for
+  const std::string text = beaten(getppid());
+  CHECK(release_lock(f, me, false, true) == Released::removed);
+  CHECK(read_lock_file(mark).text == text);
 }
 
 TEST_CASE("reap removes stale locks only, and lists a folder's *.lock files", "[lock]") {
@@ -233,8 +282,9 @@ TEST_CASE("a lock file that is a symlink is refused by every operation, and noth
   CHECK(refused([&] { refresh_heartbeat(d.path("x.lock"), me, 100); }) == link);
   CHECK(refused([&] { release_lock(d.path("x.lock"), me, true); }) == link);
   CHECK(refused([&] { reap_lock(d.path("x.lock"), {.stale_after = 0}, false); }) == link);
-  CHECK(refused([&] { acquire_lock(d.path("dangling.lock"), {"d", me, {}, 0, {}}); }) ==
-        "cannot open '" + d.path("dangling.lock") + "': is a symbolic link");
+  CHECK(refused([&] {
+          acquire_lock(d.path("dangling.lock"), {"d", me, {}, 0, {}});
+        }) == "cannot open '" + d.path("dangling.lock") + "': is a symbolic link");
   std::ifstream in(d.path("target.txt"));
   std::string text;
   std::getline(in, text);
@@ -267,4 +317,29 @@ TEST_CASE("a lock file bigger than max_lock_bytes is unreadable, not read whole"
   CHECK(f.text.size() == max_lock_bytes);
   CHECK(reap_lock(d.path("big.lock"), {}, false).outcome == ReapResult::unreadable);
   CHECK(path_exists(d.path("big.lock")));
+}
+
+TEST_CASE("a lock is taken or refreshed only for an owner that is running", "[lock]") {
+  Owner me = owner_process(getpid());
+  CHECK(is_owner_running(me));
+  CHECK_FALSE(is_owner_running(owner_process(dead_pid())));
+  if (me.start) {  // a pid given to another process since its start time was read
+    Owner reused{me.pid, *me.start + 1};
+    CHECK_FALSE(is_owner_running(reused));
+  }
+}
+
+TEST_CASE("the lock tools' no: missing, or held by someone else", "[lock]") {
+  CHECK(describe_not_ours("a.lock", 12, nullptr) == "no lock 'a.lock'");
+  LockFile holder = readable(record_text(34, ""));
+  CHECK(describe_not_ours("a.lock", 12, &holder).rfind("'a.lock' is not ours (pid 12): held by pid 34", 0) == 0);
+}
+
+TEST_CASE("one lock file named alone answers by the exit status; a folder or several sweep", "[lock]") {
+  ScratchFolder d;
+  d.write("a.lock", record_text(getpid(), ""));
+  CHECK(names_one_lock({d.path("a.lock")}));
+  CHECK(names_one_lock({d.path("missing.lock")}));
+  CHECK_FALSE(names_one_lock({d.dir}));
+  CHECK_FALSE(names_one_lock({d.path("a.lock"), d.path("b.lock")}));
 }

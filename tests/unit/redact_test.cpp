@@ -41,9 +41,9 @@ std::string word(std::size_t n) { return fake(kWord, n); }
 std::string hex(std::size_t n) { return fake(kHex, n); }
 
 struct Case {
-  std::string format;    // what the secret is
-  std::string pattern;   // the text around it; "%s" marks where it goes
-  std::string secret;    // exactly what must become [REDACTED]
+  std::string format;   // what the secret is
+  std::string pattern;  // the text around it; "%s" marks where it goes
+  std::string secret;   // exactly what must become [REDACTED]
 };
 
 std::string fill(const std::string& pattern, const std::string& with) {
@@ -107,8 +107,7 @@ std::vector<Case> secret_cases() {
       {"Slack config token", "%s", "xoxe.xoxp-1-" + alnum(160)},
       {"Slack webhook", "post to https://hooks.slack.com/%s now",
        "services/T" + fake(kUpper, 8) + "/B" + fake(kUpper, 10) + "/" + alnum(24)},
-      {"Discord webhook", "https://discord.com/api/webhooks/%s",
-       fake("0123456789", 18) + "/" + word(68)},
+      {"Discord webhook", "https://discord.com/api/webhooks/%s", fake("0123456789", 18) + "/" + word(68)},
       {"Discord webhook (old host)", "'https://discordapp.com/api/webhooks/%s'",
        fake("0123456789", 18) + "/" + word(68)},
       {"Teams webhook", "https://contoso.webhook.office.com/webhookb2/%s",
@@ -138,14 +137,16 @@ std::vector<Case> secret_cases() {
       {"Pulumi token", "%s", "pul-" + hex(40)},
       {"Linear key", "%s", "lin_api_" + alnum(40)},
       {"Notion token", "%s", "ntn_" + fake("0123456789", 11) + alnum(35)},
-      {"Azure storage key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=%s;EndpointSuffix=core.windows.net",
+      {"Azure storage key",
+       "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=%s;EndpointSuffix=core.windows.net",
        fake(kBase64, 86) + "=="},
       {"Azure Service Bus key", "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=%s",
        fake(kBase64, 43) + "="},
       {"Azure AD client secret", "secret %s", "abc8Q~" + word(34)},
       {"age secret key", "%s", "AGE-SECRET-KEY-1" + fake("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)},
-      {"1Password secret key", "%s", "A3-" + fake(kUpper, 6) + "-" + fake(kUpper, 11) + "-" + fake(kUpper, 5) + "-" +
-                                         fake(kUpper, 5) + "-" + fake(kUpper, 5)},
+      {"1Password secret key", "%s",
+       "A3-" + fake(kUpper, 6) + "-" + fake(kUpper, 11) + "-" + fake(kUpper, 5) + "-" + fake(kUpper, 5) + "-" +
+           fake(kUpper, 5)},
       // payments and mail
       {"Stripe live key", "%s", "sk_live_" + alnum(24)},
       {"Stripe restricted test key", "%s", "rk_test_" + alnum(24)},
@@ -168,8 +169,8 @@ std::vector<Case> secret_cases() {
       {"RSA private key", "a\n%s\nz", rsa},
       {"OpenSSH private key", "%s", openssh},
       {"truncated EC private key", "%s", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI" + fake(kBase64, 40)},
-      {"PGP private key", "%s", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF" + fake(kBase64, 60) +
-                                    "\n-----END PGP PRIVATE KEY BLOCK-----"},
+      {"PGP private key", "%s",
+       "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF" + fake(kBase64, 60) + "\n-----END PGP PRIVATE KEY BLOCK-----"},
       // passwords and names that say secret
       {"password assignment", "password=%s next", "hunter2"},
       {"PGPASSWORD", "PGPASSWORD=%s psql -h db", alnum(16)},
@@ -278,18 +279,20 @@ TEST_CASE("look-alikes stay untouched") {
 }
 
 TEST_CASE("look-alikes in non-secret JSON fields stay") {
-  json::value doc = json::parse(R"({"checksum":"sha256:0f343b0931126a20f133d67c2b018a3b4c5e9d1e6f7a8b9c0d1e2f3a4b5c6d7e",
+  json::value doc =
+      json::parse(R"({"checksum":"sha256:0f343b0931126a20f133d67c2b018a3b4c5e9d1e6f7a8b9c0d1e2f3a4b5c6d7e",
     "commit":"3f786850e387550fdab836ed7e6dc881de23001b","session_id":"550e8400-e29b-41d4-a716-446655440000",
     "content":"aGVsbG8gd29ybGQsIHRoaXMgaXMgYSB0ZXN0","token_usage":{"total":5,"limit":128000},"max_tokens":4096,
     "path":"/home/user/.ssh/id_rsa","url":"https://example.com/x","version":"1.2.3","updated_at":"2025-01-10T10:05:30Z"})",
-                                "t");
+                  "t");
   json::value before = doc;
   CHECK(redact(doc) == 0);
   CHECK(doc == before);
 }
 
 TEST_CASE("pathological input stays linear") {
-  for (const std::string& unit : std::vector<std::string>{"sk-x://eyJ", "a://b:c/", "curl -u -p ", "M" + std::string(25, 'a') + "."}) {
+  for (const std::string& unit :
+       std::vector<std::string>{"sk-x://eyJ", "a://b:c/", "curl -u -p ", "M" + std::string(25, 'a') + "."}) {
     std::string s;
     for (int i = 0; i < 100000; ++i) s += unit;
     std::string t = s;
@@ -299,14 +302,14 @@ TEST_CASE("pathological input stays linear") {
 }
 
 TEST_CASE("secret member names, carefully") {
-  for (const char* n : {"password", "passwd", "secret", "api_key", "apikey", "access_token", "auth_token",
-                        "private_key", "client_secret", "apiKey", "DB_PASSWORD", "x-api-key", "token", "github.token",
-                        "PGPASSWORD", "DB_PASS", "MYSQL_PWD", "AccountKey", "SharedAccessKey", "credentials",
-                        "encryption_key", "smtpPass"})
+  for (const char* n : {"password",        "passwd",       "secret",         "api_key", "apikey",      "access_token",
+                        "auth_token",      "private_key",  "client_secret",  "apiKey",  "DB_PASSWORD", "x-api-key",
+                        "token",           "github.token", "PGPASSWORD",     "DB_PASS", "MYSQL_PWD",   "AccountKey",
+                        "SharedAccessKey", "credentials",  "encryption_key", "smtpPass"})
     CHECK(is_secret_name(n));
-  for (const char* n : {"token_usage", "token_limit", "max_tokens", "tokens", "secretary", "keyboard", "passwords_file",
-                        "name", "total", "secret_santa_count", "PWD", "OLDPWD", "first_pass", "bypass", "key",
-                        "password_hint", "AccountName"})
+  for (const char* n :
+       {"token_usage", "token_limit", "max_tokens", "tokens", "secretary", "keyboard", "passwords_file", "name",
+        "total", "secret_santa_count", "PWD", "OLDPWD", "first_pass", "bypass", "key", "password_hint", "AccountName"})
     CHECK_FALSE(is_secret_name(n));
 }
 
@@ -330,12 +333,14 @@ TEST_CASE("redact walks a document and says where") {
 }
 
 TEST_CASE("numbers under secret names go; token counts stay") {
-  json::value doc = json::parse(R"({"password":1234,"pin_password":-1.5e3,"token":4096,"max_token":8,"secret":true})", "t");
+  json::value doc =
+      json::parse(R"({"password":1234,"pin_password":-1.5e3,"token":4096,"max_token":8,"secret":true})", "t");
   std::vector<std::string> seen;
   CHECK(redact(doc, [&](const std::string& m) { seen.push_back(m); }) == 2);
   CHECK(json::compact(doc) ==
         R"({"password":"[REDACTED]","pin_password":"[REDACTED]","token":4096,"max_token":8,"secret":true})");
-  CHECK(seen == std::vector<std::string>{"value of 'password' at .password", "value of 'pin_password' at .pin_password"});
+  CHECK(seen ==
+        std::vector<std::string>{"value of 'password' at .password", "value of 'pin_password' at .pin_password"});
 }
 
 TEST_CASE("objects and arrays under secret names are redacted deeply, their shape kept") {
@@ -371,8 +376,9 @@ TEST_CASE("redact_member judges a value by the member it is set to") {
 
 TEST_CASE("the kinds name the format, never the value") {
   std::vector<std::string> seen;
-  json::value v = json::string("a " + std::string("ghp_") + alnum(36) + " and postgres://u:" + alnum(10) + "@h/x and sshpass -p " +
-                  alnum(10) + " ssh h");
+  json::value v = json::string("a " + std::string("ghp_") + alnum(36) + " and postgres://u:" + alnum(10) +
+                               "@h/x and sshpass -p " + alnum(10) + " ssh h");
   redact(v, [&](const std::string& m) { seen.push_back(m); });
-  CHECK(seen == std::vector<std::string>{"GitHub token at .", "password in a URL at .", "password on a command line at ."});
+  CHECK(seen ==
+        std::vector<std::string>{"GitHub token at .", "password in a URL at .", "password on a command line at ."});
 }

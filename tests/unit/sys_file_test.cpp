@@ -14,29 +14,13 @@
 #include "sys/error.hpp"
 #include "sys/file.hpp"
 #include "sys/folder.hpp"
+#include "scratch.hpp"
 
 using namespace loopkit;
 
 namespace {
-struct Scratch {
-  std::string dir;
-  Scratch() {
-    char tmpl[] = "/tmp/sys-file-test.XXXXXX";
-    dir = mkdtemp(tmpl);
-  }
-  ~Scratch() { (void)!std::system(("rm -rf '" + dir + "'").c_str()); }
-  std::string path(const std::string& name) const { return dir + "/" + name; }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
-  std::string read(const std::string& name) const {
-    std::ifstream in(path(name));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  bool is_link(const std::string& name) const {
-    struct stat st;
-    return lstat(path(name).c_str(), &st) == 0 && S_ISLNK(st.st_mode);
-  }
+struct Scratch : testing::Scratch {
+  Scratch() : testing::Scratch("sys-file-test") {}
 };
 
 // the message of the exit-4 error that f throws ("" and a failure if none)

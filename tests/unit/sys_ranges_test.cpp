@@ -45,8 +45,8 @@ TEST_CASE("LOOPKIT_NOW is epoch seconds from 0 to the end of year 9999", "[clock
   }
   CHECK_FALSE(clock_check_with(std::nullopt));
   CHECK_FALSE(clock_check_with(std::string()));  // empty means unset
-  for (const char* bad : {"253402300800", "9223372036854775807", "99999999999999999999", "-1", "+5", " 5", "5 ",
-                          "abc", "1.5", "1e9", "0x10"}) {
+  for (const char* bad : {"253402300800", "9223372036854775807", "99999999999999999999", "-1", "+5", " 5", "5 ", "abc",
+                          "1.5", "1e9", "0x10"}) {
     INFO(bad);
     CHECK(clock_check_with(std::string(bad)) == Exit::usage);
   }
@@ -58,7 +58,8 @@ TEST_CASE("SECONDS options take finite decimals up to 1e9", "[cli]") {
   CHECK(cli::number("1.5", "--wait", 0) == 1.5);
   CHECK(cli::number("1e9", "--wait", 0) == 1e9);
   CHECK(cli::number("1000000000", "--wait", 0) == 1e9);
-  for (const char* bad : {"1000000000.5", "1e10", "1e300", "inf", "-inf", "nan", "NaN", "-1", "", "abc", "1s", "0.001"}) {
+  for (const char* bad :
+       {"1000000000.5", "1e10", "1e300", "inf", "-inf", "nan", "NaN", "-1", "", "abc", "1s", "0.001"}) {
     INFO(bad);
     CHECK(number_check(bad, 0.01) == Exit::usage);
   }

@@ -1,0 +1,71 @@
+// Resuming: a named save, or the newest one in a folder that reads as a
+// save, loaded under the lock that ctx-resume holds until it writes back.
+#include <fmt/format.h>
+
+#include "core/ctx.hpp"
+#include "core/ctx_doc.hpp"
+#include "sys/error.hpp"
+#include "sys/clock.hpp"
+#include "sys/fd.hpp"
+#include "sys/folder.hpp"
+#include "sys/link.hpp"
+
+namespace loopkit::ctx {
+
+using detail::decode;
+
+std::optional<Loaded> load_save(const std::string& given) {
+  Loaded l;
+  l.path = existing_save_path(given);
+  if (l.path == "-") {
+    l.doc = decode(read_all(0, "standard input"), l.path, l.gz);
+  } else {
+    if (!path_exists(l.path)) return std::nullopt;
+    LockedForReplace held = lock_save(l.path);
+    if (!held.exists) return std::nullopt;
+    l.doc = decode(held.contents.view(), l.path, l.gz);  // parsed while the lock holds the mapping
+    l.lock = std::move(held.fd);
+  }
+  check_shape(l.doc, l.path);
+  check_version(l.doc, l.path);
+  return l;
+}
+
+std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn) {
+  for (const auto& name : saves_newest_first(dir)) {
+    Loaded l;
+    l.path = join(dir, name);
+    try {
+      LockedForReplace held = lock_save(l.path);
+      if (!held.exists) continue;  // removed since we listed the folder
+      l.lock = std::move(held.fd);
+      l.doc = decode(held.contents.view(), l.path, l.gz);
+      check_shape(l.doc, l.path);
+    } catch (const Error& e) {
+      // tmux-resurrect's lesson: never promote a broken newer save, never lose it
+      if (warn) warn(fmt::format("skipping {}", e.what()));
+      continue;
+    }
+    check_version(l.doc, l.path);
+    return l;
+  }
+  return std::nullopt;
+}
+
+std::optional<Loaded> resume(const ResumeRequest& r, const Warn& warn) {
+  std::optional<Loaded> save =
+      r.savefile.empty() ? load_newest(r.dir.empty() ? default_dir() : r.dir, warn) : load_save(r.savefile);
+  if (!save) return save;
+  detail::fill_defaults_warning(save->doc, save->path, iso8601_utc(now_epoch()), warn);
+  const bool writes = !r.peek && save->path != "-";
+  if (writes) count_resume(save->doc);
+  if (!r.restore.empty()) restore_artifacts(save->doc, r.restore);
+  if (writes && !r.remove) replace_save(save->path, encode(save->doc, save->gz));
+  if (r.remove) {
+    remove_file(save->path);
+    fsync_dir(dir_name(save->path));
+  }
+  return save;
+}
+
+}  // namespace loopkit::ctx

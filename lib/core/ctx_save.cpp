@@ -1,0 +1,227 @@
+// Saving: save names, the save folder (new saves linked into place, pruning,
+// listing), and the lock a save is held under from reading to replacing.
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "core/ctx.hpp"
+#include "core/assign.hpp"
+#include "core/ctx_doc.hpp"
+#include "core/redact.hpp"
+#include "sys/beneath.hpp"
+#include "sys/clock.hpp"
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/folder.hpp"
+#include "sys/gz.hpp"
+#include "sys/link.hpp"
+
+namespace loopkit::ctx {
+
+using detail::ends_with;
+
+namespace {
+json::value start_document(const SaveRequest& r, const std::string& now, const Warn& warn) {
+  if (r.from.empty()) return fresh_save(now);
+  std::string from = existing_save_path(r.from);
+  json::value doc = json::parse(read_file(from), from);
+  check_shape(doc, from);
+  check_version(doc, from);
+  detail::fill_defaults_warning(doc, from, now, warn);
+  return doc;
+}
+
+void apply_change(json::value& doc, const std::string& what, const std::string& value, const std::string& now,
+                  const Warn& warn) {
+  if (what == "phase") {
+    set_phase(doc, value);
+  } else if (what == "tokens") {
+    set_tokens(doc, value);
+  } else if (what == "message") {
+    add_message(doc, value, now);
+  } else if (what == "history") {
+    add_history(doc, read_file(value), value, now);
+  } else if (what == "set") {
+    apply(doc, parse_assignment(value));
+  } else {
+    add_artifact(doc, value);
+    std::string path = value.substr(value.find('=') + 1);
+    if (!is_plain_relative(path) && warn)
+      warn(
+          fmt::format("artifact file {} is not a relative path inside the project: "
+                      "ctx-resume --restore-artifacts will refuse it",
+                      quoted(path)));
+  }
+}
+
+void redact_with_warning(json::value& doc, const Warn& warn) {
+  std::vector<std::string> found;
+  redact(doc, [&](const std::string& what) { found.push_back(what); });
+  if (found.empty() || !warn) return;
+  std::string list;
+  for (const auto& f : found) list += (list.empty() ? "" : "; ") + f;
+  warn(fmt::format("redacted {} secret{}: {}", found.size(), found.size() == 1 ? "" : "s", list));
+}
+}  // namespace
+
+std::optional<SaveName> parse_save_name(std::string_view n) {
+  static constexpr std::string_view prefix = "mdan-save-";
+  SaveName s;
+  if (n.substr(0, prefix.size()) != prefix) return std::nullopt;
+  n.remove_prefix(prefix.size());
+  if (ends_with(n, ".json.gz")) {
+    s.gz = true;
+    n.remove_suffix(8);
+  } else if (ends_with(n, ".json")) {
+    n.remove_suffix(5);
+  } else {
+    return std::nullopt;
+  }
+  auto digits = [](std::string_view d, std::int64_t& out) {
+    if (d.empty() || d.size() > 18) return false;
+    out = 0;
+    for (char c : d) {
+      if (c < '0' || c > '9') return false;
+      out = out * 10 + (c - '0');
+    }
+    return true;
+  };
+  auto dash = n.find('-');
+  if (!digits(n.substr(0, dash), s.epoch)) return std::nullopt;
+  if (dash != std::string_view::npos && (!digits(n.substr(dash + 1), s.suffix) || s.suffix < 2)) return std::nullopt;
+  return s;
+}
+
+std::string save_name(const SaveName& n) {
+  return fmt::format("mdan-save-{}{}.json{}", n.epoch, n.suffix > 1 ? fmt::format("-{}", n.suffix) : "",
+                     n.gz ? ".gz" : "");
+}
+
+std::vector<std::string> saves_newest_first(const std::string& dir) {
+  std::vector<std::pair<SaveName, std::string>> found;
+  for (auto& name : own_regular_files(dir))
+    if (auto s = parse_save_name(name)) found.emplace_back(*s, std::move(name));
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    if (a.first.epoch != b.first.epoch) return a.first.epoch > b.first.epoch;
+    if (a.first.suffix != b.first.suffix) return a.first.suffix > b.first.suffix;
+    return a.second > b.second;
+  });
+  std::vector<std::string> names;
+  for (auto& f : found) names.push_back(std::move(f.second));
+  return names;
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+  if (dir.empty() || dir == ".") return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+std::string default_dir() {
+  const char* t = std::getenv("TMPDIR");
+  std::string d = t && *t ? t : "/tmp";
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  return d;
+}
+
+std::string write_new_save(const std::string& dir, std::int64_t epoch, std::string_view bytes, bool gz) {
+  AtomicWrite how;
+  how.mode = 0600;
+  how.keep_existing_mode = false;
+  how.follow_symlink = false;
+  how.exclusive = true;
+  for (std::int64_t suffix = 1; suffix <= 1000; ++suffix) {
+    std::string path = join(dir, save_name({epoch, suffix, gz}));
+    // The stem is taken in either form, so .json and .json.gz never share it.
+    if (path_exists(join(dir, save_name({epoch, suffix, false}))) ||
+        path_exists(join(dir, save_name({epoch, suffix, true}))))
+      continue;
+    try {
+      write_file_atomic(path, bytes, how);
+      return path;
+    } catch (const Error&) {
+      if (path_exists(path)) continue;  // another writer took the name first
+      throw;
+    }
+  }
+  fail_system(EEXIST, "create a save in", dir);
+}
+
+void replace_save(const std::string& path, std::string_view bytes) {
+  AtomicWrite how;
+  how.mode = 0600;
+  how.keep_existing_mode = false;
+  how.follow_symlink = false;
+  write_file_atomic(path, bytes, how);  // a link swapped in since lock_save is refused here too
+}
+
+LockedForReplace lock_save(const std::string& path) {
+  struct stat st;
+  open_regular_nofollow(path, st);  // refuses what is not a regular file; missing is fine
+  return lock_for_replace(path);
+}
+
+std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, const std::string& spare,
+                                     const Warn& warn) {
+  std::vector<std::string> removed;
+  std::size_t kept = spare.empty() ? 0 : 1;
+  for (const auto& name : saves_newest_first(dir)) {
+    if (name == spare) continue;
+    if (kept < keep) {
+      ++kept;
+      continue;
+    }
+    try {
+      if (remove_file(join(dir, name))) removed.push_back(name);
+    } catch (const Error& e) {
+      if (warn) warn(e.what());
+    }
+  }
+  return removed;
+}
+
+std::string existing_save_path(const std::string& path) {
+  if (path != "-" && !path_exists(path) && !ends_with(path, ".gz") && path_exists(path + ".gz")) return path + ".gz";
+  return path;
+}
+
+Saved save(const SaveRequest& r, const Warn& warn) {
+  const std::string now = iso8601_utc(now_epoch());
+  // Held until the save is replaced, as ctx-resume holds it: a resume counted
+  // meanwhile is not lost by a save made --from the same file.
+  LockedForReplace held;
+  if (!r.savefile.empty()) {
+    make_dirs(dir_name(r.savefile), 0700);
+    held = lock_save(existing_save_path(r.savefile));
+  }
+  json::value doc = start_document(r, now, warn);
+  for (const auto& [what, value] : r.changes) apply_change(doc, what, value, now, warn);
+  stamp_save(doc, now);
+  check_utf8(doc);
+  redact_with_warning(doc, warn);
+  Saved saved;
+  saved.token_ratio = token_ratio(doc);
+  if (r.if_over && saved.token_ratio < *r.if_over) return saved;
+
+  std::string text = json::to_text(doc, json::default_layout());
+  bool gz = static_cast<long long>(text.size()) > r.gzip_over;
+  if (r.savefile.empty()) {
+    std::string dir = r.dir.empty() ? default_dir() : r.dir;
+    make_dirs(dir, 0700);
+    saved.path = write_new_save(dir, now_epoch(), gz ? gzip(text) : text, gz);
+  } else {
+    // A save that outgrows --gzip-over becomes SAVEFILE.gz (ctx-resume and
+    // --from find it by the old name); a name ending in .gz is always gzip.
+    gz = gz || ends_with(r.savefile, ".gz");
+    saved.path = gz && !ends_with(r.savefile, ".gz") ? r.savefile + ".gz" : r.savefile;
+    replace_save(saved.path, gz ? gzip(text) : text);
+    if (saved.path != r.savefile && path_exists(r.savefile)) remove_file(r.savefile);
+  }
+  if (r.keep > 0) {
+    std::string name = base_name(saved.path);
+    prune_saves(dir_name(saved.path), r.keep, parse_save_name(name) ? name : "", warn);
+  }
+  return saved;
+}
+
+}  // namespace loopkit::ctx

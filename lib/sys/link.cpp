@@ -1,0 +1,56 @@
+#include "sys/link.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys/error.hpp"
+#include "sys/folder.hpp"
+
+namespace loopkit {
+
+std::string resolve_symlinks(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    char buf[PATH_MAX];
+    ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return p;  // not a link (or missing): the path itself
+    std::string target(buf, static_cast<size_t>(n));
+    if (target.empty() || target[0] != '/') {
+      std::string dir = dir_name(p);
+      target = (dir == "." ? "" : dir + "/") + target;
+    }
+    p = target;
+  }
+  fail_system(ELOOP, "resolve", path);
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+std::optional<FileId> file_id(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+
+bool remove_file(const std::string& path) {
+  if (unlink(path.c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  fail_system(errno, "remove", path);
+}
+
+Removal remove_file_if_same(const std::string& path, const FileId& id) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Removal::missing;
+    fail_system(errno, "remove", path);
+  }
+  if (!S_ISREG(st.st_mode) || FileId{st.st_dev, st.st_ino} != id) return Removal::changed;
+  return remove_file(path) ? Removal::removed : Removal::missing;
+}
+
+}  // namespace loopkit

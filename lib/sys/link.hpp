@@ -1,0 +1,33 @@
+// Names and the files they stand for: following symlinks, telling whether
+// a name still stands for the file that was read, and removing names.
+#pragma once
+#include <optional>
+#include <string>
+#include <sys/types.h>
+
+namespace loopkit {
+
+// The file that path names after following symlinks (path itself if none).
+std::string resolve_symlinks(const std::string& path);
+bool path_exists(const std::string& path);  // lstat: a dangling symlink exists
+
+// Which file a name stands for: device and inode.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const FileId&) const = default;
+};
+std::optional<FileId> file_id(const std::string& path);  // lstat; nullopt if missing
+
+// unlink(2): true if removed, false if it was already gone; exit 4 otherwise.
+bool remove_file(const std::string& path);
+
+// unlink(2) of path only if the name still stands for the regular file id
+// (lstat, so a link is never followed): what was checked is what goes. A
+// name since replaced (by a link, say) is left alone: `changed`. Exit 4 on
+// other errors. Callers hold the folder's lock, so that between the check
+// and the unlink only processes that ignore that lock can change the name.
+enum class Removal { removed, missing, changed };
+Removal remove_file_if_same(const std::string& path, const FileId& id);
+
+}  // namespace loopkit

@@ -1,0 +1,91 @@
+#include "sys/mapped.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+#include "sys/error.hpp"
+#include "sys/fd.hpp"
+
+namespace loopkit {
+
+namespace {
+// Up to this size the whole file is faulted in by one call (MAP_POPULATE):
+// fewer faults for the common small state file. Above, pages come in as
+// the pass reads them and go again with release_before.
+constexpr std::size_t populate_limit = std::size_t(32) << 20;
+constexpr std::size_t page = 4096;
+constexpr std::size_t release_step = std::size_t(4) << 20;
+}  // namespace
+
+MappedFile::MappedFile(int fd, std::string_view subject) : fd_(fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    len_ = static_cast<std::size_t>(st.st_size);
+    int populate = len_ <= populate_limit ? MAP_POPULATE : 0;
+    void* m = mmap(nullptr, len_, PROT_READ, MAP_PRIVATE | populate, fd, 0);
+    if (m != MAP_FAILED) {
+      map_ = m;
+      if (!populate) madvise(map_, len_, MADV_SEQUENTIAL);
+      return;
+    }
+    len_ = 0;
+  }
+  owned_ = read_all(fd, subject);
+}
+
+MappedFile::MappedFile(MappedFile&& o) noexcept
+    : fd_(o.fd_),
+      map_(std::exchange(o.map_, nullptr)),
+      len_(o.len_),
+      released_(o.released_),
+      owned_(std::move(o.owned_)) {}
+
+MappedFile::~MappedFile() {
+  if (map_) munmap(map_, len_);
+}
+
+void MappedFile::release_before(std::size_t off) {
+  // a small file stays whole (it was populated at once); a big one gives
+  // its pages back a few MiB at a time, not a system call per page
+  if (!map_ || len_ <= populate_limit) return;
+  off = std::min(off, len_) & ~(page - 1);
+  if (off < released_ + release_step && off != (len_ & ~(page - 1))) return;
+  madvise(static_cast<char*>(map_) + released_, off - released_, MADV_DONTNEED);
+  released_ = off;
+}
+
+std::size_t MappedFile::offset_of(std::string_view b) const {
+  const char* s = static_cast<const char*>(map_);
+  if (!map_ || b.data() < s || b.data() + b.size() > s + len_) return std::string_view::npos;
+  return static_cast<std::size_t>(b.data() - s);
+}
+
+void copy_range(int in_fd, off_t at, int out_fd, std::size_t n, std::string_view subject) {
+  while (n > 0) {
+    ssize_t got = copy_file_range(in_fd, &at, out_fd, nullptr, n, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) break;
+    if (got < 0) fail_system(errno, "write", subject);
+    if (got == 0) fail_system(EIO, "write", subject);  // the file shrank under its lock
+    n -= static_cast<std::size_t>(got);
+  }
+  // no kernel copy between these two: through memory, a buffer at a time
+  std::string buf;
+  while (n > 0) {
+    buf.resize(std::min<std::size_t>(n, std::size_t(1) << 20));
+    ssize_t got = pread(in_fd, buf.data(), buf.size(), at);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) fail_system(errno, "read", subject);
+    if (got == 0) fail_system(EIO, "read", subject);
+    write_all(out_fd, std::string_view(buf.data(), static_cast<std::size_t>(got)), subject);
+    at += got;
+    n -= static_cast<std::size_t>(got);
+  }
+}
+
+}  // namespace loopkit

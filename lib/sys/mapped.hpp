@@ -1,0 +1,48 @@
+// A file's bytes for one forward pass: a regular file is mapped read-only
+// (nothing copied), and the pages the pass has left behind can be given
+// back, so that the resident set stays bounded whatever the file's size.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+
+namespace loopkit {
+
+class MappedFile {
+public:
+  // The bytes of the open file fd: a regular file is mapped (populated at
+  // once when small, faulted in as read when big); anything else (a pipe)
+  // is read whole into memory. exit 4 naming subject.
+  MappedFile(int fd, std::string_view subject);
+  MappedFile(MappedFile&& o) noexcept;
+  MappedFile& operator=(MappedFile&&) = delete;
+  MappedFile(const MappedFile&) = delete;
+  ~MappedFile();
+
+  std::string_view text() const { return map_ ? std::string_view(static_cast<const char*>(map_), len_) : owned_; }
+  bool mapped() const { return map_ != nullptr; }
+  int fd() const { return fd_; }
+  // Drops the resident pages wholly before offset off (the data stays: a
+  // later read faults them back in from the page cache), a few MiB at a
+  // time. Only for a pass that moves forward; a no-op for a file small
+  // enough to be kept whole, and for bytes read into memory.
+  void release_before(std::size_t off);
+  // Where bytes lie inside the mapping, or npos when they are not the map's.
+  std::size_t offset_of(std::string_view bytes) const;
+
+private:
+  int fd_;
+  void* map_ = nullptr;
+  std::size_t len_ = 0;
+  std::size_t released_ = 0;
+  std::string owned_;
+};
+
+// Copies n bytes at offset at of in_fd to out_fd's current position: by
+// copy_file_range, so the kernel moves them without a page entering this
+// process, or, where it cannot (another file system, an old kernel),
+// through a buffer. exit 4 naming subject.
+void copy_range(int in_fd, off_t at, int out_fd, std::size_t n, std::string_view subject);
+
+}  // namespace loopkit

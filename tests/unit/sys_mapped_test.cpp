@@ -1,0 +1,97 @@
+// lib/sys/mapped and write_file_atomic_with: the pieces of state-set's
+// streamed rewrite (see lib/core/state.cpp).
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys/error.hpp"
+#include "sys/fd.hpp"
+#include "sys/file.hpp"
+#include "sys/mapped.hpp"
+#include "scratch.hpp"
+
+using namespace loopkit;
+
+namespace {
+struct Scratch : testing::Scratch {
+  Scratch() : testing::Scratch("sys-mapped-test") {}
+};
+
+std::string pattern(std::size_t n) {
+  std::string s(n, '\0');
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + (i * 7 + i / 4096) % 26);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("a mapped file reads the same after its pages are released", "[mapped]") {
+  Scratch d;
+  // big enough to be faulted in as read (not populated), so pages do go
+  std::string data = pattern((std::size_t(40) << 20) + 123);
+  d.write("f", data);
+  Fd fd = open_fd(d.path("f"), O_RDONLY);
+  MappedFile m(fd.get(), "f");
+  CHECK(m.mapped());
+  CHECK(m.text() == data);
+  m.release_before((std::size_t(20) << 20) + 10);  // rounded down to a page
+  m.release_before(4096);                          // going back is a no-op
+  m.release_before(data.size());                   // the end, whatever the step
+  CHECK(m.text() == data);                         // faulted back in from the page cache
+  CHECK(m.offset_of(m.text().substr(100, 5)) == 100);
+  CHECK(m.offset_of("elsewhere") == std::string_view::npos);
+}
+
+TEST_CASE("a pipe is read into memory, and release_before does nothing", "[mapped]") {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  REQUIRE(::write(fds[1], "{\"a\":1}", 7) == 7);
+  close(fds[1]);
+  MappedFile m(fds[0], "pipe");
+  close(fds[0]);
+  CHECK_FALSE(m.mapped());
+  m.release_before(4096);
+  CHECK(m.text() == "{\"a\":1}");
+}
+
+TEST_CASE("copy_range appends a range of one file to another", "[mapped]") {
+  Scratch d;
+  std::string data = pattern(3 << 20);
+  d.write("src", data);
+  Fd in = open_fd(d.path("src"), O_RDONLY);
+  Fd out = open_fd(d.path("dst"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  write_all(out.get(), "<", "dst");
+  copy_range(in.get(), 1000, out.get(), (2 << 20) + 5, "dst");
+  write_all(out.get(), ">", "dst");
+  out.close("dst");
+  CHECK(d.read("dst") == "<" + data.substr(1000, (2 << 20) + 5) + ">");
+  // past the end of the source: the file shrank under us, exit 4
+  Fd out2 = open_fd(d.path("dst2"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  CHECK_THROWS_AS(copy_range(in.get(), static_cast<off_t>(data.size()) - 10, out2.get(), 20, "dst2"), Error);
+}
+
+TEST_CASE("write_file_atomic_with: all or nothing, the mode kept, no stray", "[mapped]") {
+  Scratch d;
+  d.write("s.json", "old");
+  chmod(d.path("s.json").c_str(), 0640);
+  write_file_atomic_with(d.path("s.json"), {.sync = false},
+                         [](int fd, const std::string& tmp) { write_all(fd, "new", tmp); });
+  CHECK(d.read("s.json") == "new");
+  struct stat st;
+  REQUIRE(stat(d.path("s.json").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  CHECK_THROWS(write_file_atomic_with(d.path("s.json"), {.sync = false}, [](int fd, const std::string& tmp) {
+    write_all(fd, "half", tmp);
+    fail_data("stop");
+  }));
+  CHECK(d.read("s.json") == "new");
+  CHECK(access(d.path(".s.json.tmp").c_str(), F_OK) != 0);
+  // a symlink at the name is refused when it must not be followed
+  REQUIRE(symlink("s.json", d.path("link").c_str()) == 0);
+  CHECK_THROWS(write_file_atomic_with(d.path("link"), {.sync = false, .follow_symlink = false},
+                                      [](int fd, const std::string& tmp) { write_all(fd, "x", tmp); }));
+  CHECK(d.read("s.json") == "new");
+}
