@@ -3,12 +3,14 @@
 # edit. Installed once per command name in bash-completion's completions/
 # folder (loaded on demand), or source it from ~/.bashrc.
 
-# _loopkit_complete TAKES_COMMAND SPEC...: complete one loopkit command line.
-# SPEC is "-s|--long|KIND" with KIND flag, file, dir, command, none or
-# "words a b"; operands complete as file names.
+# _loopkit_complete TAKES_COMMAND TAKES_PATHS SPEC...: complete one loopkit
+# command line. SPEC is "-s|--long|KIND" with KIND flag, file, dir, command,
+# none or "words a b"; operands complete as file names, but with TAKES_PATHS
+# those after the first (FILE) as the JSON paths in FILE (state-get
+# --complete-path).
 _loopkit_complete() {
-  local takes_command=$1 cur prev i spec s l k opts=()
-  shift
+  local takes_command=$1 takes_paths=$2 cur prev i spec s l k file='' skip=0 opts=()
+  shift 2
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=
   if ((COMP_CWORD > 0)); then prev=${COMP_WORDS[COMP_CWORD - 1]}; fi
@@ -48,20 +50,41 @@ _loopkit_complete() {
   done
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "${opts[*]}" -- "$cur")
-  else
-    compopt -o filenames 2>/dev/null
-    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    return 0
   fi
+  if [[ $takes_paths == 1 ]]; then
+    # FILE: the first word that is neither an option nor an option's value
+    for ((i = 1; i < COMP_CWORD; i++)); do
+      if ((skip)); then skip=0; continue; fi
+      case ${COMP_WORDS[i]} in
+        --*=* | = ) continue ;;
+        -?*)
+          for spec; do
+            IFS='|' read -r s l k <<<"$spec"
+            if [[ $k != flag && (${COMP_WORDS[i]} == "$s" || ${COMP_WORDS[i]} == "$l") ]]; then skip=1; fi
+          done
+          continue ;;
+      esac
+      file=${COMP_WORDS[i]}
+      break
+    done
+    if [[ -n $file ]]; then
+      mapfile -t COMPREPLY < <(state-get --complete-path "$cur" "$file" 2>/dev/null)
+      return 0
+    fi
+  fi
+  compopt -o filenames 2>/dev/null
+  mapfile -t COMPREPLY < <(compgen -f -- "$cur")
   return 0
 }
 
 _loopkit_ctx_resume() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '|--dir|dir' \
     '|--peek|flag' \
     '-s|--shell|flag' \
     '|--history|flag' \
-    '|--json|flag' \
+    '-j|--json|flag' \
     '|--restore-artifacts|dir' \
     '|--delete|flag' \
     '-q|--quiet|flag' \
@@ -71,7 +94,7 @@ _loopkit_ctx_resume() {
 complete -F _loopkit_ctx_resume ctx-resume
 
 _loopkit_ctx_save() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '|--dir|dir' \
     '|--from|file' \
     '|--phase|none' \
@@ -90,7 +113,7 @@ _loopkit_ctx_save() {
 complete -F _loopkit_ctx_save ctx-save
 
 _loopkit_event_append() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '|--session|none' \
     '|--print-seq|flag' \
     '|--no-sync|flag' \
@@ -101,7 +124,7 @@ _loopkit_event_append() {
 complete -F _loopkit_event_append event-append
 
 _loopkit_event_show() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '|--last|none' \
     '|--since|none' \
     '|--type|none' \
@@ -117,7 +140,7 @@ _loopkit_event_show() {
 complete -F _loopkit_event_show event-show
 
 _loopkit_lock_acquire() {
-  _loopkit_complete 1 \
+  _loopkit_complete 1 0 \
     '|--pid|none' \
     '-w|--wait|none' \
     '|--session|none' \
@@ -125,7 +148,7 @@ _loopkit_lock_acquire() {
     '|--heartbeat|none' \
     '-E|--conflict-exit-code|none' \
     '-v|--verbose|flag' \
-    '|--json|flag' \
+    '-j|--json|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -133,7 +156,7 @@ _loopkit_lock_acquire() {
 complete -F _loopkit_lock_acquire lock-acquire
 
 _loopkit_lock_heartbeat() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '|--pid|none' \
     '|--every|none' \
     '-q|--quiet|flag' \
@@ -143,9 +166,9 @@ _loopkit_lock_heartbeat() {
 complete -F _loopkit_lock_heartbeat lock-heartbeat
 
 _loopkit_lock_reap() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '-n|--dry-run|flag' \
-    '|--json|flag' \
+    '-j|--json|flag' \
     '|--stale-after|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
@@ -154,9 +177,9 @@ _loopkit_lock_reap() {
 complete -F _loopkit_lock_reap lock-reap
 
 _loopkit_lock_release() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '|--pid|none' \
-    '-f|--force|flag' \
+    '|--force|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -164,8 +187,8 @@ _loopkit_lock_release() {
 complete -F _loopkit_lock_release lock-release
 
 _loopkit_lock_status() {
-  _loopkit_complete 0 \
-    '|--json|flag' \
+  _loopkit_complete 0 0 \
+    '-j|--json|flag' \
     '|--stale-after|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
@@ -174,7 +197,7 @@ _loopkit_lock_status() {
 complete -F _loopkit_lock_status lock-status
 
 _loopkit_progress_append() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '|--id|none' \
     '|--date|none' \
     '|--files|none' \
@@ -190,7 +213,7 @@ _loopkit_progress_append() {
 complete -F _loopkit_progress_append progress-append
 
 _loopkit_progress_show() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 0 \
     '|--last|none' \
     '|--id|none' \
     '|--since|none' \
@@ -203,7 +226,7 @@ _loopkit_progress_show() {
 complete -F _loopkit_progress_show progress-show
 
 _loopkit_state_get() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 1 \
     '-d|--default|none' \
     '-e|--exists|flag' \
     '-j|--json|flag' \
@@ -219,7 +242,7 @@ _loopkit_state_get() {
 complete -F _loopkit_state_get state-get
 
 _loopkit_state_set() {
-  _loopkit_complete 0 \
+  _loopkit_complete 0 1 \
     '|--delete|none' \
     '|--now|none' \
     '|--epoch|none' \
@@ -243,7 +266,7 @@ _loopkit_state_set() {
 complete -F _loopkit_state_set state-set
 
 _loopkit_drain_engine() {
-  _loopkit_complete 1 \
+  _loopkit_complete 1 0 \
     '|--next|command' \
     '|--state|file' \
     '|--max-attempts|none' \
@@ -257,11 +280,11 @@ _loopkit_drain_engine() {
 complete -F _loopkit_drain_engine drain-engine
 
 _loopkit_loop_engine() {
-  _loopkit_complete 1 \
-    '-s|--session|none' \
+  _loopkit_complete 1 0 \
+    '|--session|none' \
     '-r|--root|dir' \
-    '-n|--max-iterations|none' \
-    '-p|--plateau-after|none' \
+    '|--max-iterations|none' \
+    '|--plateau-after|none' \
     '|--verify|command' \
     '|--retries|none' \
     '|--retry-delay|none' \
@@ -273,10 +296,10 @@ _loopkit_loop_engine() {
 complete -F _loopkit_loop_engine loop-engine
 
 _loopkit_pipeline_engine() {
-  _loopkit_complete 0 \
-    '-s|--session|none' \
+  _loopkit_complete 0 0 \
+    '|--session|none' \
     '-r|--root|dir' \
-    '-p|--plateau-after|none' \
+    '|--plateau-after|none' \
     '|--retries|none' \
     '|--retry-delay|none' \
     '|--max-failures|none' \
@@ -287,9 +310,9 @@ _loopkit_pipeline_engine() {
 complete -F _loopkit_pipeline_engine pipeline-engine
 
 _loopkit_engine_status() {
-  _loopkit_complete 0 \
-    '|--json|flag' \
-    '-w|--watch|flag' \
+  _loopkit_complete 0 0 \
+    '-j|--json|flag' \
+    '|--watch|flag' \
     '|--interval|none' \
     '-h|--help|flag' \
     '-V|--version|flag'

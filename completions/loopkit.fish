@@ -8,12 +8,34 @@ if set -q __loopkit_completions_loaded
 end
 set -g __loopkit_completions_loaded 1
 
+# __loopkit_paths OPTION...: the JSON paths in the FILE already on the line
+# (its first operand; each OPTION named takes a value, skipped with it)
+function __loopkit_paths
+    set -l words (commandline -opc)
+    set -l file
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $skip = 1
+            set skip 0
+        else if string match -q -- '--*=*' $w
+            continue
+        else if string match -q -- '-?*' $w
+            contains -- $w $argv; and set skip 1
+        else
+            set file $w
+            break
+        end
+    end
+    test -n "$file"; or return
+    state-get --complete-path (commandline -ct) $file 2>/dev/null
+end
+
 # ctx-resume
 complete -c ctx-resume -l dir -d 'folder to look for saves in (default $TMPDIR or /tmp)' -x -a '(__fish_complete_directories)'
 complete -c ctx-resume -l peek -d 'change nothing in the save (no resume counted)'
 complete -c ctx-resume -s s -l shell -d 'print MDAN_SAVE, MDAN_PHASE, ... for eval'
 complete -c ctx-resume -l history -d 'print the conversation as JSON lines'
-complete -c ctx-resume -l json -d 'print the whole validated document'
+complete -c ctx-resume -s j -l json -d 'print the whole validated document'
 complete -c ctx-resume -l restore-artifacts -d 'write each artifact\'s content to DIR/its file' -x -a '(__fish_complete_directories)'
 complete -c ctx-resume -l delete -d 'remove the save after a successful resume'
 complete -c ctx-resume -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
@@ -66,7 +88,7 @@ complete -c lock-acquire -l stale-after -d 'a lock without a heartbeat for SECON
 complete -c lock-acquire -l heartbeat -d 'with COMMAND: refresh the lock every SECONDS (default 30)' -x
 complete -c lock-acquire -s E -l conflict-exit-code -d 'exit N when the lock is held (default 1)' -x
 complete -c lock-acquire -s v -l verbose -d 'say on stderr when the lock was got, and after how long'
-complete -c lock-acquire -l json -d 'print the record written, or the holder\'s when held'
+complete -c lock-acquire -s j -l json -d 'print the record written, or the holder\'s when held'
 complete -c lock-acquire -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-acquire -s h -l help -d 'print this help and exit'
 complete -c lock-acquire -s V -l version -d 'print the version and exit'
@@ -80,7 +102,7 @@ complete -c lock-heartbeat -s V -l version -d 'print the version and exit'
 
 # lock-reap
 complete -c lock-reap -s n -l dry-run -d 'list the stale locks, remove none'
-complete -c lock-reap -l json -d 'one JSON object per lock: its fields plus file and reason'
+complete -c lock-reap -s j -l json -d 'one JSON object per lock: its fields plus file and reason'
 complete -c lock-reap -l stale-after -d 'a lock without a heartbeat for SECONDS is stale' -x
 complete -c lock-reap -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-reap -s h -l help -d 'print this help and exit'
@@ -88,13 +110,13 @@ complete -c lock-reap -s V -l version -d 'print the version and exit'
 
 # lock-release
 complete -c lock-release -l pid -d 'the owner process (default: the calling shell)' -x
-complete -c lock-release -s f -l force -d 'remove the lock whoever holds it'
+complete -c lock-release -l force -d 'remove the lock whoever holds it'
 complete -c lock-release -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-release -s h -l help -d 'print this help and exit'
 complete -c lock-release -s V -l version -d 'print the version and exit'
 
 # lock-status
-complete -c lock-status -l json -d 'one JSON object per lock: its fields plus file, state, reason, age'
+complete -c lock-status -s j -l json -d 'one JSON object per lock: its fields plus file, state, reason, age'
 complete -c lock-status -l stale-after -d 'a lock without a heartbeat for SECONDS is stale' -x
 complete -c lock-status -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-status -s h -l help -d 'print this help and exit'
@@ -124,6 +146,7 @@ complete -c progress-show -s h -l help -d 'print this help and exit'
 complete -c progress-show -s V -l version -d 'print the version and exit'
 
 # state-get
+complete -c state-get -a '(__loopkit_paths -d --default)'
 complete -c state-get -s d -l default -d 'print VALUE for a missing or null value' -x
 complete -c state-get -s e -l exists -d 'print nothing; exit 0 if every PATH exists'
 complete -c state-get -s j -l json -d 'print every value as JSON'
@@ -137,6 +160,7 @@ complete -c state-get -s h -l help -d 'print this help and exit'
 complete -c state-get -s V -l version -d 'print the version and exit'
 
 # state-set
+complete -c state-set -a '(__loopkit_paths --delete --now --epoch --expect --init --require --on-invalid --indent --mode --debounce)'
 complete -c state-set -l delete -d 'remove the member or element at PATH' -x
 complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC' -x
 complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds' -x
@@ -171,10 +195,10 @@ complete -c drain-engine -s V -l version -d 'show the version'
 
 # loop-engine
 complete -c loop-engine -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
-complete -c loop-engine -s s -l session -d 'session name (required)' -x
+complete -c loop-engine -l session -d 'session name (required)' -x
 complete -c loop-engine -s r -l root -d 'where the session files live (default .claude)' -x -a '(__fish_complete_directories)'
-complete -c loop-engine -s n -l max-iterations -d 'stop after N iterations (default 10)' -x
-complete -c loop-engine -s p -l plateau-after -d 'stop after N consecutive plateau votes (default 2; 0 never stops on a plateau)' -x
+complete -c loop-engine -l max-iterations -d 'stop after N iterations (default 10)' -x
+complete -c loop-engine -l plateau-after -d 'stop after N consecutive plateau votes (default 2; 0 never stops on a plateau)' -x
 complete -c loop-engine -l verify -d 'the progress file\'s Verify: line' -x -a '(__fish_complete_command)'
 complete -c loop-engine -l retries -d 'run a failing agent again up to N times (default 0)' -x
 complete -c loop-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
@@ -184,9 +208,9 @@ complete -c loop-engine -s h -l help -d 'show this help'
 complete -c loop-engine -s V -l version -d 'show the version'
 
 # pipeline-engine
-complete -c pipeline-engine -s s -l session -d 'session name (required)' -x
+complete -c pipeline-engine -l session -d 'session name (required)' -x
 complete -c pipeline-engine -s r -l root -d 'where the session files live (default .claude)' -x -a '(__fish_complete_directories)'
-complete -c pipeline-engine -s p -l plateau-after -d 'a stage ends after N consecutive plateau votes (default 2; 0: never; a stage\'s "plateau_after" member overrides it)' -x
+complete -c pipeline-engine -l plateau-after -d 'a stage ends after N consecutive plateau votes (default 2; 0: never; a stage\'s "plateau_after" member overrides it)' -x
 complete -c pipeline-engine -l retries -d 'run a failing command again up to N times (default 0)' -x
 complete -c pipeline-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c pipeline-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
@@ -195,8 +219,8 @@ complete -c pipeline-engine -s h -l help -d 'show this help'
 complete -c pipeline-engine -s V -l version -d 'show the version'
 
 # engine-status
-complete -c engine-status -l json -d 'one JSON object per session and line'
-complete -c engine-status -s w -l watch -d 'redraw every --interval seconds until interrupted (in place on a terminal; plain lines in a pipe)'
+complete -c engine-status -s j -l json -d 'one JSON object per session and line'
+complete -c engine-status -l watch -d 'redraw every --interval seconds until interrupted (in place on a terminal; plain lines in a pipe)'
 complete -c engine-status -l interval -d 'how often --watch looks again (default 2)' -x
 complete -c engine-status -s h -l help -d 'show this help'
 complete -c engine-status -s V -l version -d 'show the version'

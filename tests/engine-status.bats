@@ -12,7 +12,7 @@ load helpers
   "$LOOPKIT_SCRIPTS/pipeline-engine" --session two p.json 2>/dev/null
   : >ready
   "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready' -- ./agent.sh 2>/dev/null
-  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" -j
   [ "${#lines[@]}" = 3 ]
   printf '%s\n' "$output" >out.jsonl
   run -0 state-get - '.session' '.type' '.status' '.iteration' '.max_iterations' '.lock' '.last_event' '.total_cost' <<<"${lines[0]}"

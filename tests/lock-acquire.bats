@@ -412,3 +412,12 @@ wait_for_file() {
   run -1 --separate-stderr lock-acquire --json --pid "$(dead_pid)" x.lock
   assert_output ""
 }
+
+@test "--every is --heartbeat, under the name lock-heartbeat gives it; -j is --json" {
+  run -0 lock-acquire --every 7 r.lock -- true
+  run -2 --separate-stderr lock-acquire --every 0 r.lock -- touch ran
+  assert_equal "$stderr" "lock-acquire: --heartbeat: not a number from 0.01 to 1000000000: '0'"
+  [ ! -e ran ]
+  run -0 lock-acquire -j --pid $$ j.lock
+  [[ $output == '{"session":"j",'* ]]
+}

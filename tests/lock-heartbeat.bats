@@ -195,3 +195,12 @@ ended_with() {
   run -0 lock-acquire --heartbeat 0.05 c.lock -- sh -c 'while ! grep -q heartbeat_pid c.lock; do sleep 0.05; done'
   assert_equal "$(ls -A)" ""
 }
+
+@test "--heartbeat is --every, under the name lock-acquire gives it" {
+  printf '{"session":"s","pid":%s}\n' "$(dead_pid)" >a.lock
+  cp a.lock before
+  run -0 lock-heartbeat --heartbeat 1 --pid "$(dead_pid)" a.lock
+  cmp a.lock before
+  run -2 --separate-stderr lock-heartbeat --heartbeat 0 a.lock
+  assert_equal "$stderr" "lock-heartbeat: --every: not a number from 0.01 to 1000000000: '0'"
+}

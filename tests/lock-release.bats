@@ -89,3 +89,14 @@ load helpers
   assert_equal "$stderr" "lock-release: cannot open 'f.lock': is a FIFO"
   assert [ -p f.lock ]
 }
+
+@test "-f, the older spelling of --force, still works but is not listed" {
+  holder=$(live)
+  lock-acquire --pid "$holder" a.lock
+  run -0 lock-release -f a.lock
+  [ ! -e a.lock ]
+  run -0 lock-release --help
+  refute_output --partial -- '-f,'
+  run -0 lock-release --completion-helper
+  refute_output --partial -- $'-f\t'
+}

@@ -162,3 +162,31 @@ lock-status: warning: cannot open 'locks/x.lock': is a symbolic link"
     assert_output ""
   done
 }
+
+@test "-q prints nothing: the exit status is the answer, as with grep -q" {
+  holder=$(live)
+  lock-acquire --pid "$holder" a.lock
+  run -0 --separate-stderr lock-status -q a.lock
+  assert_output ''
+  [ -z "$stderr" ]
+  run -1 --separate-stderr lock-status -q none.lock
+  assert_output ''
+  [ -z "$stderr" ]
+  mkdir d && cp a.lock d/
+  run -0 lock-status --quiet d
+  assert_output ''
+  # -j is --json
+  run -0 lock-status -j a.lock
+  [[ $output == '{"session":"a",'* ]]
+}
+
+@test "'-' is no lock: exit 2 in every lock tool, and nothing is created" {
+  for tool in lock-acquire lock-heartbeat lock-release lock-status lock-reap; do
+    run -2 --separate-stderr "$tool" -
+    [[ $stderr == "$tool: a lock cannot be '-' (standard input): name its file ('./-' for one named '-')" ]]
+  done
+  [ ! -e ./- ]
+  # ./- is a file named -
+  run -0 lock-acquire --pid $$ ./-
+  run -0 lock-status -q ./-
+}

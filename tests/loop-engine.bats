@@ -76,6 +76,16 @@ ran() { tr '\n' ' ' <ran.log; }
   [ ! -e .claude ]
 }
 
+@test "the older spellings -s, -n and -p still work, unlisted (their letters mean other options in loopkit)" {
+  make_agent
+  run -0 --separate-stderr engine -s demo -n 2 -p 1 -- ./agent.sh
+  [ "$(ran)" = "1 2 " ]
+  run -0 state-get "$ST" max_iterations
+  assert_output 2
+  run -0 engine --help
+  refute_output --regexp '(^|\n) +-[snp], '
+}
+
 @test "every engine and engine-status say the version of the tools and of CMakeLists.txt, also for -V" {
   want=$(sed -n 's/^project(loopkit VERSION \([0-9.]*\).*/\1/p' "$LOOPKIT_SOURCE/CMakeLists.txt")
   [ -n "$want" ]

@@ -238,3 +238,67 @@ JSON
   run -2 state-get e.json '["\ud800"]'
   run -2 state-get e.json "$(printf 'a.%.0s' $(seq 60000))b"
 }
+
+@test "--complete-path: the member names and indices that complete a word, as typed" {
+  doc
+  run -0 state-get --complete-path '' state.json
+  assert_output $'session\niteration\nratio\nhistory\ntags\nnote\ngone'
+  run -0 state-get --complete-path 'h' state.json
+  assert_output 'history'
+  run -0 state-get --complete-path '.h' state.json
+  assert_output '.history'
+  run -0 state-get --complete-path '.history' state.json
+  assert_output '.history'
+  run -0 state-get --complete-path '.history[' state.json
+  assert_output $'.history[0]\n.history[1]'
+  run -0 state-get --complete-path '.history[1].r' state.json
+  assert_output '.history[1].reasoning'
+  # a name that a bare path cannot spell comes quoted
+  run -0 state-get --complete-path 'tags.' state.json
+  assert_output $'tags.bd-001\ntags.["odd key"]'
+  run -0 state-get --complete-path 'tags["o' state.json
+  assert_output 'tags["odd key"]'
+}
+
+@test "--complete-path offers nothing, and fails never, for what it cannot read" {
+  doc
+  run -0 state-get --complete-path '.session.' state.json # a string has no members
+  assert_output ''
+  run -0 state-get --complete-path '.nope.' state.json
+  assert_output ''
+  run -0 state-get --complete-path '.x' missing.json
+  assert_output ''
+  printf '{"a":' >bad.json
+  run -0 state-get --complete-path '' bad.json
+  assert_output ''
+  run -0 state-get --complete-path '.a]]' state.json
+  assert_output ''
+  run -0 state-get --complete-path '' - <state.json # stdin is the command's
+  assert_output ''
+  run -2 state-get --complete-path '' state.json session
+}
+
+@test "bash completes the JSON paths of the FILE on the line, after options and their values" {
+  doc
+  source "$LOOPKIT_SOURCE/completions/loopkit.bash"
+  complete_words() {
+    COMP_WORDS=("$@")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    COMPREPLY=()
+    "$fn"
+    printf '%s\n' "${COMPREPLY[@]}"
+  }
+  fn=_loopkit_state_get
+  run -0 complete_words state-get state.json .his
+  assert_output '.history'
+  run -0 complete_words state-get -d none state.json .history[1].
+  assert_output $'.history[1].iteration\n.history[1].plateau\n.history[1].reasoning'
+  run -0 complete_words state-get --json state.json ses
+  assert_output 'session'
+  fn=_loopkit_state_set
+  run -0 complete_words state-set --indent 2 state.json sess
+  assert_output 'session'
+  # the first operand is still a file name
+  run -0 complete_words state-get stat
+  assert_output 'state.json'
+}

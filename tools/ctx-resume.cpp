@@ -22,7 +22,7 @@ static void options(cli::Options& o, Config& c) {
       .flag("peek", "change nothing in the save (no resume counted)", r.peek)
       .flag("s,shell", "print MDAN_SAVE, MDAN_PHASE, ... for eval", output(Config::shell))
       .flag("history", "print the conversation as JSON lines", output(Config::history))
-      .flag("json", "print the whole validated document", output(Config::json))
+      .flag("j,json", "print the whole validated document", output(Config::json))
       .text("restore-artifacts", "write each artifact's content to DIR/its file", "DIR", r.restore)
       .flag("delete", "remove the save after a successful resume", r.remove);
 }

@@ -41,10 +41,11 @@ static void options(cli::Options& o, Config& c) {
       .text("session", "session name (default: the file name without .lock)", "NAME", c.session)
       .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.request.policy.stale_after,
               0)
-      .number("heartbeat", "with COMMAND: refresh the lock every SECONDS (default 30)", "SECONDS", c.heartbeat, 0.01)
+      .number("heartbeat,every", "with COMMAND: refresh the lock every SECONDS (default 30)", "SECONDS", c.heartbeat,
+              0.01)
       .integer("E,conflict-exit-code", "exit N when the lock is held (default 1)", "N", c.conflict_exit, 0, 255)
       .flag("v,verbose", "say on stderr when the lock was got, and after how long", c.verbose)
-      .flag("json", "print the record written, or the holder's when held", c.json);
+      .flag("j,json", "print the record written, or the holder's when held", c.json);
 }
 
 // Held (at once or when --wait ran out): the holder on stdout with --json,
@@ -119,7 +120,7 @@ static void check_operands(const Args& a) {
 
 static int run(Config& c, const Args& a) {
   check_operands(a);
-  const std::string& file = a.operands[0];
+  const std::string& file = lock_operand(a.operands[0]);
   if (c.pid && !a.command.empty()) fail_usage("--pid cannot be given with a COMMAND: lock-acquire owns the lock");
   // with a COMMAND, lock-acquire itself lives as long as the command
   c.request.owner = owner_process(a.command.empty() ? cli::owner_pid(c.pid) : getpid());

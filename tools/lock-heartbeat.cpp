@@ -17,12 +17,13 @@ struct Config {
 
 static void options(cli::Options& o, Config& c) {
   o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
-      .number("every", "keep beating every SECONDS until the owner dies or the lock is lost", "SECONDS", c.every, 0.01);
+      .number("every,heartbeat", "keep beating every SECONDS until the owner dies or the lock is lost", "SECONDS",
+              c.every, 0.01);
 }
 
 static int run(Config& c, const Args& a) {
   if (a.operands.size() != 1) fail_usage(a.operands.empty() ? "missing LOCKFILE" : "expected one LOCKFILE");
-  const std::string& file = a.operands[0];
+  const std::string& file = lock_operand(a.operands[0]);
   Owner owner = owner_process(cli::owner_pid(c.pid));
   // A dead owner's lock is stale; beating it would keep it falsely alive.
   if (!is_owner_running(owner)) {

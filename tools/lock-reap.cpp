@@ -16,7 +16,7 @@ struct Config {
 
 static void options(cli::Options& o, Config& c) {
   o.flag("n,dry-run", "list the stale locks, remove none", c.dry_run)
-      .flag("json", "one JSON object per lock: its fields plus file and reason", c.json)
+      .flag("j,json", "one JSON object per lock: its fields plus file and reason", c.json)
       .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0);
 }
 

@@ -13,12 +13,13 @@ struct Config {
 
 static void options(cli::Options& o, Config& c) {
   o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
-      .flag("f,force", "remove the lock whoever holds it", c.force);
+      .flag("force", "remove the lock whoever holds it", c.force)
+      .alias('f', "--force", c.force);
 }
 
 static int run(Config& c, const Args& a) {
   if (a.operands.size() != 1) fail_usage(a.operands.empty() ? "missing LOCKFILE" : "expected one LOCKFILE");
-  const std::string& file = a.operands[0];
+  const std::string& file = lock_operand(a.operands[0]);
   const pid_t pid = cli::owner_pid(c.pid);
   // the mark tells a lock-heartbeat --every of this lock that it may end
   switch (release_lock(file, owner_process(pid), c.force, true)) {

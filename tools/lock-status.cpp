@@ -15,7 +15,7 @@ struct Config {
 };
 
 static void options(cli::Options& o, Config& c) {
-  o.flag("json", "one JSON object per lock: its fields plus file, state, reason, age", c.json)
+  o.flag("j,json", "one JSON object per lock: its fields plus file, state, reason, age", c.json)
       .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0);
 }
 
@@ -33,7 +33,8 @@ static int run(Config& c, const Args& a) {
       continue;
     }
     Verdict v = judge_lock(lock, c.policy);
-    cli::out((c.json ? lock_json(file, lock, v) : describe_lock(file, lock, v)) + "\n");
+    // -q: the exit status is the whole answer, as with grep -q
+    if (!cli::quiet()) cli::out((c.json ? lock_json(file, lock, v) : describe_lock(file, lock, v)) + "\n");
     if (one && lock.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
     else if (one && (lock.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
   }

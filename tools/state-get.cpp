@@ -1,5 +1,6 @@
 // state-get: print values from a JSON state file, jq-style paths, no jq.
 #include "cli/tool.hpp"
+#include "core/complete.hpp"
 #include "core/state.hpp"
 
 using namespace loopkit;
@@ -8,7 +9,8 @@ static const ToolInfo info{"state-get", "print values at paths of a JSON documen
 
 struct Config {
   Query query;
-  unsigned modes = 0;  // the distinct modes given: one at most
+  unsigned modes = 0;                        // the distinct modes given: one at most
+  std::optional<std::string> complete_path;  // for the shells' completion
 };
 
 static void options(cli::Options& o, Config& c) {
@@ -26,7 +28,8 @@ static void options(cli::Options& o, Config& c) {
       .flag("s,shell", "print NAME=VALUE lines for eval (NAME=PATH names one)", mode(Query::shell))
       .flag("k,keys", "print the member names (or indices) at each PATH", mode(Query::keys))
       .flag("0,null", "end each value with NUL, not newline", [&q] { q.terminator = '\0'; })
-      .flag("must-exist", "exit 1 if FILE is missing (else it reads as {})", q.must_exist);
+      .flag("must-exist", "exit 1 if FILE is missing (else it reads as {})", q.must_exist)
+      .hidden("complete-path", "print the paths in FILE that complete WORD", c.complete_path);
 }
 
 // the operands: FILE, then the paths (with --shell, NAME=PATH)
@@ -69,6 +72,11 @@ static int run(const Query& q) {
 
 int main(int argc, char** argv) {
   return tool_main<Config>(info, argc, argv, options, [](Config& c, const Args& a) {
+    if (c.complete_path) {
+      if (a.operands.size() != 1) fail_usage("--complete-path takes FILE alone");
+      for (const auto& p : complete_path(a.operands[0], *c.complete_path)) cli::out(p + "\n");
+      return 0;
+    }
     parse_operands(c, a);
     return run(c.query);
   });

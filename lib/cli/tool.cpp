@@ -89,8 +89,25 @@ int no(std::string_view message) {
 }
 
 namespace {
-// "w,wait" -> "--wait": the name an option's messages give
-std::string long_name(const std::string& names) { return "--" + names.substr(names.find(',') + 1); }
+// The names of "w,wait" or "heartbeat,every" (one letter at most, long
+// names as aliases), in order.
+std::vector<std::string_view> split_names(std::string_view names) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start <= names.size();) {
+    size_t comma = names.find(',', start);
+    if (comma == std::string_view::npos) comma = names.size();
+    out.push_back(names.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// "w,wait" -> "--wait": the name an option's messages give, its first long one
+std::string long_name(const std::string& names) {
+  for (std::string_view n : split_names(names))
+    if (n.size() > 1) return "--" + std::string(n);
+  return "-" + names;
+}
 
 // A value that is stored as cxxopts would store it (so that Args::opts
 // still answers for it) and handed to a setter as it is parsed.
@@ -125,14 +142,25 @@ private:
 
 bool Options::named(const std::string& names) const {
   if (!named_) return true;
-  std::string_view n = names;
-  if (auto comma = n.find(','); comma != std::string_view::npos) {
-    if (named_->shorts.find(n.substr(0, comma)) != std::string::npos) return true;
-    n.remove_prefix(comma + 1);
+  for (std::string_view n : split_names(names)) {
+    if (n.size() == 1 && named_->shorts.find(n[0]) != std::string::npos) return true;
+    for (std::string_view l : named_->longs)
+      if (n.size() > 1 && l == n) return true;
   }
-  for (std::string_view l : named_->longs)
-    if (l == n) return true;
   return false;
+}
+
+Options& Options::alias(char letter, const std::string& help, bool& field) {
+  if (!named(std::string(1, letter))) return *this;
+  table_.add_options("hidden")(std::string(1, letter), help, cxxopts::value<bool>(field));
+  return *this;
+}
+
+Options& Options::hidden(const std::string& name, const std::string& help, std::optional<std::string>& field) {
+  if (!named(name)) return *this;
+  table_.add_options("hidden")(name, help, std::make_shared<SetValue>([&field](const std::string& t) { field = t; }),
+                               "WORD");
+  return *this;
 }
 
 Options& Options::flag(const std::string& names, const std::string& help, bool& field) {

@@ -67,7 +67,8 @@ public:
   };
   explicit Options(cxxopts::Options& table, const Named* named = nullptr) : table_(table), named_(named) {}
 
-  // names: "l,long" or "long"; arg: the argument's name in --help
+  // names: "l,long" or "long", then any older long names ("l,long,old");
+  // arg: the argument's name in --help
   Options& flag(const std::string& names, const std::string& help, bool& field);
   Options& flag(const std::string& names, const std::string& help, std::function<void()> on);
   Options& value(const std::string& names, const std::string& help, const std::string& arg, Set set);
@@ -82,6 +83,13 @@ public:
                    long long min, long long max);
   Options& integer(const std::string& names, const std::string& help, const std::string& arg,
                    std::optional<long long>& field, long long min, long long max);
+  // An older one-letter spelling of a flag, kept working but left out of
+  // --help and the completions: its letter now means another thing in
+  // other tools (loopkit(7), OPTIONS).
+  Options& alias(char letter, const std::string& help, bool& field);
+  // An option for the completion scripts, not for people: out of --help
+  // and of the completions' option lists.
+  Options& hidden(const std::string& name, const std::string& help, std::optional<std::string>& field);
   // Read back from Args::ordered instead of bound: for a tool
   // whose operands and options are one sequence (state-set's edits).
   Options& unbound(const std::string& names, const std::string& help, const std::string& arg = "",

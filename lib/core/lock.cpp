@@ -447,10 +447,15 @@ ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dr
   return res;
 }
 
+const std::string& lock_operand(const std::string& operand) {
+  if (operand == "-") fail_usage("a lock cannot be '-' (standard input): name its file ('./-' for one named '-')");
+  return operand;
+}
+
 std::vector<std::string> lock_files_in(const std::vector<std::string>& operands) {
   std::vector<std::string> files;
   for (const auto& op : operands) {
-    if (!is_folder(op)) {
+    if (!is_folder(lock_operand(op))) {
       files.push_back(op);
       continue;
     }

@@ -140,6 +140,9 @@ struct ReapResult {
 };
 ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run);
 
+// A lock is a file that other processes see: "-" (standard input, for the
+// tools that read) names none, exit 2; "./-" is a file named "-".
+const std::string& lock_operand(const std::string& operand);
 // The lock files that operands name: a folder's *.lock files, or the file.
 std::vector<std::string> lock_files_in(const std::vector<std::string>& operands);
 // Whether operands name one lock file alone (not a folder): then the exit

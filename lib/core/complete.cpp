@@ -1,0 +1,129 @@
+#include "core/complete.hpp"
+
+#include "core/json.hpp"
+#include "core/state.hpp"
+#include "sys/error.hpp"
+
+namespace loopkit {
+
+namespace {
+
+// Where WORD's last segment starts: its '.' or '[' outside any quoted
+// name, or 0 when it has one segment that begins bare.
+std::size_t last_segment_start(std::string_view word) {
+  std::size_t start = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    char c = word[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '.' || c == '[') {
+      start = i;
+    }
+  }
+  return start;
+}
+
+// A member name that a bare segment (.name) spells as it is: what the path
+// parser reads back as one bare name, and nothing a shell word or an
+// assignment operator would take apart.
+bool bare_safe(std::string_view name) {
+  if (name.empty() || name[0] == '"' || name[0] == '-') return false;
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) return false;
+    switch (c) {
+      case '.':
+      case '[':
+      case ']':
+      case '=':
+      case ':':
+      case '+':
+      case '?':
+      case '!':
+      case '*':
+      case '/':
+      case '$':
+      case ' ':
+      case '"':
+      case '\'':
+      case '\\': return false;
+      default: break;
+    }
+  }
+  return true;
+}
+
+std::string quoted_segment(std::string_view name) {
+  std::string out = "[\"";
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"]";
+}
+
+// The member names of the object at PATH, or the indices of the array
+// (array set); nothing for any other value.
+std::vector<std::string> keys_at(const std::string& file, const std::string& path, bool& array) {
+  Query q;
+  q.file = file;
+  q.must_exist = true;
+  q.as_json = true;
+  q.items.push_back({"", parse_path(path)});
+  QueryResult r = query_state(q);
+  std::vector<std::string> keys;
+  if (!r.no.empty() || !r.missing.empty()) return keys;
+  json::value v = json::parse(r.out, "the value to complete");
+  if (const auto* o = v.if_object()) {
+    for (const auto& member : *o) keys.emplace_back(member.key());
+  } else if (const auto* a = v.if_array()) {
+    array = true;
+    for (std::size_t i = 0; i < a->size(); ++i) keys.push_back(std::to_string(i));
+  }
+  return keys;
+}
+
+}  // namespace
+
+std::vector<std::string> complete_path(const std::string& file, std::string_view word) {
+  std::vector<std::string> out;
+  if (file == "-") return out;  // stdin belongs to the command, not to completion
+  const std::size_t cut = last_segment_start(word);
+  const std::string parent(word.substr(0, cut));
+  const std::string_view tail = word.substr(cut);
+  try {
+    bool array = false;
+    const std::vector<std::string> keys = keys_at(file, parent.empty() ? "." : parent, array);
+    // the segment as begun: after a '.' typed, ".name", ".[3]" or
+    // .["name"]; after a '[', [3] or ["name"]; a first segment typed bare
+    // completes bare
+    const bool bracket = !tail.empty() && tail[0] == '[';
+    const std::string dot = !tail.empty() && tail[0] == '.' ? "." : "";
+    for (const auto& key : keys) {
+      std::string candidate = parent;
+      if (array) candidate += dot + "[" + key + "]";
+      else if (bracket) candidate += quoted_segment(key);
+      else candidate += dot + (bare_safe(key) ? key : quoted_segment(key));
+      if (std::string_view(candidate).substr(0, word.size()) == word) out.push_back(std::move(candidate));
+    }
+  } catch (const Error&) {
+    // a malformed path, a missing or invalid file: nothing to offer
+  }
+  return out;
+}
+
+}  // namespace loopkit

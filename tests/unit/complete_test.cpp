@@ -1,0 +1,42 @@
+// core/complete: the paths offered for a word, as the shells' completion
+// gets them from state-get --complete-path.
+#include <catch2/catch.hpp>
+
+#include "core/complete.hpp"
+#include "scratch.hpp"
+
+using loopkit::complete_path;
+using Paths = std::vector<std::string>;
+
+TEST_CASE("complete_path: names and indices after the word's last segment, as typed", "[complete]") {
+  loopkit::testing::Scratch s;
+  s.write("s.json", R"({"status":"run","stages":[{"name":"a"},{"name":"b"}],"odd key":1,"q\"x":2,"a.b":3,)"
+                    R"("$v":4,"st":null})");
+  const std::string f = s.path("s.json");
+  CHECK(complete_path(f, "st") == Paths{"status", "stages", "st"});
+  CHECK(complete_path(f, ".sta") == Paths{".status", ".stages"});
+  CHECK(complete_path(f, "stages[") == Paths{"stages[0]", "stages[1]"});
+  CHECK(complete_path(f, "stages[1].") == Paths{"stages[1].name"});
+  CHECK(complete_path(f, "stages.") == Paths{"stages.[0]", "stages.[1]"});
+  // what a bare segment cannot spell is quoted, escapes and all
+  CHECK(complete_path(f, "[") == Paths{R"(["status"])", R"(["stages"])", R"(["odd key"])", R"(["q\"x"])", R"(["a.b"])",
+                                       R"(["$v"])", R"(["st"])"});
+  CHECK(complete_path(f, ".o").empty());  // its quoted form begins ".["
+  CHECK(complete_path(f, ".[\"o") == Paths{R"(.["odd key"])"});
+  CHECK(complete_path(f, "[\"o") == Paths{R"(["odd key"])"});
+  CHECK(complete_path(f, ".") ==
+        Paths{".status", ".stages", R"(.["odd key"])", R"(.["q\"x"])", R"(.["a.b"])", R"(.["$v"])", ".st"});
+}
+
+TEST_CASE("complete_path: nothing, and no error, for what cannot be completed", "[complete]") {
+  loopkit::testing::Scratch s;
+  s.write("s.json", R"({"a":"text","n":[]})");
+  s.write("bad.json", R"({"a":)");
+  CHECK(complete_path(s.path("s.json"), "a.").empty());
+  CHECK(complete_path(s.path("s.json"), "n[").empty());
+  CHECK(complete_path(s.path("s.json"), "zz.").empty());
+  CHECK(complete_path(s.path("s.json"), "a]]").empty());
+  CHECK(complete_path(s.path("missing.json"), "").empty());
+  CHECK(complete_path(s.path("bad.json"), "").empty());
+  CHECK(complete_path("-", "").empty());
+}
