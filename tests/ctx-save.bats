@@ -241,3 +241,27 @@ save1() { ctx-save --dir saves "$@"; }
   assert_output $'2\n100'
   grep -q '"used": 1e2' s.json
 }
+
+@test "SAVEFILE '-' is a filter: the save on stdout, no file written, --from - reads stdin" {
+  export TMPDIR=$PWD/tmp
+  run -0 --separate-stderr ctx-save --phase TEST --set x:=1 -
+  [[ $output == '{'* ]]
+  [ -z "$stderr" ]
+  printf '%s\n' "$output" >first.json
+  run -0 bash -c 'ctx-save --from - --phase DEPLOY - <first.json | state-get - phases.current x metadata.save_count mode'
+  assert_output $'DEPLOY\n1\n2\nauto'
+  [ ! -e ./- ] && [ ! -e tmp ]
+  # never compressed, whatever its size
+  run -0 bash -c 'ctx-save --gzip-over 0 - | state-get - version'
+  assert_output '1.0'
+  # --keep prunes a folder: no use with -
+  run -2 --separate-stderr ctx-save --keep 1 -
+  assert_equal "$stderr" "ctx-save: --keep prunes saves in a folder: it cannot be used with '-'"
+  # a bad --from on stdin: exit 3, nothing on stdout
+  run -3 --separate-stderr bash -c 'echo "{" | ctx-save --from - -'
+  assert_output ''
+  # ./- is a file
+  run -0 ctx-save ./-
+  assert_output 'CONTEXT SAVE ./-'
+  [ -f ./- ]
+}

@@ -34,7 +34,8 @@ static int run(ctx::SaveRequest& r, const Args& a) {
   ctx::Saved saved = ctx::save(r, [](const std::string& m) { cli::warn(m); });
   if (saved.path.empty())
     return cli::no(fmt::format("token usage {:.4g} is below {:.4g}: not saved", saved.token_ratio, *r.if_over));
-  cli::out("CONTEXT SAVE " + saved.path + "\n");
+  // to "-", standard output is the document itself (a filter)
+  cli::out(saved.path == "-" ? saved.text : "CONTEXT SAVE " + saved.path + "\n");
   return 0;
 }
 

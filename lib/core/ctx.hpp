@@ -111,7 +111,7 @@ std::string existing_save_path(const std::string& path);
 // the folder pruned to keep saves. Warnings (defaults filled, secrets
 // redacted, artifacts that cannot be restored, pruning) go to warn.
 struct SaveRequest {
-  std::string savefile;  // "": a new mdan-save-EPOCH.json in dir
+  std::string savefile;  // "": a new mdan-save-EPOCH.json in dir; "-": standard output
   std::string dir;       // "": default_dir()
   std::string from;      // "": a fresh document
   // (what, value): phase, tokens, message, history, artifact or set
@@ -122,6 +122,7 @@ struct SaveRequest {
 };
 struct Saved {
   std::string path;  // "": not saved, token_ratio is below if_over
+  std::string text;  // saved to "-": the document, for standard output
   double token_ratio = 0;
 };
 Saved save(const SaveRequest& request, const Warn& warn);

@@ -190,7 +190,9 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   // Held until the save is replaced, as ctx-resume holds it: a resume counted
   // meanwhile is not lost by a save made --from the same file.
   LockedForReplace held;
-  if (!r.savefile.empty()) {
+  const bool to_stdout = r.savefile == "-";  // a filter: no file, nothing to lock
+  if (to_stdout && r.keep > 0) fail_usage("--keep prunes saves in a folder: it cannot be used with '-'");
+  if (!r.savefile.empty() && !to_stdout) {
     make_dirs(dir_name(r.savefile), 0700);
     held = lock_save(existing_save_path(r.savefile));
   }
@@ -204,6 +206,11 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   if (r.if_over && saved.token_ratio < *r.if_over) return saved;
 
   std::string text = json::to_text(doc, json::default_layout());
+  if (to_stdout) {
+    saved.path = r.savefile;
+    saved.text = std::move(text);
+    return saved;
+  }
   bool gz = static_cast<long long>(text.size()) > r.gzip_over;
   if (r.savefile.empty()) {
     std::string dir = r.dir.empty() ? default_dir() : r.dir;
