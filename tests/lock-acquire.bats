@@ -421,3 +421,14 @@ wait_for_file() {
   run -0 lock-acquire -j --pid $$ j.lock
   [[ $output == '{"session":"j",'* ]]
 }
+
+@test "a command's own option without '--' before it: the hint to put it there" {
+  run -2 --separate-stderr lock-acquire a.lock sh -c 'touch ran'
+  assert_equal "$stderr" "lock-acquire: option 'c' does not exist
+lock-acquire: to run a command, put '--' before it: lock-acquire LOCKFILE [-- COMMAND...]"
+  [ ! -e ran ] && [ ! -e a.lock ]
+  # an unknown option of its own is only that
+  run -2 --separate-stderr lock-acquire --bogus a.lock
+  assert_equal "$stderr" "lock-acquire: option 'bogus' does not exist
+lock-acquire: try 'lock-acquire --help'"
+}

@@ -228,6 +228,18 @@ Options& Options::unbound(const std::string& names, const std::string& help, con
 }  // namespace cli
 
 namespace {
+// No "--", and an option after a word that is not one: "F sh -c X" where
+// "F -- sh -c X" was meant.
+bool looks_like_command_without_dashes(int argc, char** argv) {
+  bool operand = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) return false;
+    if (argv[i][0] != '-') operand = true;
+    else if (operand) return true;
+  }
+  return false;
+}
+
 // true when argv (up to argc) holds operands only, "-" among them
 bool names_no_option(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
@@ -329,6 +341,14 @@ int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<vo
     } else {
       code = parse_and_run(info, own_argc, argv, declare, run, args);
     }
+  } catch (const cxxopts::exceptions::no_such_option& e) {
+    cli::say(plain_message(e.what()));
+    // flock(1) takes "FILE COMMAND ARG..."; here the command's own options
+    // are read as the tool's unless "--" comes first
+    if (info.takes_command && looks_like_command_without_dashes(argc, argv))
+      cli::say(fmt::format("to run a command, put '--' before it: {} {}", info.name, info.usage));
+    else cli::say(fmt::format("try '{} --help'", info.name));
+    code = static_cast<int>(Exit::usage);
   } catch (const cxxopts::exceptions::exception& e) {
     cli::say(plain_message(e.what()));
     cli::say(fmt::format("try '{} --help'", info.name));
