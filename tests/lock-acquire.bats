@@ -309,7 +309,7 @@ wait_for_file() {
   lock-acquire --pid "$holder" h.lock
   # without a wait the answer is at once; with these, still waiting when timeout ends it
   run -1 timeout 10 lock-acquire --pid $$ h.lock
-  for spelling in "--wait" "-w inf" "--wait inf" "--wait=infinity" "-wINF"; do
+  for spelling in "--wait" "-w" "-w inf" "--wait inf" "--wait=infinity" "-wINF"; do
     # shellcheck disable=SC2086
     run -124 timeout 0.5 lock-acquire $spelling --pid $$ h.lock
   done

@@ -36,8 +36,8 @@ static void set_wait(double& field, const std::string& text) {
 
 static void options(cli::Options& o, Config& c) {
   o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
-      .value("w,wait", "retry until SECONDS have passed (inf, or --wait alone: forever)", "SECONDS",
-             [&c](const std::string& t) { set_wait(c.request.wait_seconds, t); })
+      .optional("w,wait", "retry until SECONDS have passed (inf, or --wait alone: forever)", "SECONDS", "inf",
+                cli::looks_like_number, [&c](const std::string& t) { set_wait(c.request.wait_seconds, t); })
       .text("session", "session name (default: the file name without .lock)", "NAME", c.session)
       .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.request.policy.stale_after,
               0)
@@ -135,30 +135,4 @@ static int run(Config& c, const Args& a) {
   return 0;
 }
 
-// Whether the word after a bare "--wait" is its SECONDS: a number, a sign,
-// "inf" or "nan" (so that a bad one is refused by --wait's own check), or
-// empty; anything else (a LOCKFILE, another option) is not.
-static bool is_wait_value(std::string_view w) {
-  if (w.empty()) return true;
-  if (w[0] == '+' || w[0] == '-') w.remove_prefix(1);
-  if (!w.empty() && (std::isdigit(static_cast<unsigned char>(w[0])) || w[0] == '.')) return true;
-  auto starts = [&](std::string_view p) { return w.size() >= 3 && strncasecmp(w.data(), p.data(), 3) == 0; };
-  return starts("inf") || starts("nan");
-}
-
-int main(int argc, char** argv) {
-  // "--wait" with no SECONDS after it waits forever, as flock(1) does
-  // without -w. cxxopts can give an option an implicit value only by never
-  // reading the next word as its value ("--wait 10" would break), so a bare
-  // "--wait" is spelled "--wait=inf" here before parsing. Only this tool's
-  // own words are looked at, never those of its COMMAND.
-  std::vector<char*> args(argv, argv + argc);
-  static char forever[] = "--wait=inf";
-  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
-    if (std::strcmp(argv[i], "--wait") != 0) continue;
-    if (i + 1 < argc && std::strcmp(argv[i + 1], "--") != 0 && is_wait_value(argv[i + 1])) ++i;
-    else args[i] = forever;
-  }
-  args.push_back(nullptr);
-  return tool_main(info, argc, args.data(), options, run);
-}
+int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <algorithm>
 #include <new>
+#include <strings.h>
 #include <unistd.h>
 
 #include "sys/clock.hpp"
@@ -150,6 +152,23 @@ bool Options::named(const std::string& names) const {
   return false;
 }
 
+Options& Options::optional(const std::string& names, const std::string& help, const std::string& arg,
+                           const std::string& implied, bool (*is_value)(std::string_view), Set set) {
+  if (!named(names)) return *this;
+  Optional o{{}, implied, is_value};
+  for (std::string_view n : split_names(names)) o.spellings.push_back((n.size() == 1 ? "-" : "--") + std::string(n));
+  optionals_.push_back(std::move(o));
+  return value(names, help, arg, std::move(set));
+}
+
+bool looks_like_number(std::string_view w) {
+  if (w.empty()) return true;
+  if (w[0] == '+' || w[0] == '-') w.remove_prefix(1);
+  if (!w.empty() && ((w[0] >= '0' && w[0] <= '9') || w[0] == '.')) return true;
+  auto starts = [&](std::string_view p) { return w.size() >= 3 && strncasecmp(w.data(), p.data(), 3) == 0; };
+  return starts("inf") || starts("nan");
+}
+
 Options& Options::alias(char letter, const std::string& help, bool& field) {
   if (!named(std::string(1, letter))) return *this;
   table_.add_options("hidden")(std::string(1, letter), help, cxxopts::value<bool>(field));
@@ -283,7 +302,22 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
                                 cxxopts::value<bool>(completion))("args", "operands",
                                                                   cxxopts::value<std::vector<std::string>>());
   options.parse_positional("args");
-  auto result = options.parse(argc, argv);
+  // an optional option's value left out is spelled in: "--wait" -> "--wait=inf"
+  std::vector<std::string> implied(argc);
+  std::vector<const char*> words(argv, argv + argc);
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    for (const auto& o : table.optionals()) {
+      if (std::find(o.spellings.begin(), o.spellings.end(), argv[i]) == o.spellings.end()) continue;
+      if (i + 1 < argc && std::strcmp(argv[i + 1], "--") != 0 && o.is_value(argv[i + 1])) {
+        ++i;
+      } else {
+        implied[i] = std::string(argv[i]) + (argv[i][1] == '-' ? "=" : "") + o.implied;
+        words[i] = implied[i].c_str();
+      }
+      break;
+    }
+  }
+  auto result = options.parse(argc, words.data());
   if (help) {
     std::fputs(options.help({""}).c_str(), stdout);
     std::fputs(fmt::format("\nExit status: 0 done, 1 no, 2 usage, 3 bad data, 4 system error.\n"

@@ -83,6 +83,18 @@ public:
                    long long min, long long max);
   Options& integer(const std::string& names, const std::string& help, const std::string& arg,
                    std::optional<long long>& field, long long min, long long max);
+  // An option whose value may be left out ("--wait" alone, as flock(1)
+  // waits forever without -w): when the word after it is not a value by
+  // is_value (or there is none, or it is "--"), it is given `implied`.
+  // cxxopts' own implicit values would never read "--wait 10" as a value.
+  Options& optional(const std::string& names, const std::string& help, const std::string& arg,
+                    const std::string& implied, bool (*is_value)(std::string_view), Set set);
+  struct Optional {
+    std::vector<std::string> spellings;  // "--wait", "-w"
+    std::string implied;
+    bool (*is_value)(std::string_view);
+  };
+  const std::vector<Optional>& optionals() const { return optionals_; }
   // An older one-letter spelling of a flag, kept working but left out of
   // --help and the completions: its letter now means another thing in
   // other tools (loopkit(7), OPTIONS).
@@ -99,7 +111,11 @@ private:
   bool named(const std::string& names) const;
   cxxopts::Options& table_;
   const Named* named_;
+  std::vector<Optional> optionals_;
 };
+// A word that reads as a number to an option's check, so that a bad one
+// is refused there: digits, a sign or a point first, "inf", "nan", or "".
+bool looks_like_number(std::string_view word);
 }  // namespace cli
 
 // Parses argv by the table that declare builds (binding the fields of a

@@ -123,3 +123,40 @@ TEST_CASE("cli::no returns exit 1 and says why unless -q", "[cli]") {
     CHECK(err == (quiet ? "" : "demo: no lock 'x'\n"));
   }
 }
+
+TEST_CASE("an optional value left out is implied; a word that is no value stays an operand", "[cli]") {
+  ToolInfo info{"demo", "a demo", "FILE"};
+  auto run = [&](std::vector<std::string> words, std::string& wait, std::vector<std::string>& operands) {
+    Argv a(std::move(words));
+    return run_tool(
+        info, a.argc(), a.argv(),
+        [&](cli::Options& o) {
+          o.optional("w,wait", "wait", "SECONDS", "inf", cli::looks_like_number,
+                     [&](const std::string& t) { wait = t; });
+        },
+        [&](const Args& args) {
+          operands = args.operands;
+          return 0;
+        });
+  };
+  using Words = std::vector<std::string>;
+  for (auto [words, expect_wait, expect_operands] : {std::tuple{Words{"demo", "--wait", "F"}, "inf", Words{"F"}},
+                                                     {Words{"demo", "-w", "F"}, "inf", Words{"F"}},
+                                                     {Words{"demo", "F", "--wait"}, "inf", Words{"F"}},
+                                                     {Words{"demo", "--wait", "10", "F"}, "10", Words{"F"}},
+                                                     {Words{"demo", "-w", ".5", "F"}, ".5", Words{"F"}},
+                                                     {Words{"demo", "--wait=3", "F"}, "3", Words{"F"}},
+                                                     {Words{"demo", "--wait", "--", "F"}, "inf", Words{"F"}}}) {
+    std::string wait;
+    std::vector<std::string> operands;
+    CHECK(run(words, wait, operands) == 0);
+    CHECK(wait == expect_wait);
+    CHECK(operands == expect_operands);
+  }
+}
+
+TEST_CASE("looks_like_number: what an option's own check should refuse or take", "[cli]") {
+  for (const char* w : {"", "10", "-1", "+2", ".5", "inf", "INFINITY", "nan", "1e3", "5x"})
+    CHECK(cli::looks_like_number(w));
+  for (const char* w : {"F", "lock.lock", "--pid", "-x", "in", "i"}) CHECK_FALSE(cli::looks_like_number(w));
+}
