@@ -63,7 +63,8 @@ std::optional<int64_t> integer_member(const json::object& o, std::string_view ke
   const json::value& v = it->value();
   if (v.is_int64()) return v.get_int64();
   if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get_uint64());
-  if (v.is_double()) return static_cast<int64_t>(v.get_double());
+  // a double out of int64's range would be undefined to convert
+  if (v.is_double() && v.get_double() > -9.2e18 && v.get_double() < 9.2e18) return static_cast<int64_t>(v.get_double());
   if (v.is_string()) {  // "12345" from a shell that quoted everything
     const auto& s = v.get_string();
     if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -71,6 +72,13 @@ std::optional<int64_t> integer_member(const json::object& o, std::string_view ke
     return std::stoll(std::string(s));
   }
   return std::nullopt;
+}
+
+// a process id: a whole number from 1 to INT_MAX
+std::optional<pid_t> pid_member(const json::object& o, std::string_view key) {
+  auto n = integer_member(o, key);
+  if (!n || *n <= 0 || *n > INT_MAX) return std::nullopt;
+  return static_cast<pid_t>(*n);
 }
 
 std::string string_member(const json::object& o, std::string_view key) {
@@ -143,9 +151,10 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
     json::value v = json::parse(text, subject);
     if (!v.is_object()) fail_data(quoted(subject) + ": not a lock record: not a JSON object");
     r.fields = std::move(v.as_object());
-    auto pid = integer_member(r.fields, "pid");
-    if (!pid || *pid <= 0 || *pid > INT_MAX) fail_data(quoted(subject) + ": not a lock record: no valid pid");
-    r.pid = static_cast<pid_t>(*pid);
+    auto pid = pid_member(r.fields, "pid");
+    if (!pid) fail_data(quoted(subject) + ": not a lock record: no valid pid");
+    r.pid = *pid;
+    r.heartbeat_pid = pid_member(r.fields, "heartbeat_pid");
     r.session = string_member(r.fields, "session");
     r.host = string_member(r.fields, "host");
     r.boot_id = string_member(r.fields, "boot_id");
@@ -401,9 +410,9 @@ Released release_lock(const std::string& path, const Owner& owner, bool force, b
   // Only for a beater of its own (not the owner beating for itself, as
   // lock-acquire -- COMMAND does) still running: one stopped first leaves
   // no mark behind.
-  auto beater = integer_member(lock.record.fields, "heartbeat_pid");
-  if (mark_released && ours(lock) && lock.record.heartbeat_every && beater && *beater > 0 && *beater <= INT_MAX &&
-      *beater != lock.record.pid && is_pid_alive(static_cast<pid_t>(*beater))) {
+  const auto& beater = lock.record.heartbeat_pid;
+  if (mark_released && ours(lock) && lock.record.heartbeat_every && beater && *beater != lock.record.pid &&
+      is_pid_alive(*beater)) {
     try {
       write_file_atomic(released_mark_path(path), lock.text, {.mode = 0644, .sync = false, .follow_symlink = false});
     } catch (const Error&) {

@@ -28,6 +28,7 @@ struct LockRecord {
   std::optional<int64_t> heartbeat_epoch;  // heartbeat_epoch, else heartbeat, else started_at
   bool has_heartbeat = false;              // not just started_at
   std::optional<double> heartbeat_every;   // the owner's declared beat, seconds
+  std::optional<pid_t> heartbeat_pid;      // the beater of lock-heartbeat --every, when not the owner
   bool bare_pid = false;
 };
 

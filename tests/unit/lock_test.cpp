@@ -65,10 +65,20 @@ TEST_CASE("other tools' locks are understood", "[lock]") {
     CHECK(r.pid == 12345);
   }
   SECTION("a pid written as a string") { CHECK(parse_lock_record(R"({"pid":"42"})", "t").pid == 42); }
+  SECTION("a beater's pid, only when it is one") {
+    CHECK(parse_lock_record(R"({"pid":42,"heartbeat_pid":43})", "t").heartbeat_pid == 43);
+    for (const char* beater : {"0", "-1", "2147483648", "1e300", "\"x\"", "null"})
+      CHECK_FALSE(parse_lock_record(fmt::format(R"({{"pid":42,"heartbeat_pid":{}}})", beater), "t").heartbeat_pid);
+  }
+  SECTION("numbers out of range are no time and no pid, never a wrapped one") {
+    CHECK_FALSE(parse_lock_record(R"({"pid":42,"heartbeat_epoch":1e300})", "t").heartbeat_epoch);
+    CHECK_FALSE(parse_lock_record(R"({"pid":42,"heartbeat_epoch":-1e300})", "t").heartbeat_epoch);
+  }
 }
 
 TEST_CASE("what is not a lock record is bad data", "[lock]") {
-  for (const char* text : {"", "  \n", "not json", "[1,2]", R"({"session":"s"})", R"({"pid":-3})", R"({"pid":"x"})"}) {
+  for (const char* text : {"", "  \n", "not json", "[1,2]", R"({"session":"s"})", R"({"pid":-3})", R"({"pid":"x"})",
+                           R"({"pid":1e300})", R"({"pid":4294967338})"}) {
     INFO(text);
     try {
       parse_lock_record(text, "t.lock");
