@@ -274,6 +274,7 @@ _loopkit_drain_engine() {
     '|--retries|none' \
     '|--retry-delay|none' \
     '|--max-failures|none' \
+    '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
 }
@@ -290,6 +291,7 @@ _loopkit_loop_engine() {
     '|--retry-delay|none' \
     '|--max-failures|none' \
     '|--poll|none' \
+    '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
 }
@@ -304,6 +306,7 @@ _loopkit_pipeline_engine() {
     '|--retry-delay|none' \
     '|--max-failures|none' \
     '|--poll|none' \
+    '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
 }

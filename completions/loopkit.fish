@@ -190,6 +190,7 @@ complete -c drain-engine -l poll -d 'how often a paused drain looks again (defau
 complete -c drain-engine -l retries -d 'run an agent that exits non-zero again at once, up to N times, for the same attempt (default 0)' -x
 complete -c drain-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c drain-engine -l max-failures -d 'stop after N consecutive failed items, with completion_reason too-many-failures (default 0: off)' -x
+complete -c drain-engine -s q -l quiet -d 'say nothing when the session is held (exit 1)'
 complete -c drain-engine -s h -l help -d 'show this help'
 complete -c drain-engine -s V -l version -d 'show the version'
 
@@ -204,6 +205,7 @@ complete -c loop-engine -l retries -d 'run a failing agent again up to N times (
 complete -c loop-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c loop-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
 complete -c loop-engine -l poll -d 'how often a paused session looks again (default 1)' -x
+complete -c loop-engine -s q -l quiet -d 'say nothing when the session is held (exit 1)'
 complete -c loop-engine -s h -l help -d 'show this help'
 complete -c loop-engine -s V -l version -d 'show the version'
 
@@ -215,6 +217,7 @@ complete -c pipeline-engine -l retries -d 'run a failing command again up to N t
 complete -c pipeline-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c pipeline-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
 complete -c pipeline-engine -l poll -d 'how often a paused pipeline looks again (default 1)' -x
+complete -c pipeline-engine -s q -l quiet -d 'say nothing when the session is held (exit 1)'
 complete -c pipeline-engine -s h -l help -d 'show this help'
 complete -c pipeline-engine -s V -l version -d 'show the version'
 

@@ -13,6 +13,7 @@ fi
 LK_PROG=${LK_PROG:-${0##*/}}
 LK_VERSION=0.2.0     # project(VERSION) in CMakeLists.txt; a test checks they agree
 LK_TTY=0
+LK_QUIET=0           # -q: nothing said when the session is held (exit 1)
 if [[ -t 2 ]]; then LK_TTY=1; fi
 LK_LABEL=""          # "session demo", shown in every message
 LK_STATUS=""         # the body of the live status line
@@ -298,9 +299,11 @@ lk_control() {
 # lk_lock_take LOCKFILE SESSION: acquire for this shell ($$) and keep it alive
 # with a background heartbeat. Held by a live engine: exit 1.
 lk_lock_take() {
-  local rc=0
-  lock-acquire --pid $$ --session "$2" "$1" || rc=$?
+  local rc=0 quiet=()
+  ((LK_QUIET)) && quiet=(-q)
+  lock-acquire "${quiet[@]}" --pid $$ --session "$2" "$1" || rc=$?
   if ((rc == 1)); then
+    ((LK_QUIET)) && exit 1
     lk_die 1 "session '$2' is held by another engine (see: lock-status $1)"
   elif ((rc != 0)); then
     lk_die "$rc" "cannot acquire the lock $1"

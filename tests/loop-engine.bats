@@ -528,3 +528,14 @@ EOF
   run -0 event-show --last 1 --json .claude/pipeline-runs/demo/events.jsonl
   [[ $output == *'"type":"interrupted"'*'"signal":"SIGINT"'* ]]
 }
+
+@test "a session held by another engine is exit 1, said unless -q" {
+  make_agent
+  mkdir -p .claude/locks
+  lock-acquire --pid "$(live)" .claude/locks/demo.lock
+  run -1 --separate-stderr engine --session demo --max-iterations 1 -- ./agent.sh
+  [[ $stderr == *"loop-engine: session 'demo' is held by another engine (see: lock-status "*"/.claude/locks/demo.lock)"* ]]
+  run -1 --separate-stderr engine -q --session demo --max-iterations 1 -- ./agent.sh
+  [ -z "$stderr" ] && [ -z "$output" ]
+  [ ! -e ran.log ]
+}
