@@ -1,6 +1,7 @@
 #include "core/complete.hpp"
 
 #include "core/json.hpp"
+#include "core/path.hpp"
 #include "core/state.hpp"
 #include "sys/error.hpp"
 
@@ -34,25 +35,9 @@ bool bare_safe(std::string_view name) {
   if (name.empty() || name[0] == '"' || name[0] == '-') return false;
   for (char c : name) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return false;
-    switch (c) {
-      case '.':
-      case '[':
-      case ']':
-      case '=':
-      case ':':
-      case '+':
-      case '?':
-      case '!':
-      case '*':
-      case '/':
-      case '$':
-      case ' ':
-      case '"':
-      case '\'':
-      case '\\': return false;
-      default: break;
-    }
+    if (u < 0x20 || u == 0x7f || ends_bare_name(c)) return false;
+    // what would start another operator (*=, //), a variable ($x) or a shell quote
+    if (c == '*' || c == '/' || c == '$' || c == '"' || c == '\'' || c == '\\') return false;
   }
   return true;
 }

@@ -6,8 +6,6 @@
 
 namespace loopkit {
 
-namespace {
-
 bool ends_bare_name(char c) {
   switch (c) {
     case '.':
@@ -27,6 +25,8 @@ bool ends_bare_name(char c) {
     default: return false;
   }
 }
+
+namespace {
 
 struct Cursor {
   std::string_view t;

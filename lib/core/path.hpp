@@ -23,6 +23,10 @@ struct Path {
   std::string last_name() const;
 };
 
+// Whether c ends a bare member name (.name): a path or operator character,
+// or white space.
+bool ends_bare_name(char c);
+
 // Parses a whole path; exit 2 "malformed path 'P': REASON".
 Path parse_path(std::string_view text);
 // Parses a path at the start of text and stops at the first character that
