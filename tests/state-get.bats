@@ -302,3 +302,27 @@ JSON
   run -0 complete_words state-get stat
   assert_output 'state.json'
 }
+
+@test "PATH//VALUE: VALUE for a missing or null value, per path, beating -d" {
+  doc
+  run -0 state-get state.json 'missing//none' 'gone//was null' 'session//unused' 'iteration//0'
+  assert_output $'none\nwas null\ndemo\n5'
+  run -0 state-get -d D state.json '.tags.nope//' missing 'gone//G'
+  assert_output $'\nD\nG'
+  # as with -d, VALUE is printed as given, also with --json
+  run -0 state-get -j state.json 'missing//"x"' session
+  assert_output $'"x"\n"demo"'
+  # "//" inside a quoted name is part of the name; the first one outside splits
+  printf '{"a//b":1,"u":"x//y"}' >s.json
+  run -0 state-get s.json '["a//b"]//0' '["c//d"]//none//more'
+  assert_output $'1\nnone//more'
+  run -2 state-get s.json '//x'
+}
+
+@test "--shell NAME=PATH//VALUE: defaults for eval" {
+  doc
+  run -0 state-get -s state.json 'st=status//running' 'iteration//0' "it=missing//it's"
+  assert_output $'st=running\niteration=5\nit=\'it\'\\\'\'s\''
+  eval "$output"
+  [ "$it" = "it's" ] && [ "$st" = running ]
+}

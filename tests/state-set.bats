@@ -531,3 +531,19 @@ PY
   run -0 state-get a.json '[2]'
   assert_output 3
 }
+
+@test "--now PATH? and --epoch PATH?: the time only where it is missing or null, as ?=" {
+  echo '{"started_at":"2025-01-01T00:00:00Z","done":null}' >s.json
+  run -0 state-set s.json --now 'started_at?' --now 'done?' --epoch 'first?' --now stamped
+  run -0 state-get --json s.json started_at done first stamped
+  assert_output $'"2025-01-01T00:00:00Z"\n"2025-01-10T10:05:30Z"\n1736503530\n"2025-01-10T10:05:30Z"'
+  # again: nothing that is set moves
+  LOOPKIT_NOW=1736600000 run -0 state-set s.json --now 'started_at?' --epoch 'first?'
+  run -0 state-get s.json started_at first
+  assert_output $'2025-01-01T00:00:00Z\n1736503530'
+  # in --stream lines too
+  printf -- '--now late?\n--now done?\n' | state-set --stream s.json
+  run -0 state-get s.json late done
+  assert_output $'2025-01-10T10:05:30Z\n2025-01-10T10:05:30Z'
+  run -2 state-set s.json --now '?'
+}

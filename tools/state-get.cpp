@@ -32,7 +32,23 @@ static void options(cli::Options& o, Config& c) {
       .hidden("complete-path", "print the paths in FILE that complete WORD", c.complete_path);
 }
 
-// the operands: FILE, then the paths (with --shell, NAME=PATH)
+// Where "//" first comes outside a quoted name, or npos.
+static std::size_t find_alternative(std::string_view text) {
+  bool in_string = false;
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    if (in_string) {
+      if (text[i] == '\\') ++i;
+      else if (text[i] == '"') in_string = false;
+    } else if (text[i] == '"') {
+      in_string = true;
+    } else if (text[i] == '/' && text[i + 1] == '/') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// the operands: FILE, then the paths (with --shell, NAME=PATH; either may end in //VALUE)
 static void parse_operands(Config& c, const Args& a) {
   Query& q = c.query;
   if (a.operands.empty()) fail_usage("missing FILE");
@@ -46,6 +62,11 @@ static void parse_operands(Config& c, const Args& a) {
   for (const auto& text : paths) {
     Query::Item item;
     std::string_view p = text;
+    // PATH//VALUE: jq's alternative operator, VALUE for a missing or null value
+    if (auto alt = find_alternative(p); alt != std::string_view::npos) {
+      item.default_value = std::string(p.substr(alt + 2));
+      p = p.substr(0, alt);
+    }
     // NAME=PATH names a --shell variable; '=' cannot occur in a bare path
     if (auto eq = p.find('='); q.mode == Query::shell && eq != std::string_view::npos && p[0] != '[') {
       item.name = std::string(p.substr(0, eq));

@@ -24,8 +24,8 @@ struct Config {
 static void options(cli::Options& o, Config& c) {
   Update& u = c.update;
   o.unbound("delete", "remove the member or element at PATH", "PATH", true)
-      .unbound("now", "set PATH to the current time, ISO 8601 UTC", "PATH", true)
-      .unbound("epoch", "set PATH to the current time, epoch seconds", "PATH", true)
+      .unbound("now", "set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)", "PATH", true)
+      .unbound("epoch", "set PATH to the current time, epoch seconds (PATH?: only if missing or null)", "PATH", true)
       .unbound("expect", "change nothing (exit 1) unless PATH holds this value", "PATH=TEXT", true)
       .value("init", "the document to start from when FILE is missing", "JSON",
              [&u](const std::string& text) {

@@ -214,10 +214,15 @@ Edit now_edit(std::string_view path, bool epoch) { return now_edit_at(path, epoc
 Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds) {
   Edit e;
   e.op = Edit::set;
+  e.source = (epoch ? "--epoch " : "--now ") + std::string(path);
+  // PATH? sets the time only when PATH is missing or null, as ?= does
+  if (path.size() > 1 && path.back() == '?') {
+    e.op = Edit::set_if_missing;
+    path.remove_suffix(1);
+  }
   e.path = parse_path(path);
   if (e.path.has_all()) fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(path)));
   e.operand = epoch ? json::value(seconds) : json::value(json::string(iso8601_utc(seconds)));
-  e.source = (epoch ? "--epoch " : "--now ") + std::string(path);
   return e;
 }
 

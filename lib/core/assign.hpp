@@ -24,6 +24,7 @@ struct Edit {
 // Number literals keep their text (`:=1e2` is written `1e2`).
 Edit parse_assignment(std::string_view text);
 Edit delete_edit(std::string_view path);
+// --now PATH and --epoch PATH; "PATH?" sets it only when missing or null
 Edit now_edit(std::string_view path, bool epoch);                      // the run's instant
 Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds);  // a given instant (--stream lines)
 

@@ -53,13 +53,14 @@ void answer(std::string_view text, std::string_view subject, const Query& q, con
   for (const auto& item : q.items) {
     std::vector<std::string> values;
     bool missing_here = false;
+    const auto& fallback = item.default_value ? item.default_value : q.default_value;
     auto spans = textedit::lookup(text, root, item.path);
     for (const auto& s : spans) {
       json::value v;
       if (s) v = json::parse(text.substr(s->first, s->second - s->first), subject, arena, json::Literals::big_integers);
-      if (!s || (v.is_null() && q.default_value && q.mode != Query::exists)) {
-        if (q.default_value && q.mode != Query::exists) {
-          values.push_back(*q.default_value);
+      if (!s || (v.is_null() && fallback && q.mode != Query::exists)) {
+        if (fallback && q.mode != Query::exists) {
+          values.push_back(*fallback);
           continue;
         }
         missing_here = true;

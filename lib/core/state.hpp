@@ -17,6 +17,7 @@ struct Query {
   struct Item {
     std::string name;  // for --shell
     Path path;
+    std::optional<std::string> default_value;  // PATH//VALUE: beats --default
   };
   std::string file;  // "-" is stdin
   std::vector<Item> items;
