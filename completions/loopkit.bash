@@ -205,6 +205,7 @@ _loopkit_progress_append() {
     '|--pattern|none' \
     '|--session|none' \
     '|--verify|command' \
+    '|--template|none' \
     '|--no-sync|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \

@@ -130,6 +130,7 @@ complete -c progress-append -l learning -d 'add \'- Learning: TEXT\' (repeatable
 complete -c progress-append -l pattern -d 'add \'- TEXT\' under \'## Codebase Patterns\' (repeatable)' -x
 complete -c progress-append -l session -d 'a new file\'s session name (default: from progress-NAME.md)' -x
 complete -c progress-append -l verify -d 'a new file\'s \'Verify:\' command' -x -a '(__fish_complete_command)'
+complete -c progress-append -l template -d 'a new file\'s header from TEMPLATE ({session}, {verify}, {date} filled in)' -x
 complete -c progress-append -l no-sync -d 'do not fsync (faster; the previous content is never at risk)'
 complete -c progress-append -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c progress-append -s h -l help -d 'print this help and exit'
@@ -162,8 +163,8 @@ complete -c state-get -s V -l version -d 'print the version and exit'
 # state-set
 complete -c state-set -a '(__loopkit_paths --delete --now --epoch --expect --init --require --on-invalid --indent --mode --debounce)'
 complete -c state-set -l delete -d 'remove the member or element at PATH' -x
-complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC' -x
-complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds' -x
+complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)' -x
+complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds (PATH?: only if missing or null)' -x
 complete -c state-set -l expect -d 'change nothing (exit 1) unless PATH holds this value' -x
 complete -c state-set -l init -d 'the document to start from when FILE is missing' -x
 complete -c state-set -l no-create -d 'exit 1 if FILE is missing'

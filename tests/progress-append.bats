@@ -121,7 +121,7 @@ lines'
   run -2 --separate-stderr progress-append --date 2025-02-30 --id x $P
   assert_equal "$stderr" "progress-append: --date: not a date YYYY-MM-DD: '2025-02-30'"
   run -2 progress-append
-  run -2 progress-append --id x -
+  run -2 progress-append --id x - - </dev/null
   run -2 progress-append --bogus $P
   run -2 progress-append --date 2025-01-10 --id x missing.md --date
   cmp before $P
@@ -276,4 +276,42 @@ lines'
 @test "a missing folder is not created: exit 4" {
   run -4 --separate-stderr progress-append nowhere/$P
   assert_equal "$stderr" "progress-append: cannot open 'nowhere/$P': No such file or directory"
+}
+
+@test "--template: a new file's header from a template, {session} {verify} {date} filled in" {
+  printf '# Log of {session}\nVerify: {verify} ({date}) {kept}\n\n---' >t.md
+  run -0 progress-append --template t.md --verify 'make test' --id x --date 2025-01-10 progress-demo.md 'did it'
+  run -0 cat progress-demo.md
+  assert_output $'# Log of demo\nVerify: make test (2025-01-10) {kept}\n\n---\n\n## 2025-01-10 - x\n- did it\n\n---'
+  # only for a new file: an existing one keeps its header
+  run -0 progress-append --template t.md --id y --date 2025-01-11 progress-demo.md 'more'
+  run -0 head -n 1 progress-demo.md
+  assert_output '# Log of demo'
+  [ "$(grep -c '^# ' progress-demo.md)" = 1 ]
+  # --pattern adds the patterns section a template may lack, before the first ---
+  progress-append --template t.md --pattern 'P1' progress-p.md
+  run -0 cat progress-p.md
+  assert_output $'# Log of p\nVerify: (none) (2025-01-10) {kept}\n\n## Codebase Patterns\n- P1\n\n---'
+  run -4 --separate-stderr progress-append --template missing.md x.md
+  assert_equal "$stderr" "progress-append: cannot open 'missing.md': No such file or directory"
+  [ ! -e x.md ]
+}
+
+@test "FILE '-' is a filter: the document on stdin, the result on stdout" {
+  run -0 bash -c ': | progress-append --session s --id a --date 2025-01-10 - one | progress-append --date 2025-01-11 --pattern P - two'
+  assert_output $'# Progress: s\n\nVerify: (none)\n\n## Codebase Patterns\n(Patterns discovered during implementation)\n- P\n\n---\n\n## 2025-01-10 - a\n- one\n\n---\n\n## 2025-01-11\n- two\n\n---'
+  [ ! -e ./- ]
+  run -2 --separate-stderr progress-append - - </dev/null
+  assert_equal "$stderr" "progress-append: standard input cannot be both FILE and a LINE: give FILE a name"
+}
+
+@test "piped text without '-' is not read, and a warning says so" {
+  run -0 --separate-stderr bash -c 'echo "lost line" | progress-append p.md'
+  assert_equal "$stderr" "progress-append: warning: standard input is not read without '-': give '-' as a LINE to append its lines"
+  ! grep -q 'lost line' p.md
+  # nothing said for a terminal-less empty stdin, or when there is an entry
+  run -0 --separate-stderr progress-append p.md </dev/null
+  [ -z "$stderr" ]
+  run -0 --separate-stderr bash -c 'echo x | progress-append --id a p.md done'
+  [ -z "$stderr" ]
 }

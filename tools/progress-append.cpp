@@ -5,6 +5,7 @@
 #include "core/progress.hpp"
 #include "sys/clock.hpp"
 #include "sys/fd.hpp"
+#include "sys/file.hpp"
 
 using namespace loopkit;
 
@@ -16,6 +17,7 @@ struct Config {
   std::optional<std::string> id, date;
   std::vector<std::string> files;      // as given: F,... each
   std::vector<std::string> learnings;  // "- Learning: TEXT" bullets, in order
+  std::string header_template;         // --template: its file
 };
 
 static void options(cli::Options& o, Config& c) {
@@ -30,6 +32,8 @@ static void options(cli::Options& o, Config& c) {
              [&r](const std::string& t) { r.patterns.push_back(t); })
       .text("session", "a new file's session name (default: from progress-NAME.md)", "NAME", r.session)
       .text("verify", "a new file's 'Verify:' command", "COMMAND", r.verify)
+      .text("template", "a new file's header from TEMPLATE ({session}, {verify}, {date} filled in)", "TEMPLATE",
+            c.header_template)
       .flag("no-sync", "do not fsync (faster; the previous content is never at risk)", [&r] { r.sync = false; });
 }
 
@@ -41,8 +45,11 @@ static std::string trimmed(std::string s) {
 static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing FILE operand");
   const std::string& file = a.operands[0];
-  if (file == "-") fail_usage("cannot append to standard input: give a FILE");
+  const bool filter = file == "-";  // the document on stdin, the result on stdout
+  if (filter && std::find(a.operands.begin() + 1, a.operands.end(), "-") != a.operands.end())
+    fail_usage("standard input cannot be both FILE and a LINE: give FILE a name");
   auto& r = c.request;
+  if (!c.header_template.empty()) r.header_template = read_file(c.header_template);
   std::vector<std::string> bullets;
   bool stdin_read = false;
   for (size_t i = 1; i < a.operands.size(); ++i) {
@@ -78,6 +85,14 @@ static int run(Config& c, const Args& a) {
     if (!progress::is_date(e.date)) fail_usage("--date: not a date YYYY-MM-DD: " + quoted(e.date));
     r.entry = std::move(e);
   }
+  if (filter) {
+    cli::out(progress::appended(read_all(0, "standard input"), "progress.md", r));
+    return 0;
+  }
+  // never read implicitly (a loop's "while read" input would be swallowed),
+  // but piped text that would be dropped is said
+  if (!r.entry && r.patterns.empty() && holds_input(0))
+    cli::warn("standard input is not read without '-': give '-' as a LINE to append its lines");
   progress::append(file, r);
   return 0;
 }

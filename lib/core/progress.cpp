@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fcntl.h>
 
+#include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
 #include "sys/file.hpp"
@@ -330,8 +331,43 @@ std::string add_patterns(std::string_view doc, const std::vector<std::string>& p
   return out.insert(nl + 1, lines);
 }
 
+namespace {
+std::string header_for(const std::string& path, const AppendRequest& r) {
+  std::string session = r.session.empty() ? session_from_path(path) : r.session;
+  if (!r.header_template) return header_text(session, r.verify);
+  return header_from_template(*r.header_template, session, r.verify, r.entry ? r.entry->date : local_date(now_epoch()));
+}
+}  // namespace
+
+std::string header_from_template(std::string_view tmpl, std::string_view session, std::string_view verify,
+                                 std::string_view date) {
+  std::string out;
+  for (std::size_t i = 0; i < tmpl.size();) {
+    std::string_view rest = tmpl.substr(i);
+    auto put = [&](std::string_view name, std::string_view value) {
+      if (rest.substr(0, name.size()) != name) return false;
+      out.append(value);
+      i += name.size();
+      return true;
+    };
+    if (tmpl[i] == '{' &&
+        (put("{session}", session) || put("{verify}", verify.empty() ? "(none)" : verify) || put("{date}", date)))
+      continue;
+    out += tmpl[i++];
+  }
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  return out;
+}
+
+std::string appended(std::string_view doc, const std::string& path, const AppendRequest& r) {
+  std::string out = doc.empty() ? header_for(path, r) : std::string(doc);
+  if (!r.patterns.empty()) out = add_patterns(out, r.patterns);
+  if (r.entry) out += entry_after(std::string_view(out).substr(out.size() - std::min<size_t>(2, out.size())), *r.entry);
+  return out;
+}
+
 void append(const std::string& path, const AppendRequest& r) {
-  const std::string header = header_text(r.session.empty() ? session_from_path(path) : r.session, r.verify);
+  const std::string header = header_for(path, r);
   constexpr mode_t mode = 0666;  // less the umask, as the shell's >> creates files
   if (r.patterns.empty()) {
     append_locked_with(

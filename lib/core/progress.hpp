@@ -13,6 +13,10 @@ namespace loopkit::progress {
 // "# Progress: S\n\nVerify: V\n\n## Codebase Patterns\n(...)\n\n---\n";
 // an empty verify writes "(none)", as the loop scripts loopkit replaces did.
 std::string header_text(std::string_view session, std::string_view verify);
+// A header from a template (progress-append --template): {session},
+// {verify} and {date} replaced, any other {x} kept; ends with a newline.
+std::string header_from_template(std::string_view tmpl, std::string_view session, std::string_view verify,
+                                 std::string_view date);
 // progress-NAME.md -> NAME; else the base name without ".md"
 std::string session_from_path(const std::string& path);
 bool is_date(std::string_view text);  // YYYY-MM-DD, a real day
@@ -39,6 +43,7 @@ std::string add_patterns(std::string_view doc, const std::vector<std::string>& p
 struct AppendRequest {
   std::string session;  // for a new file; "" : from the path
   std::string verify;
+  std::optional<std::string> header_template;  // a new file's header, as header_from_template reads it
   std::optional<Entry> entry;
   std::vector<std::string> patterns;
   bool sync = true;
@@ -47,6 +52,9 @@ struct AppendRequest {
 // file's last two bytes; patterns rewrite the file atomically under the same
 // lock (the entry, if any, in the same rewrite).
 void append(const std::string& path, const AppendRequest& request);
+// The same change to a document in memory (progress-append -, a filter):
+// an empty document gets the header first.
+std::string appended(std::string_view doc, const std::string& path, const AppendRequest& request);
 
 struct ShowOptions {
   std::optional<size_t> last;

@@ -85,6 +85,12 @@ void write_all(int fd, std::string_view data, std::string_view subject) {
   }
 }
 
+bool holds_input(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size > 0);
+}
+
 off_t file_size(int fd, std::string_view subject) {
   struct stat st;
   if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);

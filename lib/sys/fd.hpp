@@ -48,6 +48,9 @@ void write_all(int fd, std::string_view data, std::string_view subject);
 
 // Size of an open file (exit 4 naming subject on error).
 off_t file_size(int fd, std::string_view subject);
+// Whether fd is a pipe, a socket or a non-empty regular file: input that
+// someone meant to be read (a terminal or /dev/null is not)
+bool holds_input(int fd);
 // Up to n bytes at offset (fewer only at the end of the file); exit 4 on error.
 std::string read_at(int fd, off_t offset, size_t n, std::string_view subject);
 
