@@ -220,6 +220,9 @@ _loopkit_progress_show() {
     '|--since|none' \
     '|--learnings|flag' \
     '|--max-bytes|none' \
+    '-j|--json|flag' \
+    '-f|--follow|flag' \
+    '|--poll|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'

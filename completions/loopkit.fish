@@ -142,6 +142,9 @@ complete -c progress-show -l id -d 'only the entries with this id' -x
 complete -c progress-show -l since -d 'only the entries dated DATE or later' -x
 complete -c progress-show -l learnings -d 'everything after the first \'---\' line but the \'---\' lines (the seed\'s awk)'
 complete -c progress-show -l max-bytes -d 'at most N bytes: the header and the newest entries that fit' -x
+complete -c progress-show -s j -l json -d 'one JSON object per entry: date, id, bullets, files, learning'
+complete -c progress-show -s f -l follow -d 'then print each entry appended, once whole, until interrupted'
+complete -c progress-show -l poll -d 'with --follow, look for new entries every SECONDS (default 0.2)' -x
 complete -c progress-show -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c progress-show -s h -l help -d 'print this help and exit'
 complete -c progress-show -s V -l version -d 'print the version and exit'

@@ -277,3 +277,76 @@ whole_entries() {
   cmp $P out
   cmp $P bounded
 }
+
+@test "--json: one object per entry, Files and Learning bullets apart, the header left out" {
+  seed >$P
+  progress-append --id b1 --date 2025-01-11 --files 'a.c, b/c.h' --learning 'one' --learning 'two' $P 'did it' 'say "quoted"'
+  progress-append --date 2025-01-12 $P 'no id'
+  run -0 progress-show -j --last 2 $P
+  assert_output '{"date":"2025-01-11","id":"b1","bullets":["did it","say \"quoted\""],"files":["a.c","b/c.h"],"learning":["one","two"]}
+{"date":"2025-01-12","id":null,"bullets":["no id"],"files":[],"learning":[]}'
+  # every entry of the file is one line, and each reads as JSON
+  run -0 progress-show --json $P
+  [ "${#lines[@]}" = "$(grep -c '^## 20' $P)" ]
+  run -0 bash -c "progress-show --json --id b1 $P | state-get - id 'files[1]' 'learning[-1]'"
+  assert_output $'b1\nb/c.h\ntwo'
+  # bytes that are not UTF-8 come out as U+FFFD, so the line is still JSON
+  printf '\n## 2025-01-13 - bad\n- \xff\xfe here\n\n---\n' >>$P
+  run -0 bash -c "progress-show --json --last 1 $P | state-get - 'bullets[0]'"
+  assert_output $'\xef\xbf\xbd\xef\xbf\xbd here'
+  run -2 progress-show --json --learnings $P
+}
+
+@test "--follow prints each entry once it is whole, and the file as it is first" {
+  seed >$P
+  progress-show --follow --poll 0.05 $P >out 2>err &
+  f=$!
+  wait_grep 'Token refresh' out
+  progress-append --id b1 --date 2025-01-11 $P 'first new'
+  wait_grep 'first new' out
+  # an entry written in two parts is printed once, whole
+  printf '\n## 2025-01-12 - half\n- written in' >>$P
+  progress-append --pattern 'a pattern' $P # a rewrite: same entries under a new head
+  printf ' two parts\n\n---\n' >>$P
+  progress-append --id b3 --date 2025-01-13 $P 'after'
+  wait_grep 'after' out
+  kill "$f"
+  wait "$f" || true
+  # what was printed is the entries as the file holds them, each once
+  sed -n '/^## 2025-01-11 - b1$/,$p' $P >expected
+  sed -n '/^## 2025-01-11 - b1$/,$p' out >got
+  cmp expected got
+  [ "$(grep -c 'half' out)" = 1 ] && [ ! -s err ]
+}
+
+@test "--follow survives rotation: a new file is followed from its first entry, with a warning" {
+  seed >$P
+  progress-show -f -j --poll 0.05 $P >out 2>err &
+  f=$!
+  wait_grep '"id":"beads-124"' out
+  mv $P old.md
+  progress-append --id n1 --date 2025-01-20 $P 'in the new file'
+  progress-append --id n2 --date 2025-01-21 $P 'and another'
+  wait_grep '"id":"n2"' out
+  kill "$f"
+  wait "$f" || true
+  run -0 grep -c '"id":"n1"' out
+  assert_output 1
+  grep -q "warning: '$P': replaced or truncated; following it from its first entry" err
+}
+
+@test "--follow: stdin and .gz cannot be followed; --id and --since choose the new entries too" {
+  seed >$P
+  run -2 progress-show --follow - <$P
+  gzip -c $P >p.md.gz
+  run -2 progress-show --follow p.md.gz
+  progress-show -f --poll 0.05 -j --id keep $P >out &
+  f=$!
+  progress-append --id skip --date 2025-01-20 $P 'not this'
+  progress-append --id keep --date 2025-01-21 $P 'this'
+  wait_grep '"id":"keep"' out
+  kill "$f"
+  wait "$f" || true
+  run -0 cat out
+  assert_output '{"date":"2025-01-21","id":"keep","bullets":["this"],"files":[],"learning":[]}'
+}

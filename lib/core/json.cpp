@@ -436,6 +436,23 @@ std::string raw_text(const value& v) {
   return compact(v);
 }
 
+std::string to_utf8(std::string_view s) {
+  if (is_utf8(s)) return std::string(s);
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    if (c >= 0x80 && (c < 0xC0 || i + n > s.size() || !is_utf8(s.substr(i, n)))) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 bool is_utf8(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {

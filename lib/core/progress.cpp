@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <fcntl.h>
 
+#include "core/json.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
 #include "sys/file.hpp"
 #include "sys/flock.hpp"
 #include "sys/folder.hpp"
+#include "sys/interrupt.hpp"
 
 namespace loopkit::progress {
 
@@ -405,7 +407,132 @@ bool show_text(std::string_view doc, const ShowOptions& options, const Sink& sin
   return select(src, options, sink);
 }
 
-Shown show(const std::string& path, const ShowOptions& options, const Sink& sink) {
+namespace {
+// The size of a regular file at which no append is in flight. An appender
+// writes each entry with one write() under an exclusive flock of the file
+// (append_locked_with in lib/sys/file.cpp), but a reader without the lock
+// can see part of a large write. The size taken under a shared lock is an
+// end at which no write is in flight, and the bytes before it never
+// change: appends only add, a failed append truncates back to where it
+// began, and a --pattern rewrite renames a new file in and leaves this one
+// alone. So the lock is held for the fstat only: a slow reader (a pager on
+// stdout) never holds up the appenders. Dropping an unterminated last entry
+// instead would hide an entry written by hand without its rule, and would
+// still print an entry whose write is later taken back.
+uint64_t settled_size(int fd, const std::string& path) {
+  flock_wait(fd, false, path);
+  const uint64_t size = static_cast<uint64_t>(file_size(fd, path));
+  flock_release(fd);
+  return size;
+}
+
+Source regular_source(int fd, uint64_t size, const std::string& path) {
+  return Source{path, size, [fd, size, &path](uint64_t offset, size_t n) {
+                  if (offset >= size) return std::string();
+                  // never past the end taken under the lock: bytes beyond it may be half written
+                  return read_at(fd, static_cast<off_t>(offset),
+                                 static_cast<size_t>(std::min<uint64_t>(n, size - offset)), path);
+                }};
+}
+
+// Where the first whole entry of text ends (after its "---" line), or npos.
+size_t first_entry_end(std::string_view text) {
+  for (size_t q = text.find("---\n"); q != std::string_view::npos; q = text.find("---\n", q + 1))
+    if (q == 0 || text[q - 1] == '\n') return q + 4;
+  return std::string_view::npos;
+}
+
+// A sink that turns what select prints (the head, then whole entries) into
+// one JSON line per entry: the head is dropped, entries are cut at their
+// "---" lines.
+class JsonEntries {
+public:
+  explicit JsonEntries(const Sink& out) : out_(out) {}
+  void feed(std::string_view text) {
+    buf_ += text;
+    for (size_t end; (end = first_entry_end(buf_)) != std::string::npos; buf_.erase(0, end)) {
+      if (in_head_) in_head_ = false;
+      else emit(std::string_view(buf_).substr(0, end));
+    }
+  }
+  void finish() {  // a last entry without its rule; what comes next is whole entries
+    if (!in_head_) emit(buf_);
+    buf_.clear();
+    in_head_ = false;
+  }
+
+private:
+  void emit(std::string_view entry) {
+    if (heading_of(entry) || !is_blank(without_rules(entry))) out_(entry_json(entry) + "\n");
+  }
+  const Sink& out_;
+  std::string buf_;
+  bool in_head_ = true;
+};
+
+bool chosen(std::string_view entry, const ShowOptions& o) {
+  auto heading = heading_of(entry);
+  if (!heading && is_blank(without_rules(entry))) return false;
+  if (!o.id.empty() && (!heading || heading->id != o.id)) return false;
+  return o.since.empty() || (heading && !heading->date.empty() && heading->date >= o.since);
+}
+
+// After the first look (as without --follow), each entry appended once it
+// is whole; a file replaced (a --pattern rewrite, a rotation) is picked up
+// where its entries go past those seen.
+void follow(const std::string& path, const ShowOptions& o, const Sink& sink, const Sink& warn,
+            const std::function<void()>& first_done) {
+  catch_termination_signals();
+  struct stat st;
+  Fd fd = open_to_read(path, st);
+  if (!fd) return;
+  if (!S_ISREG(st.st_mode)) fail_usage("--follow needs a regular file: " + quoted(path));
+  uint64_t size = settled_size(fd.get(), path);
+  Source first = regular_source(fd.get(), size, path);
+  select(first, o, sink);
+  first_done();
+  uint64_t head_end = find_head(first).end, consumed = size - head_end;
+  ino_t inode = st.st_ino;
+  std::string carry;  // bytes read past the last whole entry
+  // the last bytes of the entries seen, by which a file put in place is
+  // told apart: the same entries under a new head (a --pattern rewrite)
+  // go on where they were, anything else (a rotation) starts again
+  constexpr size_t kSeenTail = 256;
+  std::string seen = first.read(size - std::min<uint64_t>(consumed, kSeenTail), kSeenTail);
+  while (termination_signal() == 0) {
+    sleep_seconds(o.poll);
+    Fd f = open_to_read(path, st);
+    if (!f || !S_ISREG(st.st_mode)) continue;  // rotated away, the new file not there yet
+    size = settled_size(f.get(), path);
+    Source src = regular_source(f.get(), size, path);
+    const bool replaced = st.st_ino != inode;
+    inode = st.st_ino;
+    if (replaced) head_end = find_head(src).end;
+    const bool same_entries =
+        !replaced || (size >= head_end + consumed && src.read(head_end + consumed - seen.size(), seen.size()) == seen);
+    if (!same_entries || size < head_end + consumed + carry.size()) {
+      if (warn) warn(quoted(path) + ": replaced or truncated; following it from its first entry");
+      head_end = find_head(src).end;
+      consumed = 0;
+      carry.clear();
+      seen.clear();
+    }
+    for (uint64_t from = head_end + consumed + carry.size(); from < size;) {
+      std::string more = src.read(from, kCopyBlock);
+      if (more.empty()) break;
+      from += more.size();
+      carry += more;
+    }
+    for (size_t end; (end = first_entry_end(carry)) != std::string::npos; carry.erase(0, end)) {
+      consumed += end;
+      std::string_view entry = std::string_view(carry).substr(0, end);
+      seen = std::string(entry.substr(entry.size() - std::min(entry.size(), kSeenTail)));
+      if (chosen(entry, o)) sink(o.learnings ? without_rules(entry) : std::string(entry));
+    }
+  }
+}
+
+Shown show_plain(const std::string& path, const ShowOptions& options, const Sink& sink) {
   auto shown = [](bool any) { return any ? Shown::selected : Shown::no_match; };
   if (path == "-" || ends_with(path, ".gz")) {
     auto doc = read_file_if_exists(path);
@@ -419,28 +546,65 @@ Shown show(const std::string& path, const ShowOptions& options, const Sink& sink
     FileView bytes = view_fd(fd.get(), path);
     return shown(show_text(bytes.view(), options, sink));
   }
-  int raw = fd.get();
-  // Whole entries only. An appender writes each entry with one write() under
-  // an exclusive flock of the file (append_locked_with in lib/sys/file.cpp),
-  // but a reader without the lock can see part of a large write. The size
-  // taken under a shared lock is an end at which no write is in flight, and
-  // the bytes before it never change: appends only add, a failed append
-  // truncates back to where it began, and a --pattern rewrite renames a new
-  // file in and leaves this one alone. So the lock is held for the fstat
-  // only: a slow reader (a pager on stdout) never holds up the appenders.
-  // Dropping an unterminated last entry instead would hide an entry written
-  // by hand without its rule, and would still print an entry whose write is
-  // later taken back.
-  flock_wait(raw, false, path);
-  const uint64_t size = static_cast<uint64_t>(file_size(raw, path));
-  flock_release(raw);
-  Source src{path, size, [raw, size, &path](uint64_t offset, size_t n) {
-               if (offset >= size) return std::string();
-               // never past the end taken under the lock: bytes beyond it may be half written
-               return read_at(raw, static_cast<off_t>(offset),
-                              static_cast<size_t>(std::min<uint64_t>(n, size - offset)), path);
-             }};
-  return shown(select(src, options, sink));
+  return shown(select(regular_source(fd.get(), settled_size(fd.get(), path), path), options, sink));
+}
+}  // namespace
+
+Shown show(const std::string& path, const ShowOptions& options, const Sink& sink, const Sink& warn) {
+  std::optional<JsonEntries> json;
+  Sink json_sink = [&json](std::string_view text) { json->feed(text); };
+  if (options.json) json.emplace(sink);
+  const Sink& out = options.json ? json_sink : sink;
+  if (options.follow) {
+    if (path == "-" || ends_with(path, ".gz")) fail_usage("--follow needs a FILE, not standard input or a .gz file");
+    struct stat st;
+    if (!open_to_read(path, st)) return Shown::no_file;
+    follow(path, options, out, warn, [&json] {
+      if (json) json->finish();
+    });
+    return Shown::selected;
+  }
+  Shown shown = show_plain(path, options, out);
+  if (json) json->finish();
+  return shown;
+}
+
+std::string entry_json(std::string_view entry) {
+  auto heading = heading_of(entry);
+  std::vector<std::string> bullets, files, learning;
+  bool past_heading = false;
+  for_each_line(entry, [&](std::string_view line) {
+    if (is_blank(line) || line == kRule) return;
+    if (!past_heading && heading && starts_with(line, "## ")) {
+      past_heading = true;
+      return;
+    }
+    past_heading = true;
+    if (starts_with(line, "- ")) line.remove_prefix(2);
+    if (starts_with(line, "Files: ")) {
+      for (std::string_view rest = line.substr(7); !rest.empty();) {
+        size_t comma = rest.find(", ");
+        if (comma != 0) files.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
+      }
+    } else if (starts_with(line, "Learning: ")) {
+      learning.emplace_back(line.substr(10));
+    } else {
+      bullets.emplace_back(line);
+    }
+  });
+  auto text = [](std::string_view s) { return json::quote(json::to_utf8(s)); };
+  auto list = [&](const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + text(items[i]);
+    return out + "]";
+  };
+  std::string out = "{\"date\":";
+  out += heading && !heading->date.empty() ? text(heading->date) : "null";
+  out += ",\"id\":";
+  out += heading && !heading->id.empty() ? text(heading->id) : "null";
+  out += ",\"bullets\":" + list(bullets) + ",\"files\":" + list(files) + ",\"learning\":" + list(learning) + "}";
+  return out;
 }
 
 std::optional<Heading> heading_of(std::string_view entry) {

@@ -62,13 +62,22 @@ struct ShowOptions {
   std::string since;  // YYYY-MM-DD, inclusive
   bool learnings = false;
   std::optional<size_t> max_bytes;
+  bool json = false;    // one JSON object per entry (entry_json), no header
+  bool follow = false;  // then the entries appended, as they are completed
+  double poll = 0.2;    // seconds between looks when following
 };
 using Sink = std::function<void(std::string_view)>;
 // Print the selection to sink. no_match: --id or --since matched no entry
 // (and nothing was printed). A regular file is read only as far as the
-// selection needs (its head, then entries from the end).
+// selection needs (its head, then entries from the end). With follow, it
+// then prints each entry appended, once its closing "---" line is there,
+// until SIGINT, SIGTERM or SIGHUP; a file replaced or truncated is said
+// through warn and followed from its first entry not yet seen.
 enum class Shown { selected, no_match, no_file };
-Shown show(const std::string& path, const ShowOptions& options, const Sink& sink);
+Shown show(const std::string& path, const ShowOptions& options, const Sink& sink, const Sink& warn = {});
+// An entry as one line of JSON: {"date","id","bullets","files","learning"}
+// (id null without one; files split at ", "; learning one per bullet).
+std::string entry_json(std::string_view entry);
 bool show_text(std::string_view doc, const ShowOptions& options, const Sink& sink);
 
 // "## 2025-01-10 - beads-123" in an entry's text: its date and id

@@ -296,3 +296,15 @@ TEST_CASE("equal compares numbers by value, whatever their spelling or type") {
                     json::parse(R"({"c":null,"a":[1.0,{"b":25e-1}]})", "t")));
   CHECK_FALSE(json::equal(json::parse(R"({"a":[1]})", "t"), json::parse(R"({"a":[1,1]})", "t")));
 }
+
+TEST_CASE("to_utf8: valid text as it is, each stray byte as U+FFFD", "[json]") {
+  using loopkit::json::to_utf8;
+  CHECK(to_utf8("plain \xc3\xa9") == "plain \xc3\xa9");
+  CHECK(to_utf8("a\xff"
+                "b") ==
+        "a\xef\xbf\xbd"
+        "b");
+  CHECK(to_utf8("\xc0\x80") == "\xef\xbf\xbd\xef\xbf\xbd");                  // overlong
+  CHECK(to_utf8("\xe2\x82") == "\xef\xbf\xbd\xef\xbf\xbd");                  // cut short
+  CHECK(to_utf8("\xed\xa0\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
+}

@@ -394,3 +394,14 @@ TEST_CASE("progress show agrees with a plain forward split on random files", "[p
     REQUIRE(mine == plain);
   }
 }
+
+TEST_CASE("entry_json: the heading, the bullets, Files split, each Learning", "[progress]") {
+  using loopkit::progress::entry_json;
+  CHECK(entry_json("\n## 2025-01-10 - b1\n- did\n- Files: a.c, b.c\n- Learning: L\nmore text\n\n---\n") ==
+        R"({"date":"2025-01-10","id":"b1","bullets":["did","more text"],"files":["a.c","b.c"],"learning":["L"]})");
+  CHECK(entry_json("## 2025-01-10\n- x \"q\"\n---\n") ==
+        R"({"date":"2025-01-10","id":null,"bullets":["x \"q\""],"files":[],"learning":[]})");
+  CHECK(entry_json("- no heading\n") == R"({"date":null,"id":null,"bullets":["no heading"],"files":[],"learning":[]})");
+  CHECK(entry_json("## 2025-01-10 - \xff\n") ==
+        "{\"date\":\"2025-01-10\",\"id\":\"\xef\xbf\xbd\",\"bullets\":[],\"files\":[],\"learning\":[]}");
+}
