@@ -129,7 +129,7 @@ _loopkit_event_show() {
     '|--since|none' \
     '|--type|none' \
     '|--session|none' \
-    '|--json|flag' \
+    '-j|--json|flag' \
     '|--text|flag' \
     '-f|--follow|flag' \
     '|--poll|none' \

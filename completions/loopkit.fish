@@ -71,7 +71,7 @@ complete -c event-show -l last -d 'only the newest N events (of those chosen)' -
 complete -c event-show -l since -d 'only the events after SEQ (seq greater than SEQ)' -x
 complete -c event-show -l type -d 'only events of TYPE (repeatable, or T1,T2)' -x
 complete -c event-show -l session -d 'only events of session NAME' -x
-complete -c event-show -l json -d 'the lines as stored, one JSON object each'
+complete -c event-show -s j -l json -d 'the lines as stored, one JSON object each'
 complete -c event-show -l text -d 'one readable line per event (the default)'
 complete -c event-show -s f -l follow -d 'after the events there, print new ones as they come, until interrupted'
 complete -c event-show -l poll -d 'with --follow, look for new events every SECONDS (default 0.2)' -x

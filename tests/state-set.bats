@@ -547,3 +547,29 @@ PY
   assert_output $'2025-01-10T10:05:30Z\n2025-01-10T10:05:30Z'
   run -2 state-set s.json --now '?'
 }
+
+@test "FILE '-' is a filter: the document from stdin, the result on stdout, no file" {
+  run -0 --separate-stderr bash -c "printf '{\"a\": 1, \"b\": [1]}' | state-set - a+=1 'b[]:=2' --now t"
+  assert_output '{"a": 2, "b": [1, 2], "t": "2025-01-10T10:05:30Z"}'
+  [ -z "$stderr" ] && [ ! -e ./- ]
+  # empty stdin reads as a missing file: {} or --init, or exit 1 with --no-create
+  run -0 bash -c ': | state-set --compact - x=1'
+  assert_output '{"x":"1"}'
+  run -0 bash -c ": | state-set --init '{\"v\":1}' --compact - w:=2"
+  assert_output '{"v":1,"w":2}'
+  run -1 --separate-stderr bash -c ': | state-set --no-create - x=1'
+  assert_equal "$stderr" "state-set: standard input is empty"
+  # invalid JSON: exit 3, nothing on stdout
+  run -3 --separate-stderr bash -c "echo '{' | state-set - x=1"
+  assert_output ''
+  # --expect says no as for a file
+  run -1 --separate-stderr bash -c "echo '{\"a\":1}' | state-set - --expect a=2 x=1"
+  assert_output ''
+  assert_equal "$stderr" "state-set: 'standard input': a is 1, expected \"2\""
+  # stdin is the document: no --stream; nothing to back up
+  run -2 bash -c 'echo x=1 | state-set --stream -'
+  run -2 bash -c "echo '{}' | state-set --on-invalid backup - x=1"
+  # ./- is a file
+  run -0 state-set ./- x=1
+  [ -f ./- ]
+}

@@ -27,7 +27,7 @@ static void options(cli::Options& o, event::ShowOptions& s) {
              })
       .text("session", "only events of session NAME", "NAME", s.session)
       // the later of --json and --text counts
-      .flag("json", "the lines as stored, one JSON object each", [&s] { s.json = true; })
+      .flag("j,json", "the lines as stored, one JSON object each", [&s] { s.json = true; })
       .flag("text", "one readable line per event (the default)", [&s] { s.json = false; })
       .flag("f,follow", "after the events there, print new ones as they come, until interrupted", s.follow)
       .number("poll", "with --follow, look for new events every SECONDS (default 0.2)", "SECONDS", s.poll, 0.01);

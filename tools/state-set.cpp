@@ -89,7 +89,8 @@ static void parse_sequence(Config& c, const Args& a) {
     u.layout = l;
   }
   u.sync = !c.no_sync;
-  u.want_text = c.print;
+  u.want_text = c.print || u.file == "-";  // "-": a filter, the result on stdout
+  if (u.file == "-" && c.stream) fail_usage("--stream reads its lines from standard input: FILE cannot be '-'");
   u.on_warning = [](const std::string& w) { cli::warn(w); };
   if (!c.stream && u.edits.empty() && u.expects.empty() && u.requires_.empty() && !u.layout && !c.print)
     fail_usage("nothing to do: give an ASSIGNMENT, --delete, --now or --epoch");
@@ -157,7 +158,7 @@ static int run(const Config& c) {
   if (c.stream) return run_stream(c);
   auto r = update_state_file(c.update);
   if (!r.no.empty()) return cli::no(r.no);
-  if (c.print) cli::out(r.text);
+  if (c.print || c.update.file == "-") cli::out(r.text);
   return 0;
 }
 

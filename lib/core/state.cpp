@@ -213,10 +213,22 @@ private:
 }  // namespace
 
 UpdateResult update_state_file(const Update& u) {
-  LockedForReplace lk = lock_for_replace(u.file, false);
+  // "-": a filter, the document from stdin and the result in r.text; no
+  // file, so nothing to lock, back up or write
+  const bool filter = u.file == "-";
+  const std::string subject = filter ? "standard input" : u.file;
+  std::string input;
+  if (filter) {
+    if (u.backup_invalid) fail_usage("--on-invalid backup needs a FILE, not standard input");
+    input = read_all(0, subject);
+    if (is_gzip(input)) input = gunzip(input, subject);
+  }
+  LockedForReplace lk = filter ? LockedForReplace{} : lock_for_replace(u.file, false);
+  if (filter) lk.exists = input.find_first_not_of(" \t\r\n") != std::string::npos;  // empty: as a missing file
   UpdateResult r;
   if (!lk.exists && u.no_create) {
     r.no = fmt::format("{}: no such file", quoted(u.file));
+    if (filter) r.no = "standard input is empty";
     return r;
   }
   std::vector<Path> compared;
@@ -233,14 +245,14 @@ UpdateResult update_state_file(const Update& u) {
   scan::Node root;
   std::function<void(std::size_t)> release;
   if (lk.exists) {
-    file.emplace(lk.fd.get(), u.file);
+    if (!filter) file.emplace(lk.fd.get(), u.file);
     std::string why;
     try {
-      text = file->text();
+      text = filter ? std::string_view(input) : file->text();
       gz = is_gzip(text);
       if (gz) text = owned = gunzip(text, u.file);
-      else release = [&](std::size_t done) { file->release_before(done); };
-      root = scan::scan(text, want, u.file, release);
+      else if (file) release = [&](std::size_t done) { file->release_before(done); };
+      root = scan::scan(text, want, subject, release);
       why = unmet_requirement(u, text, root);
       if (!why.empty() && !u.backup_invalid) fail_data(why);
     } catch (const Error& e) {
@@ -264,12 +276,12 @@ UpdateResult update_state_file(const Update& u) {
     json::value have = textedit::value_in(text, root, path);
     if (!json::equal(have, want)) {
       r.no =
-          fmt::format("{}: {} is {}, expected {}", quoted(u.file), path.text, json::compact(have), json::compact(want));
+          fmt::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have), json::compact(want));
       return r;
     }
   }
   const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
-  Planned plan(text, layout, u.file, std::move(root));
+  Planned plan(text, layout, subject, std::move(root));
   plan.apply(edits, release);
 
   // 3. the new file: the old text's untouched slices and the new values
@@ -278,7 +290,7 @@ UpdateResult update_state_file(const Update& u) {
     return r;
   }
   AtomicWrite how{.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync};
-  if (!u.want_text && !u.layout && !gz) {
+  if (!filter && !u.want_text && !u.layout && !gz) {
     // the common case, streamed: big untouched slices never enter memory
     write_file_atomic_with(u.file, how, [&](int fd, const std::string& tmp) {
       textedit::FdSink out(fd, tmp, release ? &*file : nullptr);
@@ -297,7 +309,7 @@ UpdateResult update_state_file(const Update& u) {
     edited.text = std::move(restyled.text);
   }
   r.text = std::move(edited.text);
-  if (from_file && r.text == text) return r;  // reformatted as it was: no write
+  if (filter || (from_file && r.text == text)) return r;  // a filter, or reformatted as it was: no write
   write_file_atomic(u.file, gz ? gzip(r.text) : r.text, how);
   r.written = true;
   return r;  // the lock goes with lk, after the rename
