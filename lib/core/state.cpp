@@ -275,8 +275,8 @@ UpdateResult update_state_file(const Update& u) {
   for (const auto& [path, want] : u.expects) {
     json::value have = textedit::value_in(text, root, path);
     if (!json::equal(have, want)) {
-      r.no =
-          fmt::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have), json::compact(want));
+      r.no = fmt::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have),
+                         json::compact(want));
       return r;
     }
   }
