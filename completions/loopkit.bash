@@ -5,7 +5,7 @@
 
 # _loopkit_complete TAKES_COMMAND TAKES_PATHS SPEC...: complete one loopkit
 # command line. SPEC is "-s|--long|KIND" with KIND flag, file, dir, command,
-# none or "words a b"; operands complete as file names, but with TAKES_PATHS
+# none, pair (two words) or "words a b"; operands complete as file names, but with TAKES_PATHS
 # those after the first (FILE) as the JSON paths in FILE (state-get
 # --complete-path).
 _loopkit_complete() {
@@ -55,13 +55,16 @@ _loopkit_complete() {
   if [[ $takes_paths == 1 ]]; then
     # FILE: the first word that is neither an option nor an option's value
     for ((i = 1; i < COMP_CWORD; i++)); do
-      if ((skip)); then skip=0; continue; fi
+      if ((skip > 0)); then skip=$((skip - 1)); continue; fi
       case ${COMP_WORDS[i]} in
         --*=* | = ) continue ;;
         -?*)
           for spec; do
             IFS='|' read -r s l k <<<"$spec"
-            if [[ $k != flag && (${COMP_WORDS[i]} == "$s" || ${COMP_WORDS[i]} == "$l") ]]; then skip=1; fi
+            if [[ $k != flag && (${COMP_WORDS[i]} == "$s" || ${COMP_WORDS[i]} == "$l") ]]; then
+              skip=1
+              [[ $k != pair ]] || skip=2
+            fi
           done
           continue ;;
       esac
@@ -239,6 +242,7 @@ _loopkit_state_get() {
     '-k|--keys|flag' \
     '-0|--null|flag' \
     '|--must-exist|flag' \
+    '|--arg|pair' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -253,6 +257,7 @@ _loopkit_state_set() {
     '|--expect|none' \
     '|--init|none' \
     '|--no-create|flag' \
+    '|--arg|pair' \
     '|--require|none' \
     '|--on-invalid|words fail backup' \
     '|--redact|flag' \

@@ -15,12 +15,13 @@ function __loopkit_paths
     set -l file
     set -l skip 0
     for w in $words[2..-1]
-        if test $skip = 1
-            set skip 0
+        if test $skip -gt 0
+            set skip (math $skip - 1)
         else if string match -q -- '--*=*' $w
             continue
         else if string match -q -- '-?*' $w
             contains -- $w $argv; and set skip 1
+            contains -- $w=2 $argv; and set skip 2
         else
             set file $w
             break
@@ -150,7 +151,7 @@ complete -c progress-show -s h -l help -d 'print this help and exit'
 complete -c progress-show -s V -l version -d 'print the version and exit'
 
 # state-get
-complete -c state-get -a '(__loopkit_paths -d --default)'
+complete -c state-get -a '(__loopkit_paths -d --default --arg --arg=2)'
 complete -c state-get -s d -l default -d 'print VALUE for a missing or null value' -x
 complete -c state-get -s e -l exists -d 'print nothing; exit 0 if every PATH exists'
 complete -c state-get -s j -l json -d 'print every value as JSON'
@@ -159,18 +160,20 @@ complete -c state-get -s s -l shell -d 'print NAME=VALUE lines for eval (NAME=PA
 complete -c state-get -s k -l keys -d 'print the member names (or indices) at each PATH'
 complete -c state-get -s 0 -l null -d 'end each value with NUL, not newline'
 complete -c state-get -l must-exist -d 'exit 1 if FILE is missing (else it reads as {})'
+complete -c state-get -l arg -d '[$NAME] in a path is the member named VALUE (repeatable)' -x
 complete -c state-get -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c state-get -s h -l help -d 'print this help and exit'
 complete -c state-get -s V -l version -d 'print the version and exit'
 
 # state-set
-complete -c state-set -a '(__loopkit_paths --delete --now --epoch --expect --init --require --on-invalid --indent --mode --debounce)'
+complete -c state-set -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce)'
 complete -c state-set -l delete -d 'remove the member or element at PATH' -x
 complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)' -x
 complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds (PATH?: only if missing or null)' -x
 complete -c state-set -l expect -d 'change nothing (exit 1) unless PATH holds this value' -x
 complete -c state-set -l init -d 'the document to start from when FILE is missing' -x
 complete -c state-set -l no-create -d 'exit 1 if FILE is missing'
+complete -c state-set -l arg -d '[$NAME] in a path is the member named VALUE (repeatable)' -x
 complete -c state-set -l require -d 'the existing document must hold this value' -x
 complete -c state-set -l on-invalid -d 'fail, or backup FILE and start again' -x -a 'fail backup'
 complete -c state-set -l redact -d 'replace secrets in the values set with [REDACTED]'

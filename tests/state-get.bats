@@ -326,3 +326,29 @@ JSON
   eval "$output"
   [ "$it" = "it's" ] && [ "$st" = running ]
 }
+
+@test "--arg NAME VALUE: [\$NAME] is the member named VALUE, dots, quotes and brackets and all" {
+  printf '{"history":{"bd.1 \\"x\\" [0]":{"status":"done"},"$k":"literal"}}' >s.json
+  run -0 state-get --arg key 'bd.1 "x" [0]' s.json '.history[$key].status'
+  assert_output done
+  # defined anywhere on the line, the last definition wins; quoted "$k" stays literal
+  run -0 state-get s.json '.history[$key].status' --arg key nope --arg key 'bd.1 "x" [0]' '.history["$k"]'
+  assert_output $'done\nliteral'
+  run -2 --separate-stderr state-get s.json '.history[$nope]'
+  assert_equal "$stderr" "state-get: malformed path '.history[\$nope]': undefined variable '\$nope' (define it with --arg nope VALUE)"
+  run -2 --separate-stderr state-get s.json .history --arg key
+  assert_equal "$stderr" "state-get: --arg 'key': its second word is missing"
+  run -2 --separate-stderr state-get --arg 1x v s.json .history
+  assert_equal "$stderr" "state-get: --arg: not a variable name: '1x'"
+  run -2 state-get --arg k "$(printf 'a\xff')" s.json '.history[$k]'
+  run -2 state-get s.json '.history[$]'
+}
+
+@test "bash completion skips both words of --arg" {
+  printf '{"session":"s"}' >state.json
+  source "$LOOPKIT_SOURCE/completions/loopkit.bash"
+  COMP_WORDS=(state-get --arg k v state.json ses)
+  COMP_CWORD=5
+  _loopkit_state_get
+  [ "${COMPREPLY[*]}" = session ]
+}

@@ -573,3 +573,17 @@ PY
   run -0 state-set ./- x=1
   [ -f ./- ]
 }
+
+@test "--arg NAME VALUE: keys from variables, never hand-escaped" {
+  echo '{"history":{}}' >s.json
+  run -0 state-set --arg id 'bd.1 "quoted" [x]' s.json '.history[$id].status=done' '.history[$id].n:=1'
+  run -0 state-get --arg id 'bd.1 "quoted" [x]' s.json '.history[$id].status' '.history[$id].n'
+  assert_output $'done\n1'
+  run -0 state-set --arg id 'bd.1 "quoted" [x]' s.json --delete '.history[$id].n' --now '.history[$id].at'
+  run -0 state-get -k s.json '.history["bd.1 \"quoted\" [x]"]'
+  assert_output 'status
+at'
+  cp s.json before
+  run -2 state-set s.json '.history[$undefined]=x'
+  cmp s.json before
+}

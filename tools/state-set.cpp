@@ -36,6 +36,7 @@ static void options(cli::Options& o, Config& c) {
                }
              })
       .flag("no-create", "exit 1 if FILE is missing", u.no_create)
+      .pair("arg", "[$NAME] in a path is the member named VALUE (repeatable)", "NAME VALUE", define_path_variable)
       .unbound("require", "the existing document must hold this value", "PATH:=JSON", true)
       .value("on-invalid", "fail, or backup FILE and start again", "fail|backup",
              [&u](const std::string& how) {

@@ -161,6 +161,19 @@ Options& Options::optional(const std::string& names, const std::string& help, co
   return value(names, help, arg, std::move(set));
 }
 
+Options& Options::pair(const std::string& name, const std::string& help, const std::string& arg, Set2 set) {
+  if (!named(name)) return *this;
+  pairs_.emplace_back(name, std::move(set));
+  table_.add_options()(name, help, cxxopts::value<std::vector<std::string>>(), arg);
+  return *this;
+}
+
+const Options::Set2* Options::pair_named(const std::string& name) const {
+  for (const auto& [n, set] : pairs_)
+    if (n == name) return &set;
+  return nullptr;
+}
+
 bool looks_like_number(std::string_view w) {
   if (w.empty()) return true;
   if (w[0] == '+' || w[0] == '-') w.remove_prefix(1);
@@ -336,8 +349,23 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
     return 0;
   }
   check_clock_override();
-  if (result.count("args")) args.operands = result["args"].as<std::vector<std::string>>();
-  for (const auto& kv : result.arguments()) args.ordered.emplace_back(kv.key(), kv.value());
+  // in command-line order; a two-word option takes the operand after it
+  const cli::Options::Set2* pending = nullptr;
+  std::string pending_name, first;
+  for (const auto& kv : result.arguments()) {
+    if (pending) {
+      if (kv.key() != "args") break;
+      (*pending)(first, kv.value());
+      pending = nullptr;
+    } else if ((pending = table.pair_named(kv.key()))) {
+      pending_name = kv.key();
+      first = kv.value();
+    } else {
+      if (kv.key() == "args") args.operands.push_back(kv.value());
+      args.ordered.emplace_back(kv.key(), kv.value());
+    }
+  }
+  if (pending) fail_usage(fmt::format("--{} {}: its second word is missing", pending_name, quoted(first)));
   return run(args);
 }
 }  // namespace

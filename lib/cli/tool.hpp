@@ -95,6 +95,12 @@ public:
     bool (*is_value)(std::string_view);
   };
   const std::vector<Optional>& optionals() const { return optionals_; }
+  // An option of two words, as jq's --arg NAME VALUE: the word after it
+  // is its first, the next operand its second (cxxopts takes one word per
+  // option; the pair is put together in command-line order).
+  using Set2 = std::function<void(const std::string&, const std::string&)>;
+  Options& pair(const std::string& name, const std::string& help, const std::string& arg, Set2 set);
+  const Set2* pair_named(const std::string& name) const;
   // An older one-letter spelling of a flag, kept working but left out of
   // --help and the completions: its letter now means another thing in
   // other tools (loopkit(7), OPTIONS).
@@ -112,6 +118,7 @@ private:
   cxxopts::Options& table_;
   const Named* named_;
   std::vector<Optional> optionals_;
+  std::vector<std::pair<std::string, Set2>> pairs_;
 };
 // A word that reads as a number to an option's check, so that a bad one
 // is refused there: digits, a sign or a point first, "inf", "nan", or "".

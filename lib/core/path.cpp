@@ -1,5 +1,6 @@
 #include "core/path.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "sys/error.hpp"
@@ -27,6 +28,15 @@ bool ends_bare_name(char c) {
 }
 
 namespace {
+
+// the --arg variables of this run (a tool's paths are parsed once, up front)
+std::vector<std::pair<std::string, std::string>>& path_variables() {
+  static std::vector<std::pair<std::string, std::string>> vars;
+  return vars;
+}
+
+bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
 
 struct Cursor {
   std::string_view t;
@@ -95,6 +105,20 @@ void bracket(Cursor& c, Path& out) {
     if (c.peek() != ']') malformed(c.t, "expected ']' after a quoted name");
     ++c.i;
     out.segments.push_back({Segment::key, std::move(name), 0});
+    return;
+  }
+  if (c.peek() == '$') {
+    std::size_t start = ++c.i;
+    while (!c.at_end() && is_name_char(c.peek())) ++c.i;
+    std::string_view name = c.t.substr(start, c.i - start);
+    if (name.empty() || !is_name_start(name[0])) malformed(c.t, "expected a variable name after '$'");
+    if (c.peek() != ']') malformed(c.t, "expected ']' after a variable");
+    ++c.i;
+    const auto& vars = path_variables();
+    auto it = std::find_if(vars.rbegin(), vars.rend(), [&](const auto& v) { return v.first == name; });
+    if (it == vars.rend())
+      malformed(c.t, fmt::format("undefined variable '${}' (define it with --arg {} VALUE)", name, name));
+    out.segments.push_back({Segment::key, it->second, 0});
     return;
   }
   bool negative = c.peek() == '-';
@@ -181,6 +205,14 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
   check_depth(text, out);
   out.text = std::string(text.substr(0, c.i));
   return c.i;
+}
+
+void define_path_variable(const std::string& name, const std::string& value) {
+  if (name.empty() || !is_name_start(name[0]) ||
+      !std::all_of(name.begin(), name.end(), [](char c) { return is_name_char(c); }))
+    fail_usage(fmt::format("--arg: not a variable name: {}", quoted(printable(name))));
+  if (!json::is_utf8(value)) fail_usage(fmt::format("--arg {}: the value is not UTF-8", name));
+  path_variables().emplace_back(name, value);
 }
 
 Path parse_path(std::string_view text) {

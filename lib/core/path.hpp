@@ -27,6 +27,12 @@ struct Path {
 // or white space.
 bool ends_bare_name(char c);
 
+// A variable for the paths parsed after it, as jq's --arg NAME VALUE:
+// [$NAME] is a member named VALUE, whatever its bytes. NAME is
+// [A-Za-z_][A-Za-z0-9_]*, VALUE UTF-8 (else exit 2); defined again, the
+// last wins. An undefined one is a malformed path.
+void define_path_variable(const std::string& name, const std::string& value);
+
 // Parses a whole path; exit 2 "malformed path 'P': REASON".
 Path parse_path(std::string_view text);
 // Parses a path at the start of text and stops at the first character that

@@ -160,3 +160,24 @@ TEST_CASE("looks_like_number: what an option's own check should refuse or take",
     CHECK(cli::looks_like_number(w));
   for (const char* w : {"F", "lock.lock", "--pid", "-x", "in", "i"}) CHECK_FALSE(cli::looks_like_number(w));
 }
+
+TEST_CASE("a two-word option takes the operand after it; without one it is a usage error", "[cli]") {
+  ToolInfo info{"demo", "a demo", "FILE"};
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::vector<std::string> operands;
+  auto declare = [&](cli::Options& o) {
+    o.pair("arg", "a pair", "NAME VALUE",
+           [&](const std::string& n, const std::string& v) { pairs.emplace_back(n, v); });
+  };
+  auto keep = [&](const Args& a) {
+    operands = a.operands;
+    return 0;
+  };
+  Argv a({"demo", "F", "--arg", "k", "v w", "P", "--arg", "k", "x"});
+  CHECK(run_tool(info, a.argc(), a.argv(), declare, keep) == 0);
+  CHECK(pairs == std::vector<std::pair<std::string, std::string>>{{"k", "v w"}, {"k", "x"}});
+  CHECK(operands == std::vector<std::string>{"F", "P"});
+  Argv b({"demo", "F", "--arg", "k"});
+  std::string err = captured(2, [&] { CHECK(run_tool(info, b.argc(), b.argv(), declare, keep) == 2); });
+  CHECK(err == "demo: --arg 'k': its second word is missing\n");
+}
