@@ -587,3 +587,39 @@ at'
   run -2 state-set s.json '.history[$undefined]=x'
   cmp s.json before
 }
+
+@test "PATH*=OBJECT merges as jq's *, keeping the bytes of every member it does not name" {
+  printf '{\n  "cfg": {"x": 1,   "y": {"p": 1, "q": 2},  "z": [1]},\n  "other":   true\n}\n' >s.json
+  run -0 state-set s.json 'cfg*={"y":{"q":3,"r":4},"z":{"w":1}}'
+  run -0 cat s.json
+  assert_output $'{\n  "cfg": {"x": 1,   "y": {"p": 1, "q": 3, "r": 4},  "z": {"w": 1}},\n  "other":   true\n}'
+  # the result is jq's
+  printf '{"x":1,"y":{"p":1,"q":2},"z":[1]}' | jq -c '. * {"y":{"q":3,"r":4},"z":{"w":1}}' >want
+  run -0 state-get -j s.json cfg
+  assert_output "$(cat want)"
+  # a missing or null PATH is set; {} changes nothing and writes nothing
+  echo '{"n":null}' >t.json
+  run -0 state-set --compact t.json 'n*={"a":1}' 'm.k*={"b":[]}'
+  run -0 cat t.json
+  assert_output '{"n":{"a":1},"m":{"k":{"b":[]}}}'
+  ino=$(stat -c %i t.json)
+  run -0 state-set t.json 'n*={}'
+  [ "$(stat -c %i t.json)" = "$ino" ]
+  # the root: '.'
+  run -0 state-set --compact t.json '.*={"top":1}'
+  run -0 state-get t.json top
+  assert_output 1
+}
+
+@test "PATH*=OBJECT: into a non-object is exit 3, an operand that is not an object exit 2, nothing written" {
+  echo '{"s":"text","a":[1]}' >s.json
+  cp s.json before
+  run -3 --separate-stderr state-set s.json 's*={"k":1}'
+  assert_equal "$stderr" "state-set: s: cannot merge into a string"
+  run -3 state-set s.json 'a*={"k":1}'
+  run -2 --separate-stderr state-set s.json 'o*=[1]'
+  assert_equal "$stderr" "state-set: malformed assignment 'o*=[1]': *= takes a JSON object"
+  run -2 state-set s.json 'o*=1'
+  run -2 state-set s.json 'a[]*={}'
+  cmp s.json before
+}

@@ -173,6 +173,10 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
     if (!json::is_numeric(e.operand))
       fail_usage(fmt::format("malformed assignment {}: += takes a number", quoted(text)));
     return e;
+  } else if (!appending && starts("*=")) {
+    e.op = Edit::merge;
+    json_value = true;
+    rest.remove_prefix(2);
   } else if (!appending && starts("?:=")) {
     e.op = Edit::set_if_missing;
     json_value = true;
@@ -181,13 +185,15 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
     e.op = Edit::set_if_missing;
     rest.remove_prefix(2);
   } else {
-    fail_usage(
-        fmt::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, []= or []:= after the path", quoted(text)));
+    fail_usage(fmt::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, *=, []= or []:= after the path",
+                           quoted(text)));
   }
   // a file holding invalid UTF-8 could never be read back
   if (!json_value && !json::is_utf8(rest))
     fail_usage(fmt::format("malformed assignment for {}: the text is not UTF-8", quoted(e.path.text)));
   e.operand = json_value ? operand_json(rest, text, keep) : json::value(json::string(rest));
+  if (e.op == Edit::merge && !e.operand.is_object())
+    fail_usage(fmt::format("malformed assignment {}: *= takes a JSON object", quoted(text)));
   // the value lies inside one container per segment (and the array it joins)
   std::size_t depth = e.path.segments.size() + (appending ? 1 : 0) + json::depth(e.operand);
   if (depth > json::max_depth)
@@ -226,6 +232,21 @@ Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds) {
   return e;
 }
 
+namespace {
+// jq's *: what `with` holds goes into v, objects in both merged in turn
+void merge_into(json::value& v, const json::value& with) {
+  if (!v.is_object() || !with.is_object()) {
+    v = with;
+    return;
+  }
+  for (const auto& [name, value] : with.get_object()) {
+    json::value* have = v.get_object().if_contains(name);
+    if (have) merge_into(*have, value);
+    else v.get_object()[name] = value;
+  }
+}
+}  // namespace
+
 void apply(json::value& doc, const Edit& e) {
   if (e.op == Edit::remove) {
     remove_at(doc, e.path);
@@ -246,6 +267,11 @@ void apply(json::value& doc, const Edit& e) {
       if (v.is_null()) v = json::array();
       if (!v.is_array()) fail_data(fmt::format("{}: cannot append to a {}", e.path.text, type_name(v)));
       v.get_array().push_back(e.operand);
+      break;
+    case Edit::merge:
+      if (!v.is_null() && !v.is_object())
+        fail_data(fmt::format("{}: cannot merge into a {}", e.path.text, type_name(v)));
+      merge_into(v, e.operand);
       break;
     case Edit::remove: break;
   }

@@ -11,17 +11,19 @@
 namespace loopkit {
 
 struct Edit {
-  enum Op { set, add, append, set_if_missing, remove } op = set;
+  enum Op { set, add, append, set_if_missing, remove, merge } op = set;
   Path path;
   json::value operand;  // the value to set, add or append
   std::string source;   // as written, for messages
 };
 
 // PATH=TEXT, PATH:=JSON, PATH+=NUMBER, PATH[]=TEXT, PATH[]:=JSON, PATH?=TEXT,
-// PATH?:=JSON. Malformed text or JSON that does not parse: exit 2; so is
-// what no reader could read back: a number out of range, text or a member
-// name that is not UTF-8, a value that would lie deeper than json::max_depth.
-// Number literals keep their text (`:=1e2` is written `1e2`).
+// PATH?:=JSON, PATH*=OBJECT (jq's *: objects within objects merged again,
+// anything else replaced; a missing or null PATH is set). Malformed text or
+// JSON that does not parse: exit 2; so is what no reader could read back: a
+// number out of range, text or a member name that is not UTF-8, a value that
+// would lie deeper than json::max_depth. Number literals keep their text
+// (`:=1e2` is written `1e2`).
 Edit parse_assignment(std::string_view text);
 Edit delete_edit(std::string_view path);
 // --now PATH and --epoch PATH; "PATH?" sets it only when missing or null

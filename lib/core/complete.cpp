@@ -68,7 +68,7 @@ std::vector<std::string> keys_at(const std::string& file, const std::string& pat
   q.file = file;
   q.must_exist = true;
   q.as_json = true;
-  q.items.push_back({"", parse_path(path)});
+  q.items.push_back({"", parse_path(path), std::nullopt});
   QueryResult r = query_state(q);
   std::vector<std::string> keys;
   if (!r.no.empty() || !r.missing.empty()) return keys;

@@ -17,6 +17,7 @@ bool ends_bare_name(char c) {
     case '+':
     case '?':
     case '!':
+    case '*':
     case ' ':
     case '\t':
     case '\n':

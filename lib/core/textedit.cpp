@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 
 #include "core/textedit_overlay.hpp"
@@ -78,7 +79,22 @@ scan::Want wants_for(const std::vector<Edit>& edits, const std::vector<Path>& co
     // an append needs the array's items' style and count; a new member, the object's
     if (leaf_entered) w->indices.insert(-1);
   };
-  for (const Edit& e : edits) add(e.path, e.op == Edit::append);
+  for (const Edit& e : edits) {
+    add(e.path, e.op == Edit::append);
+    if (e.op != Edit::merge) continue;
+    // a merge reaches into the members its object names, and theirs
+    Path p = e.path;
+    std::function<void(const json::value&)> members = [&](const json::value& v) {
+      if (!v.is_object()) return;
+      for (const auto& [name, value] : v.get_object()) {
+        p.segments.push_back({Segment::key, std::string(name), 0});
+        add(p, false);
+        members(value);
+        p.segments.pop_back();
+      }
+    };
+    members(e.operand);
+  }
   for (const Path& p : compared) add(p, false);
   want.settle();
   return want;
@@ -198,7 +214,32 @@ public:
         changed_ = true;
         break;
       }
+      case Edit::merge:
+        if (!is_null(v) && !is_object(v)) fail_data(fmt::format("{}: cannot merge into a {}", e.path.text, type_of(v)));
+        merge(v, e.operand, e.path);
+        break;
       case Edit::remove: break;
+    }
+  }
+
+  // jq's * on the overlay: a member both sides hold as objects is merged
+  // again, any other is set (so the members not named keep their bytes)
+  void merge(Overlay& v, const json::value& with, const Path& at) {
+    if (!is_object(v) || !with.is_object()) {
+      Edit whole;
+      whole.path = at;
+      whole.operand = with;
+      whole.source = "--merge";  // serialised: the operand's own text is not at hand
+      set(v, whole);
+      return;
+    }
+    for (const auto& [name, value] : with.get_object()) {
+      Path member_path = at;
+      member_path.segments.push_back({Segment::key, std::string(name), 0});
+      Path here;
+      here.segments.push_back(member_path.segments.back());
+      here.text = member_path.text;
+      merge(slot(v, here), value, member_path);
     }
   }
 

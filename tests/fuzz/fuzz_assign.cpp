@@ -19,6 +19,7 @@ const char* op_text(Edit::Op op) {
     case Edit::add: return "+=";
     case Edit::append: return "[]:=";
     case Edit::set_if_missing: return "?:=";
+    case Edit::merge: return "*=";
     case Edit::remove: break;
   }
   return "";

@@ -137,7 +137,8 @@ TEST_CASE("assignments parse into edits") {
   CHECK(parse_assignment("c?=x").op == Edit::set_if_missing);
   CHECK(parse_assignment("c?:=null").op == Edit::set_if_missing);
   CHECK(parse_assignment("n+=2").op == Edit::add);
-  for (const char* bad : {"justtext", "=x", "a:={not json", "n+=x", "a[].b=1", "a!=1"})
+  CHECK(parse_assignment("o*={\"k\":1}").op == Edit::merge);
+  for (const char* bad : {"justtext", "=x", "a:={not json", "n+=x", "a[].b=1", "a!=1", "o*=[1]", "o*=1", "o[]*={}"})
     CHECK(code_of([&] { parse_assignment(bad); }) == Exit::usage);
 }
 
@@ -154,6 +155,16 @@ TEST_CASE("edits apply in order and create what is missing") {
   apply(doc, delete_edit(".list[0]"));
   apply(doc, delete_edit(".nothing.here"));
   CHECK(json::compact(doc) == R"({"a":{"b":{"c":1}},"list":[3],"n":2.5,"c":"first"})");
+}
+
+TEST_CASE("*= merges as jq's *: objects within objects merged, anything else replaced") {
+  json::value doc = json::parse(R"({"o":{"x":1,"y":{"p":1,"q":2},"z":[1]},"n":null})", "x");
+  apply(doc, parse_assignment(R"(o*={"y":{"q":3,"r":4},"z":{"w":1},"new":true})"));
+  apply(doc, parse_assignment(R"(n*={"a":1})"));
+  apply(doc, parse_assignment(R"(missing.deep*={"b":{}})"));
+  CHECK(json::compact(doc) == R"({"o":{"x":1,"y":{"p":1,"q":3,"r":4},"z":{"w":1},"new":true},"n":{"a":1},)"
+                              R"("missing":{"deep":{"b":{}}}})");
+  CHECK(code_of([&] { apply(doc, parse_assignment(R"(o.x*={"a":1})")); }) == Exit::data);
 }
 
 TEST_CASE("a type clash is bad data, an absurd index too") {

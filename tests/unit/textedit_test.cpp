@@ -177,8 +177,21 @@ TEST_CASE("random documents and edits agree with apply() on a parsed document") 
     }
   };
   const char* segs[] = {"a", "b", "c", "e", "[0]", "[1]", "[-1]", "[-2]", "[3]"};
-  const char* ops[] = {":=1",   ":=\"v\"", ":={\"k\":[1,{}]}", ":=[1,2]", ":=null", "+=2",
-                       "+=0.5", "[]:=7",   "[]:={\"z\":1}",    "?:=5",    "=text",  "--delete"};
+  const char* ops[] = {":=1",
+                       ":=\"v\"",
+                       ":={\"k\":[1,{}]}",
+                       ":=[1,2]",
+                       ":=null",
+                       "+=2",
+                       "+=0.5",
+                       "[]:=7",
+                       "[]:={\"z\":1}",
+                       "?:=5",
+                       "=text",
+                       "--delete",
+                       "*={\"a\":{\"b\":2},\"c\":[1]}",
+                       "*={}",
+                       "*={\"e\":null}"};
   for (int round = 0; round < 3000; ++round) {
     std::string t = gen(0, "");
     if (t[0] != '{' && t[0] != '[') t = "{\"a\": " + t + "}";
@@ -192,7 +205,7 @@ TEST_CASE("random documents and edits agree with apply() on a parsed document") 
         if (s[0] != '[' && !path.empty()) path += ".";
         path += s;
       }
-      std::string op = ops[pick(12)];
+      std::string op = ops[pick(15)];
       args.push_back(op == "--delete" ? "--delete " + path : path + op);
     }
     check_against_reference(t, args);
