@@ -242,6 +242,7 @@ _loopkit_state_get() {
     '-k|--keys|flag' \
     '-0|--null|flag' \
     '|--must-exist|flag' \
+    '|--timeout|none' \
     '|--arg|pair' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
@@ -268,6 +269,7 @@ _loopkit_state_set() {
     '|--no-sync|flag' \
     '|--stream|flag' \
     '|--debounce|none' \
+    '|--timeout|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'

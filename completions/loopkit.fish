@@ -151,7 +151,7 @@ complete -c progress-show -s h -l help -d 'print this help and exit'
 complete -c progress-show -s V -l version -d 'print the version and exit'
 
 # state-get
-complete -c state-get -a '(__loopkit_paths -d --default --arg --arg=2)'
+complete -c state-get -a '(__loopkit_paths -d --default --timeout --arg --arg=2)'
 complete -c state-get -s d -l default -d 'print VALUE for a missing or null value' -x
 complete -c state-get -s e -l exists -d 'print nothing; exit 0 if every PATH exists'
 complete -c state-get -s j -l json -d 'print every value as JSON'
@@ -160,13 +160,14 @@ complete -c state-get -s s -l shell -d 'print NAME=VALUE lines for eval (NAME=PA
 complete -c state-get -s k -l keys -d 'print the member names (or indices) at each PATH'
 complete -c state-get -s 0 -l null -d 'end each value with NUL, not newline'
 complete -c state-get -l must-exist -d 'exit 1 if FILE is missing (else it reads as {})'
+complete -c state-get -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c state-get -l arg -d '[$NAME] in a path is the member named VALUE (repeatable)' -x
 complete -c state-get -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c state-get -s h -l help -d 'print this help and exit'
 complete -c state-get -s V -l version -d 'print the version and exit'
 
 # state-set
-complete -c state-set -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce)'
+complete -c state-set -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
 complete -c state-set -l delete -d 'remove the member or element at PATH' -x
 complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)' -x
 complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds (PATH?: only if missing or null)' -x
@@ -184,6 +185,7 @@ complete -c state-set -l mode -d 'permission bits of a new FILE (default 0600)' 
 complete -c state-set -l no-sync -d 'skip fsync (a power loss may lose this write, never the old content)'
 complete -c state-set -l stream -d 'read assignments from stdin, one per line'
 complete -c state-set -l debounce -d 'with --stream, write at most once per SECONDS' -x
+complete -c state-set -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c state-set -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c state-set -s h -l help -d 'print this help and exit'
 complete -c state-set -s V -l version -d 'print the version and exit'

@@ -68,6 +68,7 @@ std::vector<std::string> keys_at(const std::string& file, const std::string& pat
   q.file = file;
   q.must_exist = true;
   q.as_json = true;
+  q.timeout = 1;  // an etcd URL: a TAB must not hang on an unreachable endpoint
   q.items.push_back({"", parse_path(path), std::nullopt});
   QueryResult r = query_state(q);
   std::vector<std::string> keys;

@@ -8,6 +8,7 @@
 #include "core/shellwords.hpp"
 #include "core/textedit.hpp"
 #include "sys/error.hpp"
+#include "sys/etcd_url.hpp"
 #include "sys/fd.hpp"
 #include "sys/file.hpp"
 #include "sys/gz.hpp"
@@ -110,7 +111,16 @@ QueryResult query_state(const Query& q) {
   // a read-only run never frees: an arena makes parsing big values cheaper
   boost::json::storage_ptr arena = boost::json::make_shared_resource<boost::json::monotonic_resource>();
   std::string shell_out;
-  if (q.file == "-") {
+  if (etcd::is_etcd_url(q.file)) {
+    std::optional<std::string> value = read_state_etcd(q.file, q.timeout);
+    if (!value && q.must_exist) {
+      r.no = fmt::format("{}: no such key", quoted(q.file));
+      return r;
+    }
+    std::string text = value ? std::move(*value) : "{}";  // a missing key reads as {}
+    if (is_gzip(text)) text = gunzip(text, q.file);
+    answer(text, q.file, q, want, nullptr, arena, r, shell_out);
+  } else if (q.file == "-") {
     // stdin may carry several documents (JSON lines: lock-status --json | state-get - pid)
     std::string in = read_all(0, "standard input");
     if (is_gzip(in, q.file)) in = gunzip(in, "standard input");
@@ -212,23 +222,23 @@ private:
 
 }  // namespace
 
-UpdateResult update_state_file(const Update& u) {
-  // "-": a filter, the document from stdin and the result in r.text; no
-  // file, so nothing to lock, back up or write
-  const bool filter = u.file == "-";
-  const std::string subject = filter ? "standard input" : u.file;
+// The read-modify-write, on FILE or, given a Document, on text in memory
+// (stdin, an etcd value): then nothing is locked, backed up or written, and
+// r.text is the result, r.written whether it differs from what was read.
+UpdateResult update_document(const Update& u, const Document* given) {
+  const bool filter = given != nullptr;
+  const std::string subject = filter ? given->subject : u.file;
   std::string input;
   if (filter) {
-    if (u.backup_invalid) fail_usage("--on-invalid backup needs a FILE, not standard input");
-    input = read_all(0, subject);
+    if (u.backup_invalid) fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", given->kind));
+    if (given->text) input = *given->text;
     if (is_gzip(input)) input = gunzip(input, subject);
   }
   LockedForReplace lk = filter ? LockedForReplace{} : lock_for_replace(u.file, false);
   if (filter) lk.exists = input.find_first_not_of(" \t\r\n") != std::string::npos;  // empty: as a missing file
   UpdateResult r;
   if (!lk.exists && u.no_create) {
-    r.no = fmt::format("{}: no such file", quoted(u.file));
-    if (filter) r.no = "standard input is empty";
+    r.no = filter ? given->missing : fmt::format("{}: no such file", quoted(u.file));
     return r;
   }
   std::vector<Path> compared;
@@ -286,7 +296,7 @@ UpdateResult update_state_file(const Update& u) {
 
   // 3. the new file: the old text's untouched slices and the new values
   if (from_file && !plan.changed() && !u.layout) {
-    if (u.want_text) r.text = std::string(text);
+    if (u.want_text || filter) r.text = std::string(text);
     return r;
   }
   AtomicWrite how{.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync};
@@ -309,10 +319,23 @@ UpdateResult update_state_file(const Update& u) {
     edited.text = std::move(restyled.text);
   }
   r.text = std::move(edited.text);
-  if (filter || (from_file && r.text == text)) return r;  // a filter, or reformatted as it was: no write
+  if (from_file && r.text == text) return r;  // reformatted as it was: no write
+  r.written = true;
+  if (filter) return r;
   write_file_atomic(u.file, gz ? gzip(r.text) : r.text, how);
   r.written = true;
   return r;  // the lock goes with lk, after the rename
+}
+
+UpdateResult update_state_file(const Update& u) {
+  if (etcd::is_etcd_url(u.file)) return update_state_etcd(u);
+  if (u.file != "-") return update_document(u, nullptr);
+  // "-": a filter, the document from stdin and the result in r.text
+  const Document in{.subject = "standard input",
+                    .kind = "standard input",
+                    .missing = "standard input is empty",
+                    .text = read_all(0, "standard input")};
+  return update_document(u, &in);
 }
 
 }  // namespace loopkit

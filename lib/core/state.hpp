@@ -19,7 +19,7 @@ struct Query {
     Path path;
     std::optional<std::string> default_value;  // PATH//VALUE: beats --default
   };
-  std::string file;  // "-" is stdin
+  std::string file;  // "-" is stdin; etcd://HOST:PORT/KEY, etcds://... and etcd:///KEY are etcd keys
   std::vector<Item> items;
   std::optional<std::string> default_value;
   enum Mode { values, exists, keys, shell } mode = values;
@@ -27,6 +27,7 @@ struct Query {
   bool as_json = false;
   bool pretty = false;
   char terminator = '\n';
+  double timeout = 5;  // etcd URLs: seconds for each call to etcd
 };
 
 struct QueryResult {
@@ -38,7 +39,7 @@ struct QueryResult {
 QueryResult query_state(const Query& q);
 
 struct Update {
-  std::string file;
+  std::string file;         // "-": a filter on stdin; an etcd URL: an etcd key (contract section 9)
   std::vector<Edit> edits;  // in command-line order
   std::vector<std::pair<Path, json::value>> expects;
   std::vector<std::pair<Path, json::value>> requires_;
@@ -51,6 +52,7 @@ struct Update {
   bool want_text = false;                              // fill UpdateResult::text (--print)
   unsigned mode = 0600;                                // for a new file
   std::function<void(const std::string&)> on_warning;  // backups, redactions
+  double timeout = 5;                                  // etcd URLs: seconds for each call to etcd
 };
 
 struct UpdateResult {
@@ -69,5 +71,25 @@ struct UpdateResult {
 // written as the old text's untouched slices plus the new values, straight
 // to the temporary file; all or nothing.
 UpdateResult update_state_file(const Update& u);
+
+// ---- for state.cpp and state_etcd.cpp only ------------------------------------
+
+// A document held in memory (standard input, an etcd key's value)
+struct Document {
+  std::string subject;              // for messages: "standard input", the URL
+  std::string kind;                 // what it is, for "needs a FILE, not ..."
+  std::string missing;              // the answer "no" under --no-create when text is missing or blank
+  std::optional<std::string> text;  // nullopt: missing
+};
+
+// Given a Document, nothing is locked or written: r.text is the result, and
+// r.written says that it differs from the text read (it is to be stored).
+// Without one (nullptr), u.file is read and replaced under its lock.
+UpdateResult update_document(const Update& u, const Document* given);
+
+// etcd://, etcds://: the key's value (nullopt: no such key), and state-set's
+// compare-and-set loop over update_document (contract section 9)
+std::optional<std::string> read_state_etcd(const std::string& url, double timeout_seconds);
+UpdateResult update_state_etcd(const Update& u);
 
 }  // namespace loopkit

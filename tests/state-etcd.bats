@@ -1,0 +1,123 @@
+#!/usr/bin/env bats
+# state-get and state-set on etcd keys (contract section 9), against a real
+# etcd started on loopback by tests/etcd/etcd-sandbox for this file alone.
+
+load helpers
+# helpers' setup, kept under another name: this file's setup adds to it
+eval "helpers_$(declare -f setup)"
+
+setup_file() {
+  command -v etcd >/dev/null || skip "etcd is not installed (Debian: etcd-server)"
+  export ETCD_DIR="$BATS_FILE_TMPDIR/etcd"
+  # the watcher stops etcd if this bats run dies before teardown_file
+  ENDPOINTS=$("$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" start "$ETCD_DIR" 1 $$)
+  export ENDPOINTS
+}
+
+teardown_file() {
+  [[ -n ${ETCD_DIR:-} ]] && "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" stop "$ETCD_DIR"
+}
+
+setup() {
+  helpers_setup # clears LOOPKIT_*: the endpoints are in ENDPOINTS; each test has its own key folder
+  U="etcd://$ENDPOINTS/lk-test/$BATS_TEST_NUMBER"
+}
+
+etcdget() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get --print-value-only "$1"; }
+etcdput() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" put "$1" -- "$2" >/dev/null; }
+
+@test "state-get: a missing key reads as {}; --must-exist says no, exit 1" {
+  run -1 --separate-stderr state-get "$U/s" status
+  assert_equal "$stderr" "state-get: status: not found"
+  run -0 state-get -d none "$U/s" status
+  assert_output none
+  run -1 --separate-stderr state-get --must-exist "$U/s" status
+  assert_equal "$stderr" "state-get: '$U/s': no such key"
+}
+
+@test "state-set creates the key; state-get reads it; etcdctl sees the same document" {
+  run -0 state-set "$U/s" status=running iteration:=1 --now started_at
+  run -0 state-get "$U/s" status iteration started_at
+  assert_output $'running\n1\n2025-01-10T10:05:30Z'
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s"
+  assert_output $'{\n  "status": "running",\n  "iteration": 1,\n  "started_at": "2025-01-10T10:05:30Z"\n}'
+  # etcd:///KEY takes its endpoints from LOOPKIT_ETCD_ENDPOINTS, then ETCDCTL_ENDPOINTS
+  LOOPKIT_ETCD_ENDPOINTS=$ENDPOINTS run -0 state-get "etcd:///lk-test/$BATS_TEST_NUMBER/s" iteration
+  assert_output 1
+  ETCDCTL_ENDPOINTS=http://$ENDPOINTS run -0 state-set -p --compact "etcd:///lk-test/$BATS_TEST_NUMBER/s" iteration+=1
+  assert_output '{"status":"running","iteration":2,"started_at":"2025-01-10T10:05:30Z"}'
+}
+
+@test "state-set edits the value faithfully: untouched bytes stay as they were" {
+  etcdput "/lk-test/$BATS_TEST_NUMBER/s" $'{"a":   1.0,\n   "keep": [1,2,  3], "n": 5}'
+  run -0 state-set "$U/s" n+=1 'm*={"x":true}'
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s"
+  assert_output $'{"a":   1.0,\n   "keep": [1,2,  3], "n": 6, "m": {"x": true}}'
+  # nothing changed: no write, the key's revision stays
+  rev=$(ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get -w json "/lk-test/$BATS_TEST_NUMBER/s" | jq '.kvs[0].mod_revision')
+  run -0 state-set "$U/s" n:=6
+  run -0 bash -c "ETCDCTL_API=3 etcdctl --endpoints $ENDPOINTS get -w json /lk-test/$BATS_TEST_NUMBER/s | jq '.kvs[0].mod_revision'"
+  assert_output "$rev"
+}
+
+@test "state-set: --expect and --no-create say no (exit 1), bad JSON in the key is exit 3, nothing written" {
+  run -1 --separate-stderr state-set --no-create "$U/s" x=1
+  assert_equal "$stderr" "state-set: '$U/s': no such key"
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s"
+  assert_output ""
+  etcdput "/lk-test/$BATS_TEST_NUMBER/s" '{"phase":"plan"}'
+  run -1 --separate-stderr state-set "$U/s" --expect phase=build phase=done
+  assert_equal "$stderr" "state-set: '$U/s': phase is \"plan\", expected \"build\""
+  run -0 state-get "$U/s" phase
+  assert_output plan
+  etcdput "/lk-test/$BATS_TEST_NUMBER/bad" '{"a":'
+  run -3 state-set "$U/bad" a:=1
+  run -3 state-get "$U/bad" a
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/bad"
+  assert_output '{"a":'
+}
+
+@test "state-set: 4 writers x 50 increments on one key give 200, no update lost" {
+  run -0 state-set "$U/c" n:=0
+  for w in 1 2 3 4; do
+    (for _ in $(seq 50); do state-set "$U/c" n+=1 || echo "writer $w failed" >>failures; done) &
+  done
+  wait
+  [ ! -e failures ]
+  run -0 state-get "$U/c" n
+  assert_output 200
+}
+
+@test "state-set --stream on a key: every line applied, -p prints the result" {
+  run -0 bash -c "printf 'a:=1\nb=x\n--delete a\nc[]:=2\n' | state-set --stream -p --compact '$U/s'"
+  assert_output '{"b":"x","c":[2]}'
+  run -0 state-get -j "$U/s" c
+  assert_output '[2]'
+}
+
+@test "etcd URLs: a folder is exit 2, --on-invalid backup is exit 2, a refused connection and a garbage answer exit 4" {
+  run -2 --separate-stderr state-get "$U/" x
+  assert_equal "$stderr" "state-get: '$U/': a state document is one key, not a folder (the URL ends in '/')"
+  run -2 state-set "$U/" x=1
+  run -2 --separate-stderr state-set --on-invalid backup "$U/s" x=1
+  assert_equal "$stderr" "state-set: --on-invalid backup needs a FILE, not an etcd key"
+  run -2 state-get "etcd://no-port/k" x
+  # a port nobody listens on: refused, exit 4, saying where
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  run -4 --separate-stderr state-set --timeout 2 "etcd://127.0.0.1:$port/k" x=1
+  [[ $stderr == *"127.0.0.1:$port"* ]]
+  # something that is not etcd answers garbage
+  python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+sys.stdout.close()
+while True:
+    c, _ = s.accept(); c.recv(65536); c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nnot json!"); c.close()
+' >port &
+  echo $! >>"$W.pids"
+  wait_grep '' port && until [[ -s port ]]; do sleep 0.05; done
+  run -4 --separate-stderr state-get --timeout 2 "etcd://127.0.0.1:$(cat port)/k" x
+  [[ -n $stderr ]]
+  run -4 state-set --timeout 2 "etcd://127.0.0.1:$(cat port)/k" x=1
+}
