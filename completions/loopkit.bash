@@ -152,6 +152,9 @@ _loopkit_lock_acquire() {
     '-E|--conflict-exit-code|none' \
     '-v|--verbose|flag' \
     '-j|--json|flag' \
+    '|--ttl|none' \
+    '|--timeout|none' \
+    '|--no-keeper|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -162,6 +165,7 @@ _loopkit_lock_heartbeat() {
   _loopkit_complete 0 0 \
     '|--pid|none' \
     '|--every|none' \
+    '|--timeout|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -173,6 +177,7 @@ _loopkit_lock_reap() {
     '-n|--dry-run|flag' \
     '-j|--json|flag' \
     '|--stale-after|none' \
+    '|--timeout|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -183,6 +188,7 @@ _loopkit_lock_release() {
   _loopkit_complete 0 0 \
     '|--pid|none' \
     '|--force|flag' \
+    '|--timeout|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -193,6 +199,7 @@ _loopkit_lock_status() {
   _loopkit_complete 0 0 \
     '-j|--json|flag' \
     '|--stale-after|none' \
+    '|--timeout|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'

@@ -90,6 +90,9 @@ complete -c lock-acquire -l heartbeat -d 'with COMMAND: refresh the lock every S
 complete -c lock-acquire -s E -l conflict-exit-code -d 'exit N when the lock is held (default 1)' -x
 complete -c lock-acquire -s v -l verbose -d 'say on stderr when the lock was got, and after how long'
 complete -c lock-acquire -s j -l json -d 'print the record written, or the holder\'s when held'
+complete -c lock-acquire -l ttl -d 'for an etcd URL: the lease\'s TTL in SECONDS (default 60, at least 2)' -x
+complete -c lock-acquire -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
+complete -c lock-acquire -l no-keeper -d 'for an etcd URL without COMMAND: leave the lease to lock-heartbeat --every'
 complete -c lock-acquire -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-acquire -s h -l help -d 'print this help and exit'
 complete -c lock-acquire -s V -l version -d 'print the version and exit'
@@ -97,6 +100,7 @@ complete -c lock-acquire -s V -l version -d 'print the version and exit'
 # lock-heartbeat
 complete -c lock-heartbeat -l pid -d 'the owner process (default: the calling shell)' -x
 complete -c lock-heartbeat -l every -d 'keep beating every SECONDS until the owner dies or the lock is lost' -x
+complete -c lock-heartbeat -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c lock-heartbeat -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-heartbeat -s h -l help -d 'print this help and exit'
 complete -c lock-heartbeat -s V -l version -d 'print the version and exit'
@@ -105,6 +109,7 @@ complete -c lock-heartbeat -s V -l version -d 'print the version and exit'
 complete -c lock-reap -s n -l dry-run -d 'list the stale locks, remove none'
 complete -c lock-reap -s j -l json -d 'one JSON object per lock: its fields plus file and reason'
 complete -c lock-reap -l stale-after -d 'a lock without a heartbeat for SECONDS is stale' -x
+complete -c lock-reap -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c lock-reap -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-reap -s h -l help -d 'print this help and exit'
 complete -c lock-reap -s V -l version -d 'print the version and exit'
@@ -112,6 +117,7 @@ complete -c lock-reap -s V -l version -d 'print the version and exit'
 # lock-release
 complete -c lock-release -l pid -d 'the owner process (default: the calling shell)' -x
 complete -c lock-release -l force -d 'remove the lock whoever holds it'
+complete -c lock-release -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c lock-release -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-release -s h -l help -d 'print this help and exit'
 complete -c lock-release -s V -l version -d 'print the version and exit'
@@ -119,6 +125,7 @@ complete -c lock-release -s V -l version -d 'print the version and exit'
 # lock-status
 complete -c lock-status -s j -l json -d 'one JSON object per lock: its fields plus file, state, reason, age'
 complete -c lock-status -l stale-after -d 'a lock without a heartbeat for SECONDS is stale' -x
+complete -c lock-status -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c lock-status -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-status -s h -l help -d 'print this help and exit'
 complete -c lock-status -s V -l version -d 'print the version and exit'

@@ -8,6 +8,8 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
+#include "core/lock_etcd.hpp"
+#include "sys/etcd_url.hpp"
 #include "sys/clock.hpp"
 #include "sys/spawn.hpp"
 
@@ -24,6 +26,9 @@ struct Config {
   long long conflict_exit = 1;
   bool json = false;
   bool verbose = false;
+  long long ttl = etcdlock::default_ttl;  // etcd URLs
+  double timeout = 5;
+  bool no_keeper = false;
 };
 
 // SECONDS, or "inf"/"infinity" (any case, as strtod spells it): wait forever
@@ -45,7 +50,12 @@ static void options(cli::Options& o, Config& c) {
               0.01)
       .integer("E,conflict-exit-code", "exit N when the lock is held (default 1)", "N", c.conflict_exit, 0, 255)
       .flag("v,verbose", "say on stderr when the lock was got, and after how long", c.verbose)
-      .flag("j,json", "print the record written, or the holder's when held", c.json);
+      .flag("j,json", "print the record written, or the holder's when held", c.json)
+      .integer("ttl", "for an etcd URL: the lease's TTL in SECONDS (default 60, at least 2)", "SECONDS", c.ttl, 2,
+               INT32_MAX)
+      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", c.timeout, 0.001,
+              86400)
+      .flag("no-keeper", "for an etcd URL without COMMAND: leave the lease to lock-heartbeat --every", c.no_keeper);
 }
 
 // Held (at once or when --wait ran out): the holder on stdout with --json,
@@ -107,6 +117,68 @@ static int run_command(const std::string& file, Config& c, const std::vector<std
   return st.status;
 }
 
+// An etcd URL (contract section 9): the same outcomes and output; the lease
+// is the heartbeat, kept alive every TTL/3 while COMMAND runs, else by a
+// keeper in the background. A lost lease ends COMMAND (SIGTERM) and is exit 4.
+static int run_etcd(const std::string& url, Config& c, const std::vector<std::string>& command) {
+  etcd::Target target = etcd::parse_etcd_url(url);
+  if (target.is_folder) fail_usage(fmt::format("{}: a lock is one key, not a folder (the URL ends in '/')", url));
+  etcd::Client client(target, c.timeout);
+  std::optional<HeldSignals> signals;
+  if (!command.empty()) {
+    signals.emplace();
+    c.request.pause = [&](double s) { return signals->pause(s) == 0; };
+  }
+  const double started = monotonic_seconds();
+  etcdlock::Acquired got = etcdlock::acquire(client, target.key, c.request, c.ttl);
+  AcquireResult& r = got.result;
+  if (r.outcome == AcquireResult::interrupted) return 128 + signals->received();
+  if (r.outcome == AcquireResult::held) {
+    if (c.json) cli::out(etcdlock::to_json(url, got.holder, {}) + "\n");
+    std::string within = c.request.wait_seconds > 0 ? fmt::format(" within {}s", c.request.wait_seconds) : "";
+    cli::no(fmt::format("cannot acquire {}{}: {}", quoted(url), within, describe_holder(r.holder)));
+    return static_cast<int>(c.conflict_exit);
+  }
+  report_got(url, c, r, started);
+  if (command.empty()) {
+    if (!c.no_keeper && r.outcome != AcquireResult::refreshed)
+      etcdlock::start_keeper(target, target.key, c.request.owner, got.lease, c.ttl, c.timeout);
+    return 0;
+  }
+  setenv("LOOPKIT_LOCK_REVISION", std::to_string(got.revision).c_str(), 1);
+  bool lost = false;
+  double last_ok = monotonic_seconds();
+  auto beat = [&] {
+    if (lost) return;
+    try {
+      if (etcdlock::keep_alive(client, got.lease)) {
+        last_ok = monotonic_seconds();
+        return;
+      }
+    } catch (const Error& e) {
+      // out of reach: the lease may live on until its TTL has passed
+      if (monotonic_seconds() - last_ok <= static_cast<double>(c.ttl)) {
+        cli::warn(e.what());
+        return;
+      }
+    }
+    lost = true;
+    terminate_child();
+  };
+  ChildStatus st = run_child(command, std::max(static_cast<double>(c.ttl) / 3, 0.2), beat);
+  if (lost) {
+    cli::say(fmt::format("lock lost: the lease of {} ran out; {} was sent SIGTERM", quoted(url), quoted(command[0])));
+    return static_cast<int>(Exit::system);
+  }
+  try {
+    etcdlock::release(client, target.key, c.request.owner, false);
+  } catch (const Error& e) {
+    cli::warn(e.what());  // the lease runs out by itself
+  }
+  if (st.exec_errno) cli::say(fmt::format("cannot run {}: {}", quoted(command[0]), std::strerror(st.exec_errno)));
+  return st.status;
+}
+
 static void check_operands(const Args& a) {
   if (a.operands.empty()) fail_usage("missing LOCKFILE");
   if (a.operands.size() == 1) return;
@@ -127,6 +199,7 @@ static int run(Config& c, const Args& a) {
   c.request.session = c.session ? *c.session : session_of_path(file);
   if (!is_owner_running(c.request.owner))
     return cli::no(fmt::format("cannot acquire {} for pid {}: it is not running", quoted(file), c.request.owner.pid));
+  if (etcd::is_etcd_url(file)) return run_etcd(file, c, a.command);
   if (!a.command.empty()) return run_command(file, c, a.command);
   const double started = monotonic_seconds();
   AcquireResult r = acquire_lock(file, c.request);

@@ -3,6 +3,8 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
+#include "core/lock_etcd.hpp"
+#include "sys/etcd_url.hpp"
 
 using namespace loopkit;
 
@@ -12,20 +14,50 @@ struct Config {
   StalePolicy policy;
   bool dry_run = false;
   bool json = false;
+  double timeout = 5;  // etcd URLs
 };
 
 static void options(cli::Options& o, Config& c) {
   o.flag("n,dry-run", "list the stale locks, remove none", c.dry_run)
       .flag("j,json", "one JSON object per lock: its fields plus file and reason", c.json)
-      .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0);
+      .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0)
+      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", c.timeout, 0.001,
+              86400);
+}
+
+// An etcd URL: expired leases free their keys by themselves; what is left
+// to reap is the lock of a dead owner of this host, removed only if the key
+// is still the one judged (its mod revision), its lease revoked.
+static void reap_etcd(const std::string& url, const Config& c) {
+  etcd::Target t = etcd::parse_etcd_url(url);
+  etcd::Client client(t, c.timeout);
+  std::vector<etcdlock::LockKey> keys;
+  if (t.is_folder) keys = etcdlock::read_folder(client, t.key, false);
+  else keys.push_back(etcdlock::read(client, t.key, false));
+  for (const auto& k : keys) {
+    Verdict v = etcdlock::judge(k);
+    if (!v.stale) continue;
+    if (!c.dry_run && !etcdlock::remove_if_unchanged(client, k)) continue;  // changed meanwhile: not the one judged
+    std::string name = t.is_folder ? etcdlock::key_url(url, t.key, k.key) : url;
+    if (c.json) cli::out(lock_json(name, k.lock, v) + "\n");
+    else
+      cli::out(fmt::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", name,
+                           describe_owner(k.lock.record), v.reason));
+  }
 }
 
 static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing DIR or LOCKFILE");
+  std::vector<std::string> operands;
+  for (const auto& operand : a.operands) {
+    if (etcd::is_etcd_url(operand)) reap_etcd(operand, c);
+    else operands.push_back(operand);
+  }
+  if (operands.empty()) return 0;
   int code = 0;
   // the file is kept either way
-  const bool one = names_one_lock(a.operands);
-  for (const auto& file : lock_files_in(a.operands)) {
+  const bool one = names_one_lock(operands);
+  for (const auto& file : lock_files_in(operands)) {
     ReapResult r;
     try {
       r = reap_lock(file, c.policy, c.dry_run);

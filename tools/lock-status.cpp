@@ -3,6 +3,8 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
+#include "core/lock_etcd.hpp"
+#include "sys/etcd_url.hpp"
 
 using namespace loopkit;
 
@@ -12,18 +14,39 @@ static const ToolInfo info{"lock-status", "say who holds session locks, and whet
 struct Config {
   StalePolicy policy;
   bool json = false;
+  double timeout = 5;  // etcd URLs
 };
 
 static void options(cli::Options& o, Config& c) {
   o.flag("j,json", "one JSON object per lock: its fields plus file, state, reason, age", c.json)
-      .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0);
+      .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0)
+      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", c.timeout, 0.001,
+              86400);
 }
 
-static int run(Config& c, const Args& a) {
-  if (a.operands.empty()) fail_usage("missing LOCKFILE or DIR");
-  const bool one = names_one_lock(a.operands);
+// An etcd URL: a key, or a folder (ending in '/') of keys; the lease is the
+// heartbeat, so only a dead owner of this host makes a lock stale.
+static int status_etcd(const std::string& url, const Config& c) {
+  etcd::Target t = etcd::parse_etcd_url(url);
+  etcd::Client client(t, c.timeout);
+  std::vector<etcdlock::LockKey> keys;
+  if (t.is_folder) keys = etcdlock::read_folder(client, t.key, true);
+  else keys.push_back(etcdlock::read(client, t.key, true));
   int code = 0;
-  for (const auto& file : lock_files_in(a.operands)) {
+  for (const auto& k : keys) {
+    std::string name = t.is_folder ? etcdlock::key_url(url, t.key, k.key) : url;
+    Verdict v = etcdlock::judge(k);
+    if (!cli::quiet()) cli::out((c.json ? etcdlock::to_json(name, k, v) : etcdlock::describe(name, k, v)) + "\n");
+    if (!t.is_folder && k.lock.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
+    else if (!t.is_folder && (k.lock.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
+  }
+  return code;
+}
+
+static int run_files(Config& c, const std::vector<std::string>& operands) {
+  const bool one = names_one_lock(operands);
+  int code = 0;
+  for (const auto& file : lock_files_in(operands)) {
     LockFile lock;
     try {
       lock = read_lock_file(file);
@@ -39,6 +62,19 @@ static int run(Config& c, const Args& a) {
     else if (one && (lock.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
   }
   return code;
+}
+
+static int run(Config& c, const Args& a) {
+  if (a.operands.empty()) fail_usage("missing LOCKFILE or DIR");
+  std::vector<std::string> files;
+  int etcd_code = 0;
+  for (const auto& operand : a.operands) {
+    if (!etcd::is_etcd_url(operand)) files.push_back(operand);
+    else if (int code = status_etcd(operand, c)) etcd_code = code;
+  }
+  if (files.empty()) return etcd_code;
+  if (int code = run_files(c, files)) return code;
+  return etcd_code;
 }
 
 int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

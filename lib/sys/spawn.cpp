@@ -117,3 +117,36 @@ ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds,
 }
 
 }  // namespace loopkit
+
+namespace loopkit {
+
+void terminate_child() { kill(getpid(), SIGTERM); }
+
+void start_detached(const std::function<void()>& body) {
+  pid_t middle = fork();
+  if (middle < 0) fail_system(errno, "fork", "a background process");
+  if (middle == 0) {
+    setsid();
+    pid_t grandchild = fork();
+    if (grandchild != 0) _exit(grandchild < 0 ? 1 : 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+      for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);
+    }
+    close_range(3, ~0U, 0);
+    try {
+      body();
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_system(EAGAIN, "fork", "a background process");
+}
+
+}  // namespace loopkit

@@ -37,4 +37,13 @@ struct ChildStatus {
 // Requires a HeldSignals in scope.
 ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds, const std::function<void()>& on_tick);
 
+// End the child of run_child as a SIGTERM sent to us would: forwarded to it.
+void terminate_child();
+
+// Run body in a grandchild that outlives us: its own session, standard
+// input and outputs on /dev/null (a caller's $(...) is not held open), no
+// other descriptors, no blocked signals; it exits when body returns or
+// throws. Returns once the grandchild has been started.
+void start_detached(const std::function<void()>& body);
+
 }  // namespace loopkit

@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# The lock tools on etcd keys (contract section 9), against a real etcd
+# started on loopback by tests/etcd/etcd-sandbox for this file alone.
+
+load helpers
+# helpers' setup, kept under another name: this file's setup adds to it
+eval "helpers_$(declare -f setup)"
+
+setup_file() {
+  command -v etcd >/dev/null || skip "etcd is not installed (Debian: etcd-server)"
+  export ETCD_DIR="$BATS_FILE_TMPDIR/etcd"
+  ENDPOINTS=$("$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" start "$ETCD_DIR" 1 $$)
+  export ENDPOINTS
+}
+
+teardown_file() {
+  [[ -n ${ETCD_DIR:-} ]] && "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" stop "$ETCD_DIR"
+}
+
+setup() {
+  helpers_setup # clears LOOPKIT_*: the endpoints are in ENDPOINTS; each test has its own key folder
+  D="etcd://$ENDPOINTS/lk-test/$BATS_TEST_NUMBER/"
+  U="${D}a"
+}
+
+etcdctl3() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" "$@"; }
+
+# keepers of this test's keys still running
+keepers() { pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/" || true; }
+
+@test "lock-acquire without COMMAND: a keeper keeps the lease alive past its TTL until lock-release" {
+  owner=$(live)
+  run -0 --separate-stderr lock-acquire -v --pid "$owner" --ttl 2 "$U"
+  [[ $stderr == "lock-acquire: got '$U' after "*"s: created" ]]
+  run -0 lock-status "$U"
+  assert_output --regexp "^$U: live, session 'a', pid $owner on .*, taken [0-9]+s ago, revision [0-9]+, lease expires in [0-9]+s$"
+  # the lease outlives its TTL of 2 s: the keeper renews it
+  sleep 3
+  run -0 lock-status "$U"
+  [ -n "$(keepers)" ]
+  run -0 lock-release --pid "$owner" "$U"
+  run -1 lock-status "$U"
+  assert_output "$U: free"
+  # the keeper sees the lease gone and ends
+  for _ in $(seq 50); do [ -z "$(keepers)" ] && break; sleep 0.1; done
+  [ -z "$(keepers)" ]
+}
+
+@test "lock-acquire on a held key: exit 1 naming the holder, -E N, --json prints the holder; --no-keeper starts none" {
+  owner=$(live)
+  run -0 lock-acquire --no-keeper --pid "$owner" "$U"
+  [ -z "$(keepers)" ]
+  other=$(live)
+  run -1 --separate-stderr lock-acquire --pid "$other" "$U"
+  [[ $stderr == "lock-acquire: cannot acquire '$U': held by pid $owner on "*"(session 'a') since "* ]]
+  run -7 lock-acquire -E 7 --pid "$other" "$U"
+  run -1 --separate-stderr lock-acquire -j --pid "$other" "$U"
+  [ "$(jq -r '.pid, .state, .file' <<<"$output")" = "$owner"$'\n'live$'\n'"$U" ]
+  # acquiring our own lock again is exit 0
+  run -0 lock-acquire --no-keeper --pid "$owner" "$U"
+  # lock-release of another's lock: exit 1, it stays; --force removes it
+  run -1 lock-release --pid "$other" "$U"
+  run -0 lock-status -q "$U"
+  run -0 lock-release --force --pid "$other" "$U"
+  run -1 lock-status -q "$U"
+  run -1 --separate-stderr lock-release --pid "$owner" "$U"
+  assert_equal "$stderr" "lock-release: no lock '$U'"
+}
+
+@test "lock-acquire -- COMMAND: LOOPKIT_LOCK_REVISION is the lock's revision, the key goes when COMMAND ends" {
+  run -0 lock-acquire --ttl 2 "$U" -- sh -c 'echo "$LOOPKIT_LOCK_REVISION" >rev; lock-status -j "$1" >status; exit 0' sh "$U"
+  [ "$(cat rev)" = "$(jq .revision status)" ]
+  run -1 lock-status "$U"
+  # the command's status is lock-acquire's
+  run -3 lock-acquire "$U" -- sh -c 'exit 3'
+  # each new holder's token is larger
+  lock-acquire "$U" -- sh -c 'echo "$LOOPKIT_LOCK_REVISION" >rev2'
+  [ "$(cat rev2)" -gt "$(cat rev)" ]
+}
+
+@test "20 contenders at once: exactly one wins" {
+  for i in $(seq 20); do
+    (rc=0 && lock-acquire --no-keeper --pid "$(live)" "$U" >/dev/null 2>&1 || rc=$?; echo "$rc" >"rc.$i") &
+  done
+  wait
+  [ "$(cat rc.* | grep -c '^0$')" = 1 ]
+  [ "$(cat rc.* | grep -c '^1$')" = 19 ]
+}
+
+@test "a holder killed with -9 loses the lock when its TTL runs out, nobody reaps it" {
+  lock-acquire --ttl 2 "$U" -- sleep 300 &
+  holder=$!
+  echo "$holder" >>"$W.pids"
+  for _ in $(seq 50); do lock-status -q "$U" && break; sleep 0.1; done
+  run -0 lock-status -q "$U"
+  child=$(pgrep -P "$holder" sleep)
+  echo "$child" >>"$W.pids"
+  kill -9 "$holder"
+  # nobody released it: the key stays (stale here, its owner is gone; live to
+  # other hosts) until the lease runs out, within TTL + 2 s
+  run -1 lock-status "$U"
+  assert_output --partial ": stale (pid $holder is not running)"
+  for _ in $(seq 40); do [[ $(lock-status "$U") == *": free" ]] && break; sleep 0.1; done
+  run -1 lock-status "$U"
+  assert_output "$U: free"
+  run -0 lock-acquire --no-keeper --pid "$(live)" "$U"
+}
+
+@test "a holder stopped past its TTL loses the lock: COMMAND gets SIGTERM, exit 4 'lock lost'" {
+  lock-acquire --ttl 2 "$U" -- sh -c 'trap "echo term >got; exit 143" TERM; sleep 300 & wait' 2>stderr &
+  holder=$!
+  echo "$holder" >>"$W.pids"
+  for _ in $(seq 50); do lock-status -q "$U" && break; sleep 0.1; done
+  kill -STOP "$holder"
+  for _ in $(seq 60); do lock-status -q "$U" || break; sleep 0.1; done
+  run -1 lock-status -q "$U"
+  kill -CONT "$holder"
+  rc=0 && wait "$holder" || rc=$?
+  [ "$rc" = 4 ]
+  grep -q term got
+  grep -q "lock lost" stderr
+}
+
+@test "a dead owner of this host: taken over at once, or reaped; a live one is kept" {
+  dead=$(dead_pid)
+  rec=$(jq -cn --arg h "$(uname -n)" --argjson p "$dead" '{session:"a",pid:$p,host:$h,started_at:"2025-01-10T10:00:00Z"}')
+  etcdctl3 put "/lk-test/$BATS_TEST_NUMBER/a" "$rec" >/dev/null
+  etcdctl3 put "/lk-test/$BATS_TEST_NUMBER/b" "$rec" >/dev/null
+  run -1 lock-status "$U"
+  assert_output --partial "stale (pid $dead is not running)"
+  run -0 --separate-stderr lock-acquire -v --no-keeper --pid "$(live)" "$U"
+  [[ $stderr == *"took over a stale lock: pid $dead is not running" ]]
+  run -0 lock-reap -n "$D"
+  assert_output --partial "would remove ${D}b:"
+  run -0 lock-reap "$D"
+  assert_output --regexp "^removed ${D}b: .*pid $dead is not running$"
+  run -0 lock-status "$D"
+  assert_output --regexp "^${D}a: live"
+}
+
+@test "lock-heartbeat: one keep-alive when ours, exit 1 when not; --every ends at release" {
+  owner=$(live)
+  run -0 lock-acquire --no-keeper --ttl 2 --pid "$owner" "$U"
+  run -0 lock-heartbeat --pid "$owner" "$U"
+  run -1 --separate-stderr lock-heartbeat --pid "$(live)" "$U"
+  [[ $stderr == *"is not ours"* ]]
+  lock-heartbeat --every 0.5 --pid "$owner" "$U" &
+  beater=$!
+  sleep 3
+  run -0 lock-status -q "$U"
+  run -0 lock-release --pid "$owner" "$U"
+  rc=0 && wait "$beater" || rc=$?
+  [ "$rc" = 0 ]
+}
+
+@test "etcd lock URLs: --ttl below 2 is exit 2, a folder to lock-acquire is exit 2, no etcd is exit 4" {
+  run -2 lock-acquire --ttl 1 "$U"
+  run -2 lock-acquire "$D"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  run -4 --separate-stderr lock-acquire --timeout 1 "etcd://127.0.0.1:$port/k"
+  [[ $stderr == *"127.0.0.1:$port"* ]]
+  run -4 lock-status --timeout 1 "etcd://127.0.0.1:$port/k"
+}
