@@ -7,13 +7,18 @@
 #             driver doing both in one process per pair, and in one process
 #             for all N pairs (the reused connection);
 #   lock      `etcdctl lock KEY true` against the driver's grant, create-if-
-#             absent and revoke, likewise.
-# Prints a markdown table with the ratios; needs etcd, etcdctl and g++.
+#             absent and revoke, likewise;
+# and the tools themselves (BUILDDIR/bin), a process per round as scripts
+# run them:
+#   update    `state-set URL n+=1` against `etcdctl get | jq '.n+=1' |
+#             etcdctl put`, and the updates each keeps of 4 writers x 50;
+#   lock      `lock-acquire URL -- true` against `etcdctl lock KEY true`.
+# Prints markdown tables with the ratios; needs etcd, etcdctl, jq and g++.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-build}" && pwd)
 n=${2:-200}
-for c in etcd etcdctl g++; do
+for c in etcd etcdctl jq g++; do
   command -v "$c" >/dev/null || { echo "etcd.sh: $c is not installed" >&2; exit 2; }
 done
 [[ -f $build/libloopkit.a ]] || { echo "etcd.sh: $build/libloopkit.a not built" >&2; exit 2; }
@@ -61,3 +66,32 @@ echo "| operation | etcdctl | driver, process per round | ratio | driver, one pr
 echo "|---|---|---|---|---|---|"
 echo "| put + get | $ctl_put | $raw_put | $(ratio "$ctl_put" "$raw_put")x | $loop_put | $(ratio "$ctl_put" "$loop_put")x |"
 echo "| lock KEY true | $ctl_lock | $raw_lock | $(ratio "$ctl_lock" "$raw_lock")x | $loop_lock | $(ratio "$ctl_lock" "$loop_lock")x |"
+
+# ---- the tools, a process per round ------------------------------------------
+bin=$build/bin
+url=etcd://$endpoints/bench/state
+etcdctl --endpoints "$endpoints" put /bench/state '{"n": 0}' >/dev/null
+ctl_update="etcdctl --endpoints $endpoints get --print-value-only /bench/state | jq -c '.n+=1' | etcdctl --endpoints $endpoints put /bench/state"
+ctl_upd=$(per_op "$ctl_update")
+lk_upd=$(per_op "$bin/state-set $url n+=1")
+ctl_lk=$(per_op "etcdctl --endpoints $endpoints lock /bench/l2 true")
+lk_lk=$(per_op "$bin/lock-acquire etcd://$endpoints/bench/l3 -- true")
+
+# 4 writers x 50 increments from 0: how many survive
+kept() {
+  etcdctl --endpoints "$endpoints" put /bench/race '{"n": 0}' >/dev/null
+  for _ in 1 2 3 4; do
+    (for _ in $(seq 50); do eval "$1" >/dev/null 2>&1 || true; done) &
+  done
+  wait
+  etcdctl --endpoints "$endpoints" get --print-value-only /bench/race | jq .n
+}
+ctl_kept=$(kept "etcdctl --endpoints $endpoints get --print-value-only /bench/race | jq -c '.n+=1' | etcdctl --endpoints $endpoints put /bench/race")
+lk_kept=$(kept "$bin/state-set etcd://$endpoints/bench/race n+=1")
+
+echo
+echo "| tool, a process per round | shell pipeline | loopkit | ratio |"
+echo "|---|---|---|---|"
+echo "| update one field: \`etcdctl get \| jq '.n+=1' \| etcdctl put\` vs \`state-set URL n+=1\` | $ctl_upd ms | $lk_upd ms | $(ratio "$ctl_upd" "$lk_upd")x |"
+echo "| lock, run, release: \`etcdctl lock KEY true\` vs \`lock-acquire URL -- true\` | $ctl_lk ms | $lk_lk ms | $(ratio "$ctl_lk" "$lk_lk")x |"
+echo "| updates kept of 4 writers x 50 | $ctl_kept of 200 | $lk_kept of 200 | |"
