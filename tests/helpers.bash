@@ -30,6 +30,20 @@ teardown() {
   cd / && rm -rf "$BASE"
 }
 
+# etcd_start / etcd_stop, from setup_file and teardown_file: one throwaway
+# etcd for the file (tests/etcd/etcd-sandbox), its endpoints in ENDPOINTS; the
+# sandbox's watcher stops it if this bats run dies before teardown_file.
+# Skips the file where etcd is not installed.
+etcd_start() {
+  command -v etcd >/dev/null || skip "etcd is not installed (Debian: etcd-server)"
+  export ETCD_DIR="$BATS_FILE_TMPDIR/etcd"
+  ENDPOINTS=$("$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" start "$ETCD_DIR" 1 $$)
+  export ENDPOINTS
+}
+etcd_stop() {
+  [[ -z ${ETCD_DIR:-} ]] || "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" stop "$ETCD_DIR"
+}
+
 # a live process that is not ours to wait for; killed at teardown
 live() {
   sleep 300 >/dev/null 2>&1 &

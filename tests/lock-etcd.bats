@@ -6,16 +6,8 @@ load helpers
 # helpers' setup, kept under another name: this file's setup adds to it
 eval "helpers_$(declare -f setup)"
 
-setup_file() {
-  command -v etcd >/dev/null || skip "etcd is not installed (Debian: etcd-server)"
-  export ETCD_DIR="$BATS_FILE_TMPDIR/etcd"
-  ENDPOINTS=$("$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" start "$ETCD_DIR" 1 $$)
-  export ENDPOINTS
-}
-
-teardown_file() {
-  [[ -n ${ETCD_DIR:-} ]] && "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" stop "$ETCD_DIR"
-}
+setup_file() { etcd_start; }
+teardown_file() { etcd_stop; }
 
 setup() {
   helpers_setup # clears LOOPKIT_*: the endpoints are in ENDPOINTS; each test has its own key folder

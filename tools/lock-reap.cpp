@@ -31,14 +31,10 @@ static void options(cli::Options& o, Config& c) {
 static void reap_etcd(const std::string& url, const Config& c) {
   etcd::Target t = etcd::parse_etcd_url(url);
   etcd::Client client(t, c.timeout);
-  std::vector<etcdlock::LockKey> keys;
-  if (t.is_folder) keys = etcdlock::read_folder(client, t.key, false);
-  else keys.push_back(etcdlock::read(client, t.key, false));
-  for (const auto& k : keys) {
+  for (const auto& [name, k] : etcdlock::read_operand(client, url, t, false)) {
     Verdict v = etcdlock::judge(k);
     if (!v.stale) continue;
     if (!c.dry_run && !etcdlock::remove_if_unchanged(client, k)) continue;  // changed meanwhile: not the one judged
-    std::string name = t.is_folder ? etcdlock::key_url(url, t.key, k.key) : url;
     if (c.json) cli::out(lock_json(name, k.lock, v) + "\n");
     else
       cli::out(fmt::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", name,

@@ -29,12 +29,8 @@ static void options(cli::Options& o, Config& c) {
 static int status_etcd(const std::string& url, const Config& c) {
   etcd::Target t = etcd::parse_etcd_url(url);
   etcd::Client client(t, c.timeout);
-  std::vector<etcdlock::LockKey> keys;
-  if (t.is_folder) keys = etcdlock::read_folder(client, t.key, true);
-  else keys.push_back(etcdlock::read(client, t.key, true));
   int code = 0;
-  for (const auto& k : keys) {
-    std::string name = t.is_folder ? etcdlock::key_url(url, t.key, k.key) : url;
+  for (const auto& [name, k] : etcdlock::read_operand(client, url, t, true)) {
     Verdict v = etcdlock::judge(k);
     if (!cli::quiet()) cli::out((c.json ? etcdlock::to_json(name, k, v) : etcdlock::describe(name, k, v)) + "\n");
     if (!t.is_folder && k.lock.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);

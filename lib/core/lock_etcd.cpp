@@ -193,8 +193,18 @@ std::string to_json(const std::string& url, const LockKey& k, const Verdict& v) 
   return json::compact(o);
 }
 
-std::string key_url(const std::string& folder_url, const std::string& folder_key, const std::string& key) {
-  return folder_url + key.substr(std::min(folder_key.size(), key.size()));
+std::vector<Named> read_operand(etcd::Client& client, const std::string& url, const etcd::Target& target,
+                                bool with_ttl) {
+  std::vector<Named> out;
+  if (!target.is_folder) {
+    out.push_back({url, read(client, target.key, with_ttl)});
+    return out;
+  }
+  for (auto& k : read_folder(client, target.key, with_ttl)) {
+    std::string name = url + k.key.substr(std::min(target.key.size(), k.key.size()));
+    out.push_back({std::move(name), std::move(k)});
+  }
+  return out;
 }
 
 void start_keeper(const etcd::Target& target, const std::string& key, const Owner& owner, int64_t lease, int64_t ttl,

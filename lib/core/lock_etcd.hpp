@@ -49,6 +49,15 @@ RefreshResult refresh(etcd::Client& client, const std::string& key, const Owner&
 LockKey read(etcd::Client& client, const std::string& key, bool with_ttl);
 std::vector<LockKey> read_folder(etcd::Client& client, const std::string& prefix, bool with_ttl);
 
+// What an operand of lock-status or lock-reap names: its key, or every key
+// of a folder (a URL ending in '/'), each with the URL that names it.
+struct Named {
+  std::string url;
+  LockKey key;
+};
+std::vector<Named> read_operand(etcd::Client& client, const std::string& url, const etcd::Target& target,
+                                bool with_ttl);
+
 // Live unless it belongs to a dead owner of this host (its lease is its
 // liveness across hosts): section 5's local rules, no heartbeat ages.
 Verdict judge(const LockKey& k);
@@ -66,8 +75,5 @@ std::string to_json(const std::string& url, const LockKey& k, const Verdict& v);
 // ends.
 void start_keeper(const etcd::Target& target, const std::string& key, const Owner& owner, int64_t lease, int64_t ttl,
                   double timeout);
-
-// The URL of a key under a folder URL (for lines that name each lock)
-std::string key_url(const std::string& folder_url, const std::string& folder_key, const std::string& key);
 
 }  // namespace loopkit::etcdlock
