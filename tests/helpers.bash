@@ -8,7 +8,7 @@ load /usr/lib/bats/bats-assert/load.bash
 : "${LOOPKIT_BIN:?set LOOPKIT_BIN to the folder of the built tools (CTest does)}"
 : "${LOOPKIT_SOURCE:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 
-setup() {
+loopkit_setup() {
   local var
   for var in $(compgen -e LOOPKIT_); do
     case $var in LOOPKIT_BIN | LOOPKIT_SCRIPTS | LOOPKIT_SOURCE | LOOPKIT_BUILD) ;; *) unset "$var" ;; esac
@@ -30,6 +30,9 @@ teardown() {
   cd / && rm -rf "$BASE"
 }
 
+# bats calls setup; a file that needs more calls loopkit_setup from its own
+setup() { loopkit_setup; }
+
 # etcd_start / etcd_stop, from setup_file and teardown_file: one throwaway
 # etcd for the file (tests/etcd/etcd-sandbox), its endpoints in ENDPOINTS; the
 # sandbox's watcher stops it if this bats run dies before teardown_file.
@@ -42,6 +45,12 @@ etcd_start() {
 }
 etcd_stop() {
   [[ -z ${ETCD_DIR:-} ]] || "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" stop "$ETCD_DIR"
+}
+# setup for those files: D is a key folder of the test's own
+etcd_setup() {
+  loopkit_setup # clears LOOPKIT_*: the endpoints are in ENDPOINTS
+  # shellcheck disable=SC2034 # read by the test files
+  D="etcd://$ENDPOINTS/lk-test/$BATS_TEST_NUMBER/"
 }
 
 # a live process that is not ours to wait for; killed at teardown

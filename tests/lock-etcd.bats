@@ -3,15 +3,10 @@
 # started on loopback by tests/etcd/etcd-sandbox for this file alone.
 
 load helpers
-# helpers' setup, kept under another name: this file's setup adds to it
-eval "helpers_$(declare -f setup)"
-
 setup_file() { etcd_start; }
 teardown_file() { etcd_stop; }
-
 setup() {
-  helpers_setup # clears LOOPKIT_*: the endpoints are in ENDPOINTS; each test has its own key folder
-  D="etcd://$ENDPOINTS/lk-test/$BATS_TEST_NUMBER/"
+  etcd_setup
   U="${D}a"
 }
 

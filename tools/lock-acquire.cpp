@@ -53,8 +53,7 @@ static void options(cli::Options& o, Config& c) {
       .flag("j,json", "print the record written, or the holder's when held", c.json)
       .integer("ttl", "for an etcd URL: the lease's TTL in SECONDS (default 60, at least 2)", "SECONDS", c.ttl, 2,
                INT32_MAX)
-      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", c.timeout, 0.001,
-              86400)
+      .etcd_timeout(c.timeout)
       .flag("no-keeper", "for an etcd URL without COMMAND: leave the lease to lock-heartbeat --every", c.no_keeper);
 }
 

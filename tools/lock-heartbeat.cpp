@@ -23,8 +23,7 @@ static void options(cli::Options& o, Config& c) {
   o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
       .number("every,heartbeat", "keep beating every SECONDS until the owner dies or the lock is lost", "SECONDS",
               c.every, 0.01)
-      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", c.timeout, 0.001,
-              86400);
+      .etcd_timeout(c.timeout);
 }
 
 // An etcd lock: the beat is a keep-alive of the key's lease; --every keeps

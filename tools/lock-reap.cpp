@@ -21,8 +21,7 @@ static void options(cli::Options& o, Config& c) {
   o.flag("n,dry-run", "list the stale locks, remove none", c.dry_run)
       .flag("j,json", "one JSON object per lock: its fields plus file and reason", c.json)
       .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0)
-      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", c.timeout, 0.001,
-              86400);
+      .etcd_timeout(c.timeout);
 }
 
 // An etcd URL: expired leases free their keys by themselves; what is left

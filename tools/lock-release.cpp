@@ -20,8 +20,7 @@ static void options(cli::Options& o, Config& c) {
   o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
       .flag("force", "remove the lock whoever holds it", c.force)
       .alias('f', "--force", c.force)
-      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", c.timeout, 0.001,
-              86400);
+      .etcd_timeout(c.timeout);
 }
 
 static int run(Config& c, const Args& a) {

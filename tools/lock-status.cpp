@@ -20,8 +20,7 @@ struct Config {
 static void options(cli::Options& o, Config& c) {
   o.flag("j,json", "one JSON object per lock: its fields plus file, state, reason, age", c.json)
       .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0)
-      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", c.timeout, 0.001,
-              86400);
+      .etcd_timeout(c.timeout);
 }
 
 // An etcd URL: a key, or a folder (ending in '/') of keys; the lease is the

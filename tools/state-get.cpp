@@ -29,8 +29,7 @@ static void options(cli::Options& o, Config& c) {
       .flag("k,keys", "print the member names (or indices) at each PATH", mode(Query::keys))
       .flag("0,null", "end each value with NUL, not newline", [&q] { q.terminator = '\0'; })
       .flag("must-exist", "exit 1 if FILE is missing (else it reads as {})", q.must_exist)
-      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", q.timeout, 0.001,
-              86400)
+      .etcd_timeout(q.timeout)
       .pair("arg", "[$NAME] in a path is the member named VALUE (repeatable)", "NAME VALUE", define_path_variable)
       .hidden("complete-path", "print the paths in FILE that complete WORD", c.complete_path);
 }

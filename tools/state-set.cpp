@@ -58,8 +58,7 @@ static void options(cli::Options& o, Config& c) {
       .flag("no-sync", "skip fsync (a power loss may lose this write, never the old content)", c.no_sync)
       .flag("stream", "read assignments from stdin, one per line", c.stream)
       .number("debounce", "with --stream, write at most once per SECONDS", "SECONDS", c.debounce, 0)
-      .number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", u.timeout, 0.001,
-              86400);
+      .etcd_timeout(u.timeout);
 }
 
 static void parse_sequence(Config& c, const Args& a) {

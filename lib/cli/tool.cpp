@@ -222,6 +222,11 @@ Options& Options::text(const std::string& names, const std::string& help, const 
   return value(names, help, arg, [&field](const std::string& t) { field = t; });
 }
 
+Options& Options::etcd_timeout(double& field) {
+  return number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", field, 0.001,
+                86400);
+}
+
 Options& Options::number(const std::string& names, const std::string& help, const std::string& arg, double& field,
                          double min, double max) {
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {

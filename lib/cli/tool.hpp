@@ -75,6 +75,8 @@ public:
   Options& text(const std::string& names, const std::string& help, const std::string& arg, std::string& field);
   Options& text(const std::string& names, const std::string& help, const std::string& arg,
                 std::optional<std::string>& field);
+  // --timeout SECONDS of every tool that takes etcd URLs (default 5, each call)
+  Options& etcd_timeout(double& field);
   Options& number(const std::string& names, const std::string& help, const std::string& arg, double& field, double min,
                   double max = max_number);
   Options& number(const std::string& names, const std::string& help, const std::string& arg,
