@@ -94,7 +94,7 @@ keepers() { pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/" || true; }
 }
 
 @test "a holder stopped past its TTL loses the lock: COMMAND gets SIGTERM, exit 4 'lock lost'" {
-  lock-acquire --ttl 2 "$U" -- sh -c 'trap "echo term >got; exit 143" TERM; sleep 300 & wait' 2>stderr &
+  lock-acquire --ttl 2 "$U" -- sh -c 'trap "echo term >got; kill \$!; exit 143" TERM; sleep 300 & wait' 2>stderr &
   holder=$!
   echo "$holder" >>"$W.pids"
   for _ in $(seq 50); do lock-status -q "$U" && break; sleep 0.1; done

@@ -82,12 +82,31 @@ etcdput() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" put "$1" -- "$2" >/de
   assert_output '[2]'
 }
 
-@test "etcd URLs: a folder is exit 2, --on-invalid backup is exit 2, a refused connection and a garbage answer exit 4" {
+@test "state-set --on-invalid backup: the bad value goes to KEY.backup in the same write, --init starts again" {
+  etcdput "/lk-test/$BATS_TEST_NUMBER/s" '{"version":2,"keep":"me"}'
+  run -3 state-set --require version:=1 "$U/s" status=running
+  run -0 --separate-stderr state-set --require version:=1 --on-invalid backup --init '{"version":1}' "$U/s" status=running
+  [[ $stderr == "state-set: warning: "*"moved it to the key '/lk-test/$BATS_TEST_NUMBER/s.backup' and started again" ]]
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s.backup"
+  assert_output '{"version":2,"keep":"me"}'
+  run -0 state-get -j "$U/s" .
+  assert_output '{"version":1,"status":"running"}'
+  # valid now: nothing is backed up again
+  run -0 --separate-stderr state-set --require version:=1 --on-invalid backup "$U/s" n:=1
+  assert_equal "$stderr" ""
+  etcdput "/lk-test/$BATS_TEST_NUMBER/s" 'not json'
+  run -0 state-set --on-invalid backup "$U/s" n:=2
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s.backup"
+  assert_output 'not json'
+  run -0 state-get "$U/s" n
+  assert_output 2
+}
+
+@test "etcd URLs: a folder is exit 2, a refused connection and a garbage answer exit 4" {
   run -2 --separate-stderr state-get "$U/" x
   assert_equal "$stderr" "state-get: '$U/': a state document is one key, not a folder (the URL ends in '/')"
   run -2 state-set "$U/" x=1
-  run -2 --separate-stderr state-set --on-invalid backup "$U/s" x=1
-  assert_equal "$stderr" "state-set: --on-invalid backup needs a FILE, not an etcd key"
+  run -2 --separate-stderr state-set --on-invalid backup - x=1 </dev/null
   run -2 state-get "etcd://no-port/k" x
   # a port nobody listens on: refused, exit 4, saying where
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

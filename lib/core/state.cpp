@@ -230,7 +230,8 @@ UpdateResult update_document(const Update& u, const Document* given) {
   const std::string subject = filter ? given->subject : u.file;
   std::string input;
   if (filter) {
-    if (u.backup_invalid) fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", given->kind));
+    if (u.backup_invalid && !given->can_back_up)
+      fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", given->kind));
     if (given->text) input = *given->text;
     if (is_gzip(input)) input = gunzip(input, subject);
   }
@@ -270,7 +271,12 @@ UpdateResult update_document(const Update& u, const Document* given) {
       why = e.what();
     }
     from_file = why.empty();
-    if (!from_file) back_up(u, lk, *file, why);  // Atari's rule: keep the bad file and start again
+    if (!from_file && filter) {
+      r.backup = *given->text;  // as read, gzip included
+      r.backup_why = why;
+    } else if (!from_file) {
+      back_up(u, lk, *file, why);  // Atari's rule: keep the bad file and start again
+    }
   }
   json::Layout layout = u.layout ? *u.layout : json::default_layout();
   if (from_file) {

@@ -63,6 +63,11 @@ struct UpdateResult {
   // compare-and-set loop meets it often, and a static binary's first throw
   // is costly (cli::no).
   std::string no;
+  // --on-invalid backup of a Document that can keep one (an etcd key): the
+  // invalid text as read and why it was refused; the caller stores it beside
+  // the document in the same write, then warns
+  std::optional<std::string> backup;
+  std::string backup_why;
 };
 
 // One atomic read-modify-write under an exclusive lock (see
@@ -80,6 +85,7 @@ struct Document {
   std::string kind;                 // what it is, for "needs a FILE, not ..."
   std::string missing;              // the answer "no" under --no-create when text is missing or blank
   std::optional<std::string> text;  // nullopt: missing
+  bool can_back_up = false;         // --on-invalid backup fills UpdateResult::backup (else exit 2)
 };
 
 // Given a Document, nothing is locked or written: r.text is the result, and

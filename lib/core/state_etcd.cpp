@@ -44,7 +44,8 @@ UpdateResult update_state_etcd(const Update& u) {
     Document doc{.subject = u.file,
                  .kind = "an etcd key",
                  .missing = fmt::format("{}: no such key", quoted(u.file)),
-                 .text = kv ? std::optional<std::string>(kv->value) : std::nullopt};
+                 .text = kv ? std::optional<std::string>(kv->value) : std::nullopt,
+                 .can_back_up = true};
     UpdateResult r = update_document(u, &doc);  // --expect and --require are checked on every try
     if (!r.no.empty() || !r.written) return r;
     etcd::GuardedPut put{.key = t.key,
@@ -52,8 +53,13 @@ UpdateResult update_state_etcd(const Update& u) {
                          .lease = kv ? kv->lease : 0,  // a value set on a leased key stays leased
                          .expect_mod_revision = kv ? kv->mod_revision : 0,
                          .also = {},
+                         .also_put = {},
                          .marker_key = write_id_key(t.key)};
+    const std::string backup_key = t.key + ".backup";
+    if (r.backup) put.also_put.emplace_back(backup_key, *r.backup);  // Atari's rule, as FILE.backup
     if (client.put_if_unchanged(put)) {
+      if (r.backup && u.on_warning)
+        u.on_warning(fmt::format("{}; moved it to the key {} and started again", r.backup_why, quoted(backup_key)));
       if (!u.want_text) r.text.clear();
       return r;
     }

@@ -104,6 +104,20 @@ int64_t header_revision(const json::object& o) { return int_field(object_field(o
 
 std::string number(int64_t n) { return std::to_string(n); }
 
+// The start of a server's plain-text answer, fit for a one-line message: up
+// to max bytes of its first line, other than printable ASCII shown as '?'
+// (whatever answered may not be etcd, and a terminal is no place for its
+// control bytes).
+std::string printable_line(std::string_view body, std::size_t max) {
+  std::string out;
+  for (char c : body.substr(0, body.find('\n'))) {
+    if (out.size() == max) return out + "...";
+    out += c >= ' ' && c <= '~' ? c : '?';
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 void set_range(json::object& body, const std::string& key, bool prefix) {
   body["key"] = base64_encode(key);
   if (prefix) body["range_end"] = base64_encode(prefix_range_end(key));
@@ -231,8 +245,13 @@ struct Client::Impl {
       }
       boost::system::error_code ec;
       json::value v = json::parse(r.body, ec);
-      if (ec || !v.is_object())
-        fail(Exit::system, quoted(name) + " does not answer as etcd (HTTP " + std::to_string(r.status) + ")");
+      if (ec || !v.is_object()) {
+        // etcd's gateway answers some refusals in plain text (a client
+        // certificate with a CommonName once auth is on, say): say its words
+        std::string said = printable_line(r.body, 200);
+        fail(Exit::system, quoted(name) + " does not answer as etcd (HTTP " + std::to_string(r.status) + ")" +
+                               (said.empty() ? "" : ": " + said));
+      }
       json::object& o = v.get_object();
       if (r.status == 200 && !o.contains("error") && !o.contains("code")) return std::move(o);
       const json::value* m = o.if_contains("message");
@@ -459,6 +478,7 @@ std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
                           : Compare::of(gp.key, Field::mod_revision, Relation::equal, gp.expect_mod_revision));
   t.compare.insert(t.compare.end(), gp.also.begin(), gp.also.end());
   t.success.push_back(Op::put_key(gp.key, gp.value, gp.lease));
+  for (const auto& [key, value] : gp.also_put) t.success.push_back(Op::put_key(key, value));
   std::string write_id;
   if (!gp.marker_key.empty()) {
     write_id = random_hex(16);

@@ -112,8 +112,9 @@ public:
 struct GuardedPut {
   std::string key, value;
   int64_t lease = 0;
-  int64_t expect_mod_revision = 0;  // 0: the key must not exist
-  std::vector<Compare> also;        // further conditions, all must hold
+  int64_t expect_mod_revision = 0;                            // 0: the key must not exist
+  std::vector<Compare> also;                                  // further conditions, all must hold
+  std::vector<std::pair<std::string, std::string>> also_put;  // more keys written (no lease) with it
   // Optional. When set, the same transaction writes a fresh random write id
   // to this key, and a lost answer is judged by that id instead of by value
   // and lease: needed when another writer could put the same value with the

@@ -10,6 +10,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <fcntl.h>
 #include <optional>
 #include <poll.h>
 
@@ -125,6 +126,9 @@ struct HttpConnection::Impl {
     if (ec == beast::error::timeout) unreachable("cannot connect to " + quoted(name) + ": timed out");
     if (ec) unreachable("cannot connect to " + quoted(name) + ": " + ec.message());
     tcp_layer().socket().set_option(tcp::no_delay(true), ec);
+    // Asio opens sockets without SOCK_CLOEXEC: a command that lock-acquire
+    // runs must not inherit the connection to etcd (nor keep it open)
+    ::fcntl(tcp_layer().socket().native_handle(), F_SETFD, FD_CLOEXEC);
     if (tls) {
       if (!is_ip_address(to_host)) SSL_set_tlsext_host_name(secure->native_handle(), to_host.c_str());
       secure->set_verify_callback(ssl::host_name_verification(to_host));
