@@ -286,7 +286,8 @@ complete -F _loopkit_state_set state-set
 _loopkit_drain_engine() {
   _loopkit_complete 1 0 \
     '|--next|command' \
-    '|--state|file' \
+    '|--state|words FILE URL' \
+    '|--locks|words DIR URL' \
     '|--max-attempts|none' \
     '|--poll|none' \
     '|--retries|none' \
@@ -302,6 +303,8 @@ _loopkit_loop_engine() {
   _loopkit_complete 1 0 \
     '|--session|none' \
     '-r|--root|dir' \
+    '|--state|words FILE URL' \
+    '|--locks|words DIR URL' \
     '|--max-iterations|none' \
     '|--plateau-after|none' \
     '|--verify|command' \
@@ -319,6 +322,8 @@ _loopkit_pipeline_engine() {
   _loopkit_complete 0 0 \
     '|--session|none' \
     '-r|--root|dir' \
+    '|--state|words FILE URL' \
+    '|--locks|words DIR URL' \
     '|--plateau-after|none' \
     '|--retries|none' \
     '|--retry-delay|none' \

@@ -139,6 +139,33 @@ lk_abspath() { # lk_abspath PATH: absolute, without resolving symlinks
   if [[ $1 == /* ]]; then printf '%s' "$1"; else printf '%s/%s' "$PWD" "${1#./}"; fi
 }
 
+# lk_is_url TEXT: an etcd URL (etcd://, etcds://), not a path.
+lk_is_url() { [[ $1 == etcd://* || $1 == etcds://* ]]; }
+
+# lk_place PATH|URL: an etcd URL as given, a path made absolute.
+lk_place() { if lk_is_url "$1"; then printf '%s' "$1"; else lk_abspath "$1"; fi; }
+
+# lk_in FOLDER NAME: NAME in FOLDER, a folder of files or of etcd keys (a
+# URL's folder is its prefix: etcd://h:2379/lk/locks/ holds /lk/locks/NAME).
+lk_in() { printf '%s/%s' "${1%/}" "$2"; }
+
+# lk_safe_name TEXT: TEXT usable as one file name or key segment: bytes
+# other than letters, digits, "_", "-" and a "." that does not lead become
+# %XX, "%" included, so distinct TEXTs never share a name.
+lk_safe_name() {
+  local LC_ALL=C s=$1 out="" c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [[ $c == [A-Za-z0-9_-] || ($c == . && i -gt 0) ]]; then
+      out+=$c
+    else
+      printf -v c '%%%02X' "'$c"
+      out+=$c
+    fi
+  done
+  printf '%s' "$out"
+}
+
 # lk_json_str TEXT: TEXT as a JSON string literal (quotes included).
 lk_json_str() {
   local s=$1 out="" c i
@@ -296,19 +323,29 @@ lk_control() {
 
 # --- the lock ---------------------------------------------------------------
 
-# lk_lock_take LOCKFILE SESSION: acquire for this shell ($$) and keep it alive
-# with a background heartbeat. Held by a live engine: exit 1.
+# lk_lock_take LOCK SESSION: acquire LOCK (a file or an etcd key) for this
+# shell ($$) and keep it alive. Held by a live engine: exit 1.
 lk_lock_take() {
-  local rc=0 quiet=()
-  ((LK_QUIET)) && quiet=(-q)
-  lock-acquire "${quiet[@]}" --pid $$ --session "$2" "$1" || rc=$?
+  local rc=0
+  lk_lock_try "$1" "$2" || rc=$?
   if ((rc == 1)); then
     ((LK_QUIET)) && exit 1
     lk_die 1 "session '$2' is held by another engine (see: lock-status $1)"
-  elif ((rc != 0)); then
-    lk_die "$rc" "cannot acquire the lock $1"
   fi
+}
+
+# lk_lock_try LOCK SESSION [-q]: as lk_lock_take, but a lock held by another
+# live owner returns 1 (-q: silently). Any other failure ends the engine.
+lk_lock_try() {
+  local rc=0 quiet=()
+  if ((LK_QUIET)) || [[ ${3:-} == -q ]]; then quiet=(-q); fi
+  lock-acquire "${quiet[@]}" --pid $$ --session "$2" "$1" || rc=$?
+  ((rc == 1)) && return 1
+  ((rc == 0)) || lk_die "$rc" "cannot acquire the lock $1"
   LK_LOCK=$1
+  # An etcd lock's lease is kept alive by the keeper that lock-acquire left
+  # behind for $$ (lock-acquire(1), ETCD KEYS); a lock file by a heartbeat.
+  lk_is_url "$1" && return 0
   lock-heartbeat --every "$LK_HEARTBEAT" --pid $$ "$1" </dev/null {LK_STDIN}<&- &
   LK_HB_PID=$!
 }
