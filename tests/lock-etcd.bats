@@ -125,6 +125,22 @@ keepers() { pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/" || true; }
   assert_output --regexp "^${D}a: live"
 }
 
+@test "lock-release removes only the key it judged: a key put by hand needs --force, a lock taken over meanwhile stays" {
+  rec=$(jq -cn --arg h "$(uname -n)" --argjson p "$(live)" '{session:"a",pid:$p,host:$h,started_at:"2025-01-10T10:00:00Z"}')
+  etcdctl3 put "/lk-test/$BATS_TEST_NUMBER/a" "$rec" >/dev/null
+  run -1 lock-release --pid "$(live)" "$U"
+  run -0 lock-release --force "$U"
+  [ -z "$(etcdctl3 get --print-value-only "/lk-test/$BATS_TEST_NUMBER/a")" ]
+  # COMMAND's lock is forced away and taken by another before COMMAND ends:
+  # lock-acquire's own release at the end must leave the new holder's key
+  other=$(live)
+  run -0 --separate-stderr lock-acquire "$U" -- sh -c 'lock-release --force "$1" && lock-acquire --no-keeper --pid "$2" "$1"' sh "$U" "$other"
+  run -0 lock-status "$U"
+  assert_output --partial "pid $other"
+  run -0 lock-release --pid "$other" "$U"
+  run -1 lock-status -q "$U"
+}
+
 @test "lock-heartbeat: one keep-alive when ours, exit 1 when not; --every ends at release" {
   owner=$(live)
   run -0 lock-acquire --no-keeper --ttl 2 --pid "$owner" "$U"

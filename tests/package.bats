@@ -59,7 +59,7 @@ project_version() {
   echo "$output"
   ! grep -E '^[EW]: ' <<<"$output" || false
   # the only overrides: static linking, which is the design
-  ! grep '^O: ' <<<"$output" | grep -Ev '^O: loopkit: (statically-linked-binary|embedded-library zlib) \[usr/bin/[a-z-]+\]$' || false
+  ! grep '^O: ' <<<"$output" | grep -Ev '^O: loopkit: (statically-linked-binary|embedded-library zlib) \[usr/(bin/[a-z-]+|libexec/loopkit/loopkit-etcd)\]$' || false
 }
 
 @test "the installed tools are stripped static programs, and work" {
@@ -74,6 +74,13 @@ project_version() {
     n=$((n + 1))
   done
   [ "$n" -ge 13 ]
+  # the etcd client is in libexec, stripped and static as well
+  tool=$ROOT/usr/libexec/loopkit/loopkit-etcd
+  [ -x "$tool" ]
+  ! readelf -S "$tool" | grep -q '\.symtab' || false
+  ! readelf -d "$tool" 2>/dev/null | grep -q NEEDED || false
+  run -4 --separate-stderr "$ROOT/usr/bin/state-get" --timeout 1 etcd://127.0.0.1:1/k n
+  [[ $stderr == *"127.0.0.1:1"* ]]
   run -0 "$ROOT/usr/bin/state-get" --version
   [[ $output == *"$(project_version)"* ]]
   run -0 "$ROOT/usr/bin/state-set" s.json status=running iteration:=2

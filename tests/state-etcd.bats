@@ -160,3 +160,25 @@ while True:
   [ "$n" -ge "$ok" ]
   [ "$n" -le $((ok + $(cat err.* | grep -c 'outcome unknown' || true))) ]
 }
+
+@test "the tools on PATH leave the etcd client to libexec/loopkit/loopkit-etcd, which runs their etcd calls" {
+  # the client's requests are in loopkit-etcd alone
+  helper=$(dirname "$(command -v state-get)")/../libexec/loopkit/loopkit-etcd
+  grep -q -a /v3/kv/range "$helper"
+  for tool in state-get state-set lock-acquire lock-heartbeat lock-release lock-status lock-reap; do
+    ! grep -q -a /v3/kv/range "$(command -v "$tool")" || false
+  done
+  # a tool run by a link of another name hands its call over all the same
+  run -0 state-set "$U/s" n:=7
+  ln -s "$(command -v state-get)" sg
+  run -0 ./sg "$U/s" n
+  assert_output 7
+  # by itself it is no command; without it, a URL is exit 4 naming it
+  run -2 "$helper" "$U/s" n
+  mkdir -p lone/bin
+  cp "$(command -v state-get)" lone/bin/
+  run -4 --separate-stderr lone/bin/state-get "$U/s" n
+  assert_equal "$stderr" "state-get: cannot run '$PWD/lone/bin/../libexec/loopkit/loopkit-etcd': No such file or directory"
+  echo '{"n": 1}' >f.json
+  run -0 lone/bin/state-get f.json n
+}

@@ -18,6 +18,7 @@ using namespace loopkit;
 static const ToolInfo info{"lock-acquire", "take a session lock, or hold it while a command runs",
                            "LOCKFILE [-- COMMAND...]", true};
 
+namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   std::optional<long long> pid;
   std::optional<std::string> session;
@@ -30,6 +31,7 @@ struct Config {
   double timeout = 5;
   bool no_keeper = false;
 };
+}  // namespace
 
 // SECONDS, or "inf"/"infinity" (any case, as strtod spells it): wait forever
 static void set_wait(double& field, const std::string& text) {
@@ -116,6 +118,7 @@ static int run_command(const std::string& file, Config& c, const std::vector<std
   return st.status;
 }
 
+#if LOOPKIT_ETCD
 // An etcd URL (contract section 9): the same outcomes and output; the lease
 // is the heartbeat, kept alive every TTL/3 while COMMAND runs, else by a
 // keeper in the background. A lost lease ends COMMAND (SIGTERM) and is exit 4.
@@ -170,13 +173,14 @@ static int run_etcd(const std::string& url, Config& c, const std::vector<std::st
     return static_cast<int>(Exit::system);
   }
   try {
-    etcdlock::release(client, target.key, c.request.owner, false);
+    etcdlock::release_lease(client, got.lease);
   } catch (const Error& e) {
     cli::warn(e.what());  // the lease runs out by itself
   }
   if (st.exec_errno) cli::say(fmt::format("cannot run {}: {}", quoted(command[0]), std::strerror(st.exec_errno)));
   return st.status;
 }
+#endif
 
 static void check_operands(const Args& a) {
   if (a.operands.empty()) fail_usage("missing LOCKFILE");
@@ -191,6 +195,7 @@ static void check_operands(const Args& a) {
 
 static int run(Config& c, const Args& a) {
   check_operands(a);
+  cli::need_etcd(a.operands);
   const std::string& file = lock_operand(a.operands[0]);
   if (c.pid && !a.command.empty()) fail_usage("--pid cannot be given with a COMMAND: lock-acquire owns the lock");
   // with a COMMAND, lock-acquire itself lives as long as the command
@@ -198,7 +203,9 @@ static int run(Config& c, const Args& a) {
   c.request.session = c.session ? *c.session : session_of_path(file);
   if (!is_owner_running(c.request.owner))
     return cli::no(fmt::format("cannot acquire {} for pid {}: it is not running", quoted(file), c.request.owner.pid));
+#if LOOPKIT_ETCD
   if (etcd::is_etcd_url(file)) return run_etcd(file, c, a.command);
+#endif
   if (!a.command.empty()) return run_command(file, c, a.command);
   const double started = monotonic_seconds();
   AcquireResult r = acquire_lock(file, c.request);

@@ -13,11 +13,13 @@ using namespace loopkit;
 
 static const ToolInfo info{"lock-heartbeat", "refresh a lock's heartbeat, once or until its owner dies", "LOCKFILE"};
 
+namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   std::optional<long long> pid;
   double every = 0;    // 0: once
   double timeout = 5;  // etcd URLs
 };
+}  // namespace
 
 static void options(cli::Options& o, Config& c) {
   o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
@@ -26,6 +28,7 @@ static void options(cli::Options& o, Config& c) {
       .etcd_timeout(c.timeout);
 }
 
+#if LOOPKIT_ETCD
 // An etcd lock: the beat is a keep-alive of the key's lease; --every keeps
 // it up while the owner lives, and ends (exit 0) when the lock is released
 // or (exit 1) lost.
@@ -54,9 +57,11 @@ static int run_etcd(const std::string& file, const Config& c, const Owner& owner
   if (int sig = termination_signal()) return 128 + sig;
   return 0;
 }
+#endif
 
 static int run(Config& c, const Args& a) {
   if (a.operands.size() != 1) fail_usage(a.operands.empty() ? "missing LOCKFILE" : "expected one LOCKFILE");
+  cli::need_etcd(a.operands);
   const std::string& file = lock_operand(a.operands[0]);
   Owner owner = owner_process(cli::owner_pid(c.pid));
   // A dead owner's lock is stale; beating it would keep it falsely alive.
@@ -68,7 +73,9 @@ static int run(Config& c, const Args& a) {
   // hand (a beat killed half-way would leave .LOCK.tmp behind) and exits
   // 128+signal, as the signal's default action would have
   if (c.every > 0) catch_termination_signals();
+#if LOOPKIT_ETCD
   if (etcd::is_etcd_url(file)) return run_etcd(file, c, owner);
+#endif
   RefreshResult r =
       c.every > 0 ? keep_heartbeat(file, owner, c.every) : refresh_heartbeat(file, owner, current_epoch());
   if (int sig = termination_signal()) return 128 + sig;

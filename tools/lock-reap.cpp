@@ -10,12 +10,14 @@ using namespace loopkit;
 
 static const ToolInfo info{"lock-reap", "remove stale session locks, for cron sweeps", "DIR|LOCKFILE..."};
 
+namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   StalePolicy policy;
   bool dry_run = false;
   bool json = false;
   double timeout = 5;  // etcd URLs
 };
+}  // namespace
 
 static void options(cli::Options& o, Config& c) {
   o.flag("n,dry-run", "list the stale locks, remove none", c.dry_run)
@@ -24,6 +26,7 @@ static void options(cli::Options& o, Config& c) {
       .etcd_timeout(c.timeout);
 }
 
+#if LOOPKIT_ETCD
 // An etcd URL: expired leases free their keys by themselves; what is left
 // to reap is the lock of a dead owner of this host, removed only if the key
 // is still the one judged (its mod revision), its lease revoked.
@@ -40,13 +43,17 @@ static void reap_etcd(const std::string& url, const Config& c) {
                            describe_owner(k.lock.record), v.reason));
   }
 }
+#endif
 
 static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing DIR or LOCKFILE");
+  cli::need_etcd(a.operands);
   std::vector<std::string> operands;
   for (const auto& operand : a.operands) {
-    if (etcd::is_etcd_url(operand)) reap_etcd(operand, c);
-    else operands.push_back(operand);
+    if (!etcd::is_etcd_url(operand)) operands.push_back(operand);
+#if LOOPKIT_ETCD
+    else reap_etcd(operand, c);
+#endif
   }
   if (operands.empty()) return 0;
   int code = 0;

@@ -10,11 +10,13 @@ using namespace loopkit;
 
 static const ToolInfo info{"lock-release", "remove a session lock that is ours, or any with --force", "LOCKFILE"};
 
+namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   std::optional<long long> pid;
   bool force = false;
   double timeout = 5;  // etcd URLs
 };
+}  // namespace
 
 static void options(cli::Options& o, Config& c) {
   o.integer("pid", "the owner process (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
@@ -26,7 +28,9 @@ static void options(cli::Options& o, Config& c) {
 static int run(Config& c, const Args& a) {
   if (a.operands.size() != 1) fail_usage(a.operands.empty() ? "missing LOCKFILE" : "expected one LOCKFILE");
   const std::string& file = lock_operand(a.operands[0]);
+  cli::need_etcd(a.operands);
   const pid_t pid = cli::owner_pid(c.pid);
+#if LOOPKIT_ETCD
   if (etcd::is_etcd_url(file)) {
     // the key goes only while it holds the lease read; then the lease is revoked
     etcd::Target t = etcd::parse_etcd_url(file);
@@ -40,6 +44,7 @@ static int run(Config& c, const Args& a) {
     LockFile holder = etcdlock::read(client, t.key, false).lock;
     return cli::no(describe_not_ours(file, pid, &holder));
   }
+#endif
   // the mark tells a lock-heartbeat --every of this lock that it may end
   switch (release_lock(file, owner_process(pid), c.force, true)) {
     case Released::removed: return 0;

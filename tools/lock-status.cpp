@@ -11,11 +11,13 @@ using namespace loopkit;
 static const ToolInfo info{"lock-status", "say who holds session locks, and whether they are live or stale",
                            "LOCKFILE|DIR..."};
 
+namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   StalePolicy policy;
   bool json = false;
   double timeout = 5;  // etcd URLs
 };
+}  // namespace
 
 static void options(cli::Options& o, Config& c) {
   o.flag("j,json", "one JSON object per lock: its fields plus file, state, reason, age", c.json)
@@ -23,6 +25,7 @@ static void options(cli::Options& o, Config& c) {
       .etcd_timeout(c.timeout);
 }
 
+#if LOOPKIT_ETCD
 // An etcd URL: a key, or a folder (ending in '/') of keys; the lease is the
 // heartbeat, so only a dead owner of this host makes a lock stale.
 static int status_etcd(const std::string& url, const Config& c) {
@@ -37,6 +40,7 @@ static int status_etcd(const std::string& url, const Config& c) {
   }
   return code;
 }
+#endif
 
 static int run_files(Config& c, const std::vector<std::string>& operands) {
   const bool one = names_one_lock(operands);
@@ -61,11 +65,14 @@ static int run_files(Config& c, const std::vector<std::string>& operands) {
 
 static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing LOCKFILE or DIR");
+  cli::need_etcd(a.operands);
   std::vector<std::string> files;
   int etcd_code = 0;
   for (const auto& operand : a.operands) {
     if (!etcd::is_etcd_url(operand)) files.push_back(operand);
+#if LOOPKIT_ETCD
     else if (int code = status_etcd(operand, c)) etcd_code = code;
+#endif
   }
   if (files.empty()) return etcd_code;
   if (int code = run_files(c, files)) return code;

@@ -2,16 +2,19 @@
 #include "cli/tool.hpp"
 #include "core/complete.hpp"
 #include "core/state.hpp"
+#include "sys/etcd_url.hpp"
 
 using namespace loopkit;
 
 static const ToolInfo info{"state-get", "print values at paths of a JSON document", "FILE PATH..."};
 
+namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   Query query;
   unsigned modes = 0;                        // the distinct modes given: one at most
   std::optional<std::string> complete_path;  // for the shells' completion
 };
+}  // namespace
 
 static void options(cli::Options& o, Config& c) {
   Query& q = c.query;
@@ -95,6 +98,7 @@ static int run(const Query& q) {
 
 int main(int argc, char** argv) {
   return tool_main<Config>(info, argc, argv, options, [](Config& c, const Args& a) {
+    if (!a.operands.empty() && etcd::is_etcd_url(a.operands[0])) cli::need_etcd();
     if (c.complete_path) {
       if (a.operands.size() != 1) fail_usage("--complete-path takes FILE alone");
       for (const auto& p : complete_path(a.operands[0], *c.complete_path)) cli::out(p + "\n");

@@ -2,6 +2,7 @@
 #include "cli/tool.hpp"
 #include "core/shellwords.hpp"
 #include "core/state.hpp"
+#include "sys/etcd_url.hpp"
 #include "sys/clock.hpp"
 #include "sys/interrupt.hpp"
 
@@ -9,6 +10,7 @@ using namespace loopkit;
 
 static const ToolInfo info{"state-set", "change values in a JSON document atomically", "FILE ASSIGNMENT..."};
 
+namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   Update update;
   bool print = false;
@@ -17,6 +19,7 @@ struct Config {
   bool compact = false, no_sync = false;
   std::optional<long long> indent;
 };
+}  // namespace
 
 // The edits of --delete, --now and --epoch, the checks of --expect and
 // --require and the ASSIGNMENT operands are one sequence: those options are
@@ -166,6 +169,7 @@ static int run(const Config& c) {
 
 int main(int argc, char** argv) {
   return tool_main<Config>(info, argc, argv, options, [](Config& c, const Args& a) {
+    if (!a.operands.empty() && etcd::is_etcd_url(a.operands[0])) cli::need_etcd();
     parse_sequence(c, a);
     return run(c);
   });

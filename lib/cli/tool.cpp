@@ -12,12 +12,16 @@
 #include <unistd.h>
 
 #include "sys/clock.hpp"
+#include "sys/etcd_url.hpp"
+#include "sys/spawn.hpp"
 
 namespace loopkit {
 
 namespace {
 const char* g_program = "loopkit";
 bool g_quiet = false;
+int g_argc = 0;
+char** g_argv = nullptr;
 
 // cxxopts quotes with typographic marks and capitalises; git style does neither
 std::string plain_message(const std::string& text) {
@@ -84,6 +88,23 @@ double number(const std::string& text, std::string_view option, double min, doub
 }
 
 pid_t owner_pid(const std::optional<long long>& pid) { return pid ? static_cast<pid_t>(*pid) : getppid(); }
+
+bool etcd_built_in = false;
+
+void need_etcd() {
+  if (etcd_built_in) return;
+  std::string helper = self_folder() + "/" LOOPKIT_ETCD_HELPER;  // bin/../libexec/loopkit/loopkit-etcd
+  // argv[0] names the tool loopkit-etcd runs, whatever name ran this one
+  std::vector<char*> argv(g_argv, g_argv + g_argc);
+  argv[0] = const_cast<char*>(g_program);
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  exec_replacing(helper, argv.data());
+}
+
+void need_etcd(const std::vector<std::string>& operands) {
+  if (std::any_of(operands.begin(), operands.end(), [](const auto& o) { return etcd::is_etcd_url(o); })) need_etcd();
+}
 
 int no(std::string_view message) {
   if (!g_quiet) say(message);
@@ -378,6 +399,8 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
 int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<void(cli::Options&)>& declare,
              const std::function<int(const Args&)>& run) {
   g_program = info.name;
+  g_argc = argc;
+  g_argv = argv;
   g_quiet = false;  // bound to -q, and set only when it is given
   int code = 0;
   try {

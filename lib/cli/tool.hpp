@@ -49,6 +49,17 @@ double number(const std::string& text, std::string_view option, double min, doub
 // --pid PID when given, else the tool's parent: the shell that called it
 pid_t owner_pid(const std::optional<long long>& pid);
 
+// The tools on PATH are built without the etcd client: its start-up
+// (Asio's and OpenSSL's static constructors, a bigger image to map) would
+// cost every call on a file. libexec/loopkit/loopkit-etcd holds the same
+// tools built with it, and its main sets etcd_built_in. A tool calls
+// need_etcd() as soon as it sees an etcd URL operand, before it reads
+// standard input or touches a file: without the client, it hands its whole
+// call (argv, environment, descriptors) to loopkit-etcd by exec(2).
+extern bool etcd_built_in;
+void need_etcd();
+void need_etcd(const std::vector<std::string>& operands);  // when any of them is an etcd URL
+
 // The table of a tool's options: each declared once, with its help, its
 // argument's name and the field of the tool's config that it sets. --help
 // and --completion-helper (and so the completions) are printed from it.

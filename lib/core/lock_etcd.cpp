@@ -147,15 +147,22 @@ Released release(etcd::Client& client, const std::string& key, const Owner& owne
     if (k.lock.state == LockFile::missing) return Released::missing;
     if (!force && (k.lock.state != LockFile::readable || !is_lock_ours(k.lock.record, owner)))
       return Released::not_ours;
+    if (k.lease) {
+      // only the key's holder knows its lease, so a key that still carries it
+      // is still the one judged; gone, it was lost or taken: judge it again
+      if (client.lease_revoke(k.lease)) return Released::removed;
+      continue;
+    }
+    // a key without a lease (put by hand) is deleted only as it was read
     etcd::Txn t;
     t.compare.push_back(etcd::Compare::of(key, etcd::Field::mod_revision, etcd::Relation::equal, k.revision));
-    t.compare.push_back(etcd::Compare::of(key, etcd::Field::lease, etcd::Relation::equal, k.lease));
+    t.compare.push_back(etcd::Compare::of(key, etcd::Field::lease, etcd::Relation::equal, 0));
     t.success.push_back(etcd::Op::remove_key(key));
-    if (!client.txn(t).succeeded) continue;  // changed under us: judge it again
-    if (k.lease) client.lease_revoke(k.lease);
-    return Released::removed;
+    if (client.txn(t).succeeded) return Released::removed;
   }
 }
+
+bool release_lease(etcd::Client& client, int64_t lease) { return lease && client.lease_revoke(lease); }
 
 RefreshResult refresh(etcd::Client& client, const std::string& key, const Owner& owner, int64_t* lease) {
   RefreshResult r;

@@ -39,9 +39,16 @@ Acquired acquire(etcd::Client& client, const std::string& key, const AcquireRequ
 // The lock's lease kept alive; false when the lease is gone (the lock is lost).
 bool keep_alive(etcd::Client& client, int64_t lease);
 
-// Delete the key only while it holds lease, then revoke the lease.
-// Released::missing when there is no key, not_ours when another holds it.
+// Delete the key only while it still holds the lease it was judged by: the
+// lease is revoked, which deletes the keys attached to it and nothing else,
+// in one write. Released::missing when there is no key, not_ours when
+// another holds it.
 Released release(etcd::Client& client, const std::string& key, const Owner& owner, bool force);
+
+// A lock whose lease we hold (lock-acquire's own, COMMAND done): revoking the
+// lease removes the key if it is still ours. False when the lease had already
+// run out, and the key with it.
+bool release_lease(etcd::Client& client, int64_t lease);
 
 // Refresh (one keep-alive) if ours.
 RefreshResult refresh(etcd::Client& client, const std::string& key, const Owner& owner, int64_t* lease);

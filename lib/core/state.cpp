@@ -103,6 +103,17 @@ void answer(std::string_view text, std::string_view subject, const Query& q, con
 
 }  // namespace
 
+const StateOnEtcd* state_on_etcd = nullptr;
+
+namespace {
+
+const StateOnEtcd& on_etcd(const std::string& url) {
+  if (!state_on_etcd) fail(Exit::system, fmt::format("{}: this program is built without the etcd client", quoted(url)));
+  return *state_on_etcd;
+}
+
+}  // namespace
+
 QueryResult query_state(const Query& q) {
   QueryResult r;
   scan::Want want;
@@ -112,7 +123,7 @@ QueryResult query_state(const Query& q) {
   boost::json::storage_ptr arena = boost::json::make_shared_resource<boost::json::monotonic_resource>();
   std::string shell_out;
   if (etcd::is_etcd_url(q.file)) {
-    std::optional<std::string> value = read_state_etcd(q.file, q.timeout);
+    std::optional<std::string> value = on_etcd(q.file).read(q.file, q.timeout);
     if (!value && q.must_exist) {
       r.no = fmt::format("{}: no such key", quoted(q.file));
       return r;
@@ -334,7 +345,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
 }
 
 UpdateResult update_state_file(const Update& u) {
-  if (etcd::is_etcd_url(u.file)) return update_state_etcd(u);
+  if (etcd::is_etcd_url(u.file)) return on_etcd(u.file).update(u);
   if (u.file != "-") return update_document(u, nullptr);
   // "-": a filter, the document from stdin and the result in r.text
   const Document in{.subject = "standard input",

@@ -94,8 +94,15 @@ struct Document {
 UpdateResult update_document(const Update& u, const Document* given);
 
 // etcd://, etcds://: the key's value (nullopt: no such key), and state-set's
-// compare-and-set loop over update_document (contract section 9)
-std::optional<std::string> read_state_etcd(const std::string& url, double timeout_seconds);
-UpdateResult update_state_etcd(const Update& u);
+// compare-and-set loop over update_document (contract section 9). Reached
+// through state_on_etcd, which only loopkit-etcd's main sets (the tools on
+// PATH leave the client out: cli::need_etcd), so that nothing here links
+// the client in unless that main names etcd_state.
+struct StateOnEtcd {
+  std::optional<std::string> (*read)(const std::string& url, double timeout_seconds);
+  UpdateResult (*update)(const Update& u);
+};
+extern const StateOnEtcd* state_on_etcd;
+extern const StateOnEtcd etcd_state;  // state_etcd.cpp
 
 }  // namespace loopkit

@@ -26,8 +26,6 @@ etcd::Target key_target(const std::string& url) {
 // NUL byte keeps these keys out of every folder of keys that start with '/'.
 std::string write_id_key(const std::string& key) { return std::string("\0loopkit/write-id", 17) + key; }
 
-}  // namespace
-
 std::optional<std::string> read_state_etcd(const std::string& url, double timeout_seconds) {
   etcd::Target t = key_target(url);
   etcd::Client client(t, timeout_seconds);
@@ -65,5 +63,9 @@ UpdateResult update_state_etcd(const Update& u) {
     }
   }
 }
+
+}  // namespace
+
+const StateOnEtcd etcd_state{read_state_etcd, update_state_etcd};
 
 }  // namespace loopkit

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,28 +66,62 @@ int HeldSignals::pause(double seconds) {
   }
 }
 
-ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds, const std::function<void()>& on_tick) {
+// posix_spawnp shares our memory with the child until it execs (no page
+// tables copied, as fork would) and reports exec's error itself. Only for
+// a file without "#!" does glibc's posix_spawnp not fall back to sh as
+// execvp does: that case is run by fork and execvp, as before.
+static pid_t spawn_command(const std::vector<std::string>& argv, int& exec_errno) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &g_original_mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  pid_t pid = -1;
+  int err = posix_spawnp(&pid, args[0], nullptr, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  if (err == 0) return pid;
+  if (err == EAGAIN) fail_system(err, "fork for", argv[0]);
+  if (err != ENOEXEC) {
+    exec_errno = err;
+    return -1;
+  }
   // exec reports its failure through a close-on-exec pipe: EOF means it ran
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
   Fd rd(fds[0]), wr(fds[1]);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = fork();
+  pid = fork();
   if (pid < 0) fail_system(errno, "fork for", argv[0]);
   if (pid == 0) {
     sigprocmask(SIG_SETMASK, &g_original_mask, nullptr);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
-    int err = errno;
-    (void)!write(wr.get(), &err, sizeof err);
-    _exit(err == ENOENT ? 127 : 126);
+    int e = errno;
+    (void)!write(wr.get(), &e, sizeof e);
+    _exit(e == ENOENT ? 127 : 126);
   }
   wr.reset();
+  ssize_t n;
+  do n = read(rd.get(), &err, sizeof err);
+  while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof err)) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    exec_errno = err;
+    return -1;
+  }
+  return pid;
+}
 
+ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds, const std::function<void()>& on_tick) {
   ChildStatus result;
+  pid_t pid = spawn_command(argv, result.exec_errno);
+  if (pid < 0) {
+    result.status = result.exec_errno == ENOENT ? 127 : 126;
+    return result;
+  }
   sigset_t set = held_set(true);
   double next_tick = monotonic_seconds() + tick_seconds;
   for (;;) {
@@ -109,10 +144,6 @@ ChildStatus run_child(const std::vector<std::string>& argv, double tick_seconds,
       kill(pid, sig);
     }
   }
-  ssize_t n;
-  do n = read(rd.get(), &result.exec_errno, sizeof result.exec_errno);
-  while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(sizeof result.exec_errno)) result.exec_errno = 0;
   return result;
 }
 
@@ -147,6 +178,20 @@ void start_detached(const std::function<void()>& body) {
   while (waitpid(middle, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_system(EAGAIN, "fork", "a background process");
+}
+
+void exec_replacing(const std::string& path, char* const* argv) {
+  execv(path.c_str(), argv);
+  fail_system(errno, "run", path);
+}
+
+std::string self_folder() {
+  std::string exe(4096, '\0');
+  ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size());
+  if (n <= 0 || static_cast<std::size_t>(n) >= exe.size())
+    fail_system(n < 0 ? errno : ENAMETOOLONG, "read", "/proc/self/exe");
+  exe.resize(static_cast<std::size_t>(n));
+  return exe.substr(0, exe.rfind('/'));
 }
 
 }  // namespace loopkit

@@ -46,4 +46,11 @@ void terminate_child();
 // throws. Returns once the grandchild has been started.
 void start_detached(const std::function<void()>& body);
 
+// This process replaced by the program at path with argv (argv[0] as given,
+// null-terminated). Returns only by throwing: "cannot run 'PATH'", exit 4.
+[[noreturn]] void exec_replacing(const std::string& path, char* const* argv);
+
+// The folder of the running executable (/proc/self/exe, links resolved).
+std::string self_folder();
+
 }  // namespace loopkit
