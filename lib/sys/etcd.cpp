@@ -110,7 +110,9 @@ std::string number(int64_t n) { return std::to_string(n); }
 // control bytes).
 std::string printable_line(std::string_view body, std::size_t max) {
   std::string out;
-  for (char c : body.substr(0, body.find('\n'))) {
+  std::string_view line = body.substr(0, body.find('\n'));
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  for (char c : line) {
     if (out.size() == max) return out + "...";
     out += c >= ' ' && c <= '~' ? c : '?';
   }

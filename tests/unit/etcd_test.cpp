@@ -482,7 +482,7 @@ TEST_CASE("a server that does not speak HTTP, or not etcd, is exit 4", "[.etcd][
   });
   Client w(target_of("etcd://" + web.endpoint() + "/k"), 2);
   CHECK(exit_of([&] { w.get("/k"); }, &message) == 4);
-  CHECK(message == "'" + web.endpoint() + "' does not answer as etcd (HTTP 404)");
+  CHECK(message == "'" + web.endpoint() + "' does not answer as etcd (HTTP 404): <html/>");
 }
 
 TEST_CASE("a write whose answer is lost is outcome unknown, a read is retried", "[.etcd][etcd]") {
