@@ -8,14 +8,10 @@ setup_file() { etcd_start; }
 teardown_file() { etcd_stop; }
 setup() {
   etcd_setup
-  U="${D%/}"
   K="/lk-test/$BATS_TEST_NUMBER"
 }
 
 : "${LOOPKIT_SCRIPTS:=$LOOPKIT_SOURCE/scripts}"
-etcdget() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get --print-value-only "$1"; }
-etcdput() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" put "$1" -- "$2" >/dev/null; }
-etcdkeys() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get --keys-only --prefix "$1" | sed '/^$/d'; }
 
 # the engines themselves, not a function around them: background runs are
 # killed and waited for by their own pids

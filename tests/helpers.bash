@@ -46,12 +46,17 @@ etcd_start() {
 etcd_stop() {
   [[ -z ${ETCD_DIR:-} ]] || "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" stop "$ETCD_DIR"
 }
-# setup for those files: D is a key folder of the test's own
+# setup for those files: D is a key folder of the test's own, U the key of
+# that name (etcd://EP/lk-test/N), for keys under it
 etcd_setup() {
   loopkit_setup # clears LOOPKIT_*: the endpoints are in ENDPOINTS
   # shellcheck disable=SC2034 # read by the test files
-  D="etcd://$ENDPOINTS/lk-test/$BATS_TEST_NUMBER/"
+  D="etcd://$ENDPOINTS/lk-test/$BATS_TEST_NUMBER/" U="etcd://$ENDPOINTS/lk-test/$BATS_TEST_NUMBER"
 }
+# etcdctl on the sandbox: a key's value, a put, the keys under a prefix
+etcdget() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get --print-value-only "$1"; }
+etcdput() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" put "$1" -- "$2" >/dev/null; }
+etcdkeys() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get --keys-only --prefix "$1" | sed '/^$/d'; }
 
 # a live process that is not ours to wait for; killed at teardown
 live() {

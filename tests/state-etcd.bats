@@ -5,13 +5,7 @@
 load helpers
 setup_file() { etcd_start; }
 teardown_file() { etcd_stop; }
-setup() {
-  etcd_setup
-  U="${D%/}"
-}
-
-etcdget() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get --print-value-only "$1"; }
-etcdput() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" put "$1" -- "$2" >/dev/null; }
+setup() { etcd_setup; }
 
 @test "state-get: a missing key reads as {}; --must-exist says no, exit 1" {
   run -1 --separate-stderr state-get "$U/s" status
