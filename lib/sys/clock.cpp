@@ -36,10 +36,21 @@ std::optional<int64_t> clock_override() {
 
 void check_clock_override() { (void)clock_override(); }
 
+namespace {
+// time(2) reads the kernel's coarse clock, which can lag a tick behind the
+// CLOCK_REALTIME that date(1) shows: a script that saw `date +%s` pass a second
+// could still be stamped with the one before. Read the same clock as date.
+int64_t realtime_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec);
+}
+}  // namespace
+
 int64_t now_epoch() {
   static const int64_t now = [] {
     if (auto v = clock_override()) return *v;
-    return static_cast<int64_t>(std::time(nullptr));
+    return realtime_seconds();
   }();
   return now;
 }
@@ -49,7 +60,7 @@ int64_t current_epoch() {
     const char* env = std::getenv("LOOPKIT_NOW");
     return env && *env;
   }();
-  return faked ? now_epoch() : static_cast<int64_t>(std::time(nullptr));
+  return faked ? now_epoch() : realtime_seconds();
 }
 
 std::string iso8601_utc(int64_t epoch) {
