@@ -479,6 +479,43 @@ PY
   assert_output $'-1\n2\n1.5'
 }
 
+# A file of 4 to 32 MiB is read into huge pages, not mapped, where the
+# kernel offers them: its bytes still stand at their file offsets, so the
+# untouched slices are copied from the file and a bad one backed up whole.
+@test "state-set: a 6 MB file keeps every untouched byte, and a bad one is backed up whole" {
+  python3 -c 'print("{\"a\": 1, \"pad\": \"" + "x" * 6000000 + "\", \"z\": 2.50}")' >big.json
+  cp big.json before
+  run -0 state-set --no-sync big.json a:=5 'z+=1'
+  sed -e 's/"a": 1,/"a": 5,/' -e 's/"z": 2.50}/"z": 3.5}/' before >want
+  cmp big.json want
+  run -0 state-get big.json a z
+  assert_output $'5\n3.5'
+  # invalid at the very end: the backup is the whole file, byte for byte
+  { head -c -1 before; printf ',\n'; } >big.json
+  cp big.json bad
+  run -0 --separate-stderr state-set --on-invalid backup --init '{"v":1}' big.json a=2
+  cmp big.json.backup bad
+  run -0 state-get big.json .
+  assert_output '{"v":1,"a":"2"}'
+}
+
+@test "state-set and state-get: a read error on a 6 MB file is exit 4, nothing written" {
+  need_strace
+  grep -qE '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
+    skip "no transparent huge pages here: the file is mapped, not read"
+  python3 -c 'print("{\"a\": 1, \"pad\": \"" + "x" * 6000000 + "\"}")' >big.json
+  cp big.json before
+  for tool in state-get state-set; do
+    args=(a) && [ "$tool" = state-set ] && args=(a:=2)
+    rc=0
+    strace -f -o /dev/null -e inject=pread64:error=EIO "$LOOPKIT_BIN/$tool" big.json "${args[@]}" 2>err || rc=$?
+    [ "$rc" -eq 4 ] || { echo "$tool: exit $rc"; cat err; false; }
+    grep -q "^$tool: cannot read 'big.json': Input/output error" err
+    cmp big.json before
+  done
+  [ "$(ls -A | sort | tr '\n' ' ')" = "before big.json err " ]
+}
+
 @test "state-set: 10 000 edits in one run apply in order, each seeing the last" {
   python3 -c 'import json; json.dump({"h": [{"i": i, "p": False} for i in range(20000)]}, open("s.json", "w"))'
   args=()

@@ -192,7 +192,7 @@ void back_up(const Update& u, const LockedForReplace& lk, const MappedFile& file
   std::string backup = resolve_symlinks(u.file) + ".backup";
   write_file_atomic_with(backup, {.mode = lk.mode, .sync = u.sync, .follow_symlink = false},
                          [&](int fd, const std::string& tmp) {
-                           if (file.mapped()) copy_range(lk.fd.get(), 0, fd, file.text().size(), tmp);
+                           if (file.at_file_offsets()) copy_range(lk.fd.get(), 0, fd, file.text().size(), tmp);
                            else write_all(fd, file.text(), tmp);
                          });
   if (u.on_warning) u.on_warning(fmt::format("{}; moved it to {} and started again", why, quoted(u.file + ".backup")));

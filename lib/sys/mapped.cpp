@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +22,49 @@ namespace {
 constexpr std::size_t populate_limit = std::size_t(32) << 20;
 constexpr std::size_t page = 4096;
 constexpr std::size_t release_step = std::size_t(4) << 20;
+// From this size up to populate_limit a file is read into huge pages when
+// the kernel offers them; below, a mapping's few faults cost less.
+constexpr std::size_t huge_from = std::size_t(4) << 20;
+constexpr std::size_t huge_page = std::size_t(2) << 20;
+
+// "never" (or no THP at all) would leave a read buffer in 4 KiB pages,
+// each faulted and zeroed: several times slower than the mapping.
+bool huge_pages_offered() {
+  char buf[64];
+  int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t got = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (got <= 0) return false;
+  buf[got] = '\0';
+  return std::strstr(buf, "[always]") || std::strstr(buf, "[madvise]");
+}
+
+// Reads len bytes at offset 0 of fd into an anonymous mapping aligned to
+// huge pages; returns the mapping and sets got to the bytes read (fewer
+// when the file shrank), or returns null when it cannot (then the caller
+// maps the file).
+void* read_into_huge_pages(int fd, std::size_t len, std::size_t& buffer_len, std::size_t& got,
+                           std::string_view subject) {
+  buffer_len = (len + huge_page - 1) / huge_page * huge_page + huge_page;
+  void* raw = mmap(nullptr, buffer_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  auto* start = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge_page - 1) & ~(huge_page - 1));
+  madvise(start, len, MADV_HUGEPAGE);
+  got = 0;
+  while (got < len) {
+    ssize_t n = pread(fd, start + got, len - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      munmap(raw, buffer_len);
+      fail_system(e, "read", subject);
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  return raw;
+}
 }  // namespace
 
 MappedFile::MappedFile(int fd, std::string_view subject) : fd_(fd) {
@@ -26,6 +72,16 @@ MappedFile::MappedFile(int fd, std::string_view subject) : fd_(fd) {
   if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     len_ = static_cast<std::size_t>(st.st_size);
+    if (len_ >= huge_from && len_ <= populate_limit && huge_pages_offered()) {
+      std::size_t got = 0;
+      buffer_ = read_into_huge_pages(fd, len_, buffer_len_, got, subject);
+      if (buffer_) {
+        auto raw = reinterpret_cast<std::uintptr_t>(buffer_);
+        map_ = reinterpret_cast<void*>((raw + huge_page - 1) & ~(huge_page - 1));
+        len_ = got;
+        return;
+      }
+    }
     int populate = len_ <= populate_limit ? MAP_POPULATE : 0;
     void* m = mmap(nullptr, len_, PROT_READ, MAP_PRIVATE | populate, fd, 0);
     if (m != MAP_FAILED) {
@@ -42,17 +98,20 @@ MappedFile::MappedFile(MappedFile&& o) noexcept
     : fd_(o.fd_),
       map_(std::exchange(o.map_, nullptr)),
       len_(o.len_),
+      buffer_(std::exchange(o.buffer_, nullptr)),
+      buffer_len_(o.buffer_len_),
       released_(o.released_),
       owned_(std::move(o.owned_)) {}
 
 MappedFile::~MappedFile() {
-  if (map_) munmap(map_, len_);
+  if (buffer_) munmap(buffer_, buffer_len_);
+  else if (map_) munmap(map_, len_);
 }
 
 void MappedFile::release_before(std::size_t off) {
   // a small file stays whole (it was populated at once); a big one gives
   // its pages back a few MiB at a time, not a system call per page
-  if (!map_ || len_ <= populate_limit) return;
+  if (!map_ || buffer_ || len_ <= populate_limit) return;
   off = std::min(off, len_) & ~(page - 1);
   if (off < released_ + release_step && off != (len_ & ~(page - 1))) return;
   madvise(static_cast<char*>(map_) + released_, off - released_, MADV_DONTNEED);

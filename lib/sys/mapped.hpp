@@ -1,6 +1,10 @@
 // A file's bytes for one forward pass: a regular file is mapped read-only
 // (nothing copied), and the pages the pass has left behind can be given
 // back, so that the resident set stays bounded whatever the file's size.
+// A file of a few MiB, where transparent huge pages are on, is read
+// instead into memory in 2 MiB pages: one copy by the kernel costs less
+// than a fault and a TLB miss for each of its 4 KiB pages (measured in
+// docs/performance.md).
 #pragma once
 #include <cstddef>
 #include <string>
@@ -12,8 +16,9 @@ namespace loopkit {
 class MappedFile {
 public:
   // The bytes of the open file fd: a regular file is mapped (populated at
-  // once when small, faulted in as read when big); anything else (a pipe)
-  // is read whole into memory. exit 4 naming subject.
+  // once when small, faulted in as read when big) or read into huge pages
+  // (see above); anything else (a pipe) is read whole into memory. exit 4
+  // naming subject.
   MappedFile(int fd, std::string_view subject);
   MappedFile(MappedFile&& o) noexcept;
   MappedFile& operator=(MappedFile&&) = delete;
@@ -21,7 +26,10 @@ public:
   ~MappedFile();
 
   std::string_view text() const { return map_ ? std::string_view(static_cast<const char*>(map_), len_) : owned_; }
-  bool mapped() const { return map_ != nullptr; }
+  // text() is the regular file's bytes at their own offsets (mapped, or
+  // read whole from offset 0), so that copy_range from fd can stand in for
+  // any span of it.
+  bool at_file_offsets() const { return map_ != nullptr; }
   int fd() const { return fd_; }
   // Drops the resident pages wholly before offset off (the data stays: a
   // later read faults them back in from the page cache), a few MiB at a
@@ -33,8 +41,10 @@ public:
 
 private:
   int fd_;
-  void* map_ = nullptr;
+  void* map_ = nullptr;  // the text: the mapping, or inside buffer_
   std::size_t len_ = 0;
+  void* buffer_ = nullptr;  // an anonymous mapping the file was read into, or null
+  std::size_t buffer_len_ = 0;
   std::size_t released_ = 0;
   std::string owned_;
 };

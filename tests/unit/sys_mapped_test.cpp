@@ -35,7 +35,7 @@ TEST_CASE("a mapped file reads the same after its pages are released", "[mapped]
   d.write("f", data);
   Fd fd = open_fd(d.path("f"), O_RDONLY);
   MappedFile m(fd.get(), "f");
-  CHECK(m.mapped());
+  CHECK(m.at_file_offsets());
   CHECK(m.text() == data);
   m.release_before((std::size_t(20) << 20) + 10);  // rounded down to a page
   m.release_before(4096);                          // going back is a no-op
@@ -45,6 +45,22 @@ TEST_CASE("a mapped file reads the same after its pages are released", "[mapped]
   CHECK(m.offset_of("elsewhere") == std::string_view::npos);
 }
 
+TEST_CASE("a file of a few MiB reads the same, at its own offsets, read or mapped", "[mapped]") {
+  Scratch d;
+  // in the range read into huge pages where the kernel offers them
+  std::string data = pattern((std::size_t(9) << 20) + 77);
+  d.write("f", data);
+  Fd fd = open_fd(d.path("f"), O_RDONLY);
+  MappedFile m(fd.get(), "f");
+  CHECK(m.at_file_offsets());
+  CHECK(m.text() == data);
+  CHECK(m.offset_of(m.text().substr(data.size() - 5)) == data.size() - 5);
+  m.release_before(data.size());  // a file this small is kept whole
+  CHECK(m.text() == data);
+  MappedFile moved(std::move(m));
+  CHECK(moved.text() == data);
+}
+
 TEST_CASE("a pipe is read into memory, and release_before does nothing", "[mapped]") {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
@@ -52,7 +68,7 @@ TEST_CASE("a pipe is read into memory, and release_before does nothing", "[mappe
   close(fds[1]);
   MappedFile m(fds[0], "pipe");
   close(fds[0]);
-  CHECK_FALSE(m.mapped());
+  CHECK_FALSE(m.at_file_offsets());
   m.release_before(4096);
   CHECK(m.text() == "{\"a\":1}");
 }
