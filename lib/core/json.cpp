@@ -161,7 +161,7 @@ const std::string& Builder::literal_prefix() {
     // 0xFF never occurs in UTF-8, and every string a value can hold has
     // been checked to be UTF-8: no data can spell this prefix, whatever it
     // guesses of the random tag (the fuzzer learnt a NUL-led one)
-    return "\xff" + fmt::format("lk{:08x}{:08x}#", rd(), rd());
+    return fmt::format("\xfflk{:08x}{:08x}#", rd(), rd());
   }();
   return prefix;
 }

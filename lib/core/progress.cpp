@@ -596,7 +596,10 @@ std::string entry_json(std::string_view entry) {
   auto text = [](std::string_view s) { return json::quote(json::to_utf8(s)); };
   auto list = [&](const std::vector<std::string>& items) {
     std::string out = "[";
-    for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + text(items[i]);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i) out += ',';
+      out += text(items[i]);
+    }
     return out + "]";
   };
   std::string out = "{\"date\":";
