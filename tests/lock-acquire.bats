@@ -116,7 +116,7 @@ wait_for_file() {
   seed_lock race.lock "$(dead_pid)"
   a=$(live) b=$(live)
   # the first contender holds the folder's flock for a second around its rename
-  (rc=0; strace -f -o /dev/null -e inject=rename:delay_enter=1000000 lock-acquire -q --pid "$a" race.lock || rc=$?
+  (rc=0; strace -f -o /dev/null -e inject=rename,renameat2:delay_enter=1000000 lock-acquire -q --pid "$a" race.lock || rc=$?
    echo "$rc" >rc.a) &
   # its temporary file exists only while it holds the flock
   wait_for_file .race.lock.tmp

@@ -157,6 +157,21 @@ ended_with() {
   done
 }
 
+@test "a lock deleted while its beat is being written is not brought back" {
+  need_strace
+  lock-acquire --pid $$ a.lock
+  # the beat's rename is held 3 s, time enough to rm the lock under it (rm
+  # takes no flock); a plain rename would recreate the lock it replaces
+  strace -f -o /dev/null -e trace=rename,renameat,renameat2 \
+    -e inject=rename,renameat,renameat2:delay_enter=3000000 lock-heartbeat --pid $$ a.lock 2>err &
+  hb=$!
+  wait_for .a.lock.tmp
+  rm a.lock
+  ended_with 1 "lock-heartbeat: no lock 'a.lock'"
+  assert [ ! -e a.lock ]
+  assert [ ! -e .a.lock.tmp ]
+}
+
 @test "a lock file that is a symlink or FIFO is refused, nothing written through it" {
   lock-acquire --pid $$ real.lock
   cp real.lock before

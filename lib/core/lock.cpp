@@ -109,10 +109,12 @@ bool create_lock_exclusively(const std::string& path, const json::object& record
   return true;
 }
 
-// The rename() half: only ever called holding the folder's flock.
-void replace_lock_under_flock(const std::string& path, const json::object& record, const std::string& old_text) {
+// The rename() half: only ever called holding the folder's flock. Returns
+// false, writing nothing, when the lock file was deleted since it was read
+// (rm takes no flock): a beat or a refresh must not bring it back.
+bool replace_lock_under_flock(const std::string& path, const json::object& record, const std::string& old_text) {
   try {
-    write_file_atomic(path, lock_text(record), {.mode = 0644, .follow_symlink = false});
+    return write_file_atomic(path, lock_text(record), {.mode = 0644, .follow_symlink = false, .only_if_present = true});
   } catch (const Error&) {
     // the rename may have been made before the folder's sync failed: put
     // the old lock back (best effort), so that a failure changes nothing
@@ -272,7 +274,7 @@ AcquireResult try_acquire(const std::string& path, const json::object& mine, con
     if (held.state == LockFile::readable && is_lock_ours(held.record, req.owner)) {
       res.outcome = AcquireResult::refreshed;
       res.record = refreshed_record(held, req.owner, now_epoch(), std::nullopt);
-      replace_lock_under_flock(path, res.record, held.text);
+      if (!replace_lock_under_flock(path, res.record, held.text)) continue;  // deleted meanwhile
       return res;
     }
     res.verdict = judge_lock(held, req.policy);
@@ -283,7 +285,7 @@ AcquireResult try_acquire(const std::string& path, const json::object& mine, con
     }
     res.outcome = AcquireResult::took_over;
     res.record = mine;
-    replace_lock_under_flock(path, mine, held.text);
+    if (!replace_lock_under_flock(path, mine, held.text)) continue;  // deleted meanwhile
     return res;
   }
 }
@@ -336,7 +338,10 @@ RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int
     return res;
   }
   json::object written = refreshed_record(res.holder, owner, now, every);
-  replace_lock_under_flock(path, written, res.holder.text);
+  if (!replace_lock_under_flock(path, written, res.holder.text)) {
+    res.holder = LockFile{};  // deleted since it was read: missing
+    return res;
+  }
   res.outcome = RefreshResult::refreshed;
   res.started_at = string_member(written, "started_at");
   return res;

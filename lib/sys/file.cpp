@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>  // renameat2
 #include <cstdlib>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -150,19 +151,37 @@ struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t
   return st;
 }
 
-void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how) {
-  if (!how.exclusive) {
-    write_file_atomic_with(path, how, [&](int fd, const std::string& tmp) { write_all(fd, data, tmp); });
-    return;
-  }
+bool write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how) {
+  if (!how.exclusive)
+    return write_file_atomic_with(path, how, [&](int fd, const std::string& tmp) { write_all(fd, data, tmp); });
   const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
   struct stat st;
   // link() fails if the name was taken meanwhile; rename() would replace it
   if (lstat(target.c_str(), &st) == 0 || !link_new_file(target, data, how.mode)) fail_system(EEXIST, "create", path);
   if (how.sync) fsync_dir(dir_name(target));
+  return true;
 }
 
-void write_file_atomic_with(const std::string& path, const AtomicWrite& how,
+namespace {
+// rename(tmp, target) for a target that must still be there. Exchanging the
+// two names fails with ENOENT, changing nothing, when target has gone;
+// otherwise the old file is left at tmp, to be unlinked. Where the file
+// system cannot exchange, a look just before the rename narrows the window.
+bool rename_over_present(const std::string& tmp, const std::string& target, const std::string& path) {
+  if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+    unlink(tmp.c_str());
+    return true;
+  }
+  if (errno == ENOENT) return false;
+  if (errno != EINVAL && errno != ENOSYS) fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
+  struct stat st;
+  if (lstat(target.c_str(), &st) != 0 && errno == ENOENT) return false;
+  if (rename(tmp.c_str(), target.c_str()) != 0) fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
+  return true;
+}
+}  // namespace
+
+bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
                             const std::function<void(int fd, const std::string& tmp)>& fill) {
   if (how.exclusive) fail_system(EINVAL, "create", path);
   const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
@@ -170,6 +189,7 @@ void write_file_atomic_with(const std::string& path, const AtomicWrite& how,
   mode_t mode = how.mode;
   struct stat st;
   bool existed = lstat(target.c_str(), &st) == 0;
+  if (!existed && how.only_if_present) return false;
   if (existed && S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
   // rename() would never write through a link or into a FIFO, but the rule
   // is that such a name is not ours to replace (a link planted in a shared
@@ -189,12 +209,20 @@ void write_file_atomic_with(const std::string& path, const AtomicWrite& how,
     if (existed && S_ISREG(st.st_mode) && geteuid() == 0) (void)!fchown(fd.get(), st.st_uid, st.st_gid);
     if (how.sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
     fd.close(tmp);
-    if (rename(tmp.c_str(), target.c_str()) != 0) fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
+    if (how.only_if_present) {
+      if (!rename_over_present(tmp, target, path)) {
+        unlink(tmp.c_str());
+        return false;
+      }
+    } else if (rename(tmp.c_str(), target.c_str()) != 0) {
+      fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
+    }
   } catch (...) {
     unlink(tmp.c_str());
     throw;
   }
   if (how.sync) fsync_dir(dir);
+  return true;
 }
 
 void append_locked_with(const std::string& path, size_t tail_bytes,

@@ -72,18 +72,24 @@ struct AtomicWrite {
   // (the link itself goes, its target is never touched) instead of refused
   bool replace_symlink = false;
   bool exclusive = false;  // fail with EEXIST when path already exists
+  // only replace the file that path names: one deleted since (by a tool
+  // that takes no lock, such as rm) is not brought back by the rename, and
+  // the write returns false; the check and the replacement are one step
+  // (renameat2 RENAME_EXCHANGE) where the file system has it
+  bool only_if_present = false;
 };
 
 // Write data to a temporary file beside path, fsync it, rename it over path
 // and fsync the folder: a reader sees the old or the new file, whole. The
 // temporary name is fixed per target (".NAME.tmp"), so a writer killed mid-way
 // leaves at most one stray, which the next write replaces. A FIFO, device or
-// socket at the target is refused (exit 4), as is a folder.
-void write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how = {});
+// socket at the target is refused (exit 4), as is a folder. Returns true,
+// or false when how.only_if_present and the file had gone (nothing written).
+bool write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how = {});
 // The same, with the bytes written by fill to the temporary file's
 // descriptor (so a big file is streamed, never held in memory). Not for
 // how.exclusive.
-void write_file_atomic_with(const std::string& path, const AtomicWrite& how,
+bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
                             const std::function<void(int fd, const std::string& tmp)>& fill);
 
 // Create tmp afresh (a stray of a killed writer is replaced; a symlink there

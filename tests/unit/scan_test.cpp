@@ -190,13 +190,18 @@ TEST_CASE("scan agrees with json::parse on mutated documents") {
 TEST_CASE("strings around the 16-byte steps: escapes, UTF-8 and the end of the text") {
   for (int pad = 0; pad < 40; ++pad) {
     for (const char* tail : {"\\\\", "\\\"", "\xc3\xa9", "\xf0\x9f\x98\x80", "\\u00e9", "\xc3"}) {
-      std::string t = "\"" + std::string(pad, 'x') + tail + "\"";
+      std::string t(1, '"');
+      t.append(static_cast<std::size_t>(pad), 'x').append(tail).push_back('"');
       INFO(t);
       REQUIRE(verdict_of_scan(t) == verdict_of_boost(t));
       std::string in = "[" + t + ", 1]";
       REQUIRE(verdict_of_scan(in) == verdict_of_boost(in));
     }
-    std::string spaces = "[" + std::string(pad, ' ') + "1" + std::string(pad, ' ') + "]";
+    std::string spaces(1, '[');
+    spaces.append(static_cast<std::size_t>(pad), ' ')
+        .append("1")
+        .append(static_cast<std::size_t>(pad), ' ')
+        .push_back(']');
     REQUIRE(verdict_of_scan(spaces) == "ok");
   }
 }

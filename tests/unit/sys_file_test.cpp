@@ -88,6 +88,32 @@ TEST_CASE("write_file_atomic: following writes the target; replace_symlink repla
         "cannot replace '" + d.path("to-fifo") + "': is a FIFO");
 }
 
+TEST_CASE("write_file_atomic only_if_present never brings back a file deleted under it", "[file]") {
+  Scratch d;
+  AtomicWrite present{.follow_symlink = false, .only_if_present = true};
+  d.write("f", "old");
+  REQUIRE(chmod(d.path("f").c_str(), 0640) == 0);
+  CHECK(write_file_atomic(d.path("f"), "new", present));
+  CHECK(d.read("f") == "new");
+  struct stat st;
+  REQUIRE(stat(d.path("f").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  CHECK_FALSE(path_exists(d.path(".f.tmp")));  // the old file, exchanged out, is gone too
+  // deleted while the new text was being written (as rm, which takes no lock, can)
+  CHECK_FALSE(write_file_atomic_with(d.path("f"), present, [&](int fd, const std::string&) {
+    REQUIRE(::write(fd, "late", 4) == 4);
+    REQUIRE(unlink(d.path("f").c_str()) == 0);
+  }));
+  CHECK_FALSE(path_exists(d.path("f")));
+  CHECK_FALSE(path_exists(d.path(".f.tmp")));
+  // and already gone before
+  CHECK_FALSE(write_file_atomic(d.path("f"), "x", present));
+  CHECK_FALSE(path_exists(d.path("f")));
+  // without it, a missing file is created as ever
+  CHECK(write_file_atomic(d.path("f"), "x", {.follow_symlink = false}));
+  CHECK(d.read("f") == "x");
+}
+
 TEST_CASE("lock_for_replace refuses a FIFO, device or socket at once, and follows a link to a file", "[file]") {
   Scratch d;
   REQUIRE(mkfifo(d.path("fifo").c_str(), 0600) == 0);
