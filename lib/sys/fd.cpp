@@ -97,17 +97,21 @@ off_t file_size(int fd, std::string_view subject) {
   return st.st_size;
 }
 
-std::string read_at(int fd, off_t offset, size_t n, std::string_view subject) {
-  std::string buf(n, '\0');
+size_t read_at_into(int fd, off_t offset, char* buf, size_t n, std::string_view subject) {
   size_t got = 0;
   while (got < n) {
-    ssize_t r = ::pread(fd, buf.data() + got, n - got, offset + static_cast<off_t>(got));
+    ssize_t r = ::pread(fd, buf + got, n - got, offset + static_cast<off_t>(got));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) fail_system(errno, "read", subject);
     if (r == 0) break;
     got += static_cast<size_t>(r);
   }
-  buf.resize(got);
+  return got;
+}
+
+std::string read_at(int fd, off_t offset, size_t n, std::string_view subject) {
+  std::string buf(n, '\0');
+  buf.resize(read_at_into(fd, offset, buf.data(), n, subject));
   return buf;
 }
 

@@ -53,5 +53,7 @@ off_t file_size(int fd, std::string_view subject);
 bool holds_input(int fd);
 // Up to n bytes at offset (fewer only at the end of the file); exit 4 on error.
 std::string read_at(int fd, off_t offset, size_t n, std::string_view subject);
+// The same into buf, which holds n bytes; returns the count read.
+size_t read_at_into(int fd, off_t offset, char* buf, size_t n, std::string_view subject);
 
 }  // namespace loopkit

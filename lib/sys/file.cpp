@@ -163,19 +163,23 @@ bool write_file_atomic(const std::string& path, std::string_view data, const Ato
 }
 
 namespace {
-// rename(tmp, target) for a target that must still be there. Exchanging the
-// two names fails with ENOENT, changing nothing, when target has gone;
+// rename(tmp, target); with only_if_present, for a target that must still
+// be there (false, nothing renamed, when it has gone). Exchanging the two
+// names fails with ENOENT, changing nothing, when target has gone;
 // otherwise the old file is left at tmp, to be unlinked. Where the file
 // system cannot exchange, a look just before the rename narrows the window.
-bool rename_over_present(const std::string& tmp, const std::string& target, const std::string& path) {
-  if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-    unlink(tmp.c_str());
-    return true;
+bool rename_into_place(const std::string& tmp, const std::string& target, const std::string& path,
+                       bool only_if_present) {
+  if (only_if_present) {
+    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+      unlink(tmp.c_str());
+      return true;
+    }
+    if (errno == ENOENT) return false;
+    struct stat st;
+    bool cannot_exchange = errno == EINVAL || errno == ENOSYS;
+    if (cannot_exchange && lstat(target.c_str(), &st) != 0 && errno == ENOENT) return false;
   }
-  if (errno == ENOENT) return false;
-  if (errno != EINVAL && errno != ENOSYS) fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
-  struct stat st;
-  if (lstat(target.c_str(), &st) != 0 && errno == ENOENT) return false;
   if (rename(tmp.c_str(), target.c_str()) != 0) fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
   return true;
 }
@@ -209,13 +213,9 @@ bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
     if (existed && S_ISREG(st.st_mode) && geteuid() == 0) (void)!fchown(fd.get(), st.st_uid, st.st_gid);
     if (how.sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
     fd.close(tmp);
-    if (how.only_if_present) {
-      if (!rename_over_present(tmp, target, path)) {
-        unlink(tmp.c_str());
-        return false;
-      }
-    } else if (rename(tmp.c_str(), target.c_str()) != 0) {
-      fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
+    if (!rename_into_place(tmp, target, path, how.only_if_present)) {
+      unlink(tmp.c_str());
+      return false;
     }
   } catch (...) {
     unlink(tmp.c_str());

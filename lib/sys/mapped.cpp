@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
+#include <optional>
+#include <string>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -30,40 +31,40 @@ constexpr std::size_t huge_page = std::size_t(2) << 20;
 // "never" (or no THP at all) would leave a read buffer in 4 KiB pages,
 // each faulted and zeroed: several times slower than the mapping.
 bool huge_pages_offered() {
-  char buf[64];
-  int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ssize_t got = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (got <= 0) return false;
-  buf[got] = '\0';
-  return std::strstr(buf, "[always]") || std::strstr(buf, "[madvise]");
+  const std::string knob = "/sys/kernel/mm/transparent_hugepage/enabled";
+  Fd fd = open_fd(knob, O_RDONLY);
+  if (!fd) return false;
+  try {
+    std::string mode = read_up_to(fd.get(), 128, knob);
+    return mode.find("[always]") != std::string::npos || mode.find("[madvise]") != std::string::npos;
+  } catch (const Error&) {
+    return false;  // a knob that cannot be read: keep the mapping
+  }
 }
 
-// Reads len bytes at offset 0 of fd into an anonymous mapping aligned to
-// huge pages; returns the mapping and sets got to the bytes read (fewer
-// when the file shrank), or returns null when it cannot (then the caller
-// maps the file).
-void* read_into_huge_pages(int fd, std::size_t len, std::size_t& buffer_len, std::size_t& got,
-                           std::string_view subject) {
-  buffer_len = (len + huge_page - 1) / huge_page * huge_page + huge_page;
-  void* raw = mmap(nullptr, buffer_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  auto* start = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge_page - 1) & ~(huge_page - 1));
-  madvise(start, len, MADV_HUGEPAGE);
-  got = 0;
-  while (got < len) {
-    ssize_t n = pread(fd, start + got, len - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      munmap(raw, buffer_len);
-      fail_system(e, "read", subject);
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
+// An anonymous mapping that a file was read into: the text starts at its
+// first huge page boundary.
+struct HugeRead {
+  void* raw;
+  std::size_t raw_len;
+  char* text;
+  std::size_t len;  // fewer than asked when the file shrank
+};
+
+// The first len bytes of fd in huge pages, or nothing when no memory could
+// be mapped (then the caller maps the file); exit 4 naming subject.
+std::optional<HugeRead> read_into_huge_pages(int fd, std::size_t len, std::string_view subject) {
+  std::size_t raw_len = (len + huge_page - 1) / huge_page * huge_page + huge_page;
+  void* raw = mmap(nullptr, raw_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return std::nullopt;
+  auto* text = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge_page - 1) & ~(huge_page - 1));
+  madvise(text, len, MADV_HUGEPAGE);
+  try {
+    return HugeRead{raw, raw_len, text, read_at_into(fd, 0, text, len, subject)};
+  } catch (...) {
+    munmap(raw, raw_len);
+    throw;
   }
-  return raw;
 }
 }  // namespace
 
@@ -73,12 +74,11 @@ MappedFile::MappedFile(int fd, std::string_view subject) : fd_(fd) {
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     len_ = static_cast<std::size_t>(st.st_size);
     if (len_ >= huge_from && len_ <= populate_limit && huge_pages_offered()) {
-      std::size_t got = 0;
-      buffer_ = read_into_huge_pages(fd, len_, buffer_len_, got, subject);
-      if (buffer_) {
-        auto raw = reinterpret_cast<std::uintptr_t>(buffer_);
-        map_ = reinterpret_cast<void*>((raw + huge_page - 1) & ~(huge_page - 1));
-        len_ = got;
+      if (auto r = read_into_huge_pages(fd, len_, subject)) {
+        buffer_ = r->raw;
+        buffer_len_ = r->raw_len;
+        map_ = r->text;
+        len_ = r->len;
         return;
       }
     }

@@ -26,15 +26,23 @@ std::string pattern(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + (i * 7 + i / 4096) % 26);
   return s;
 }
+
+// A file "f" of n bytes of pattern, open and held by a MappedFile.
+struct PatternFile {
+  Scratch d;
+  std::string data;
+  Fd fd;
+  MappedFile m;
+  explicit PatternFile(std::size_t n)
+      : data(pattern(n)), fd((d.write("f", data), open_fd(d.path("f"), O_RDONLY))), m(fd.get(), "f") {}
+};
 }  // namespace
 
 TEST_CASE("a mapped file reads the same after its pages are released", "[mapped]") {
-  Scratch d;
   // big enough to be faulted in as read (not populated), so pages do go
-  std::string data = pattern((std::size_t(40) << 20) + 123);
-  d.write("f", data);
-  Fd fd = open_fd(d.path("f"), O_RDONLY);
-  MappedFile m(fd.get(), "f");
+  PatternFile f((std::size_t(40) << 20) + 123);
+  const std::string& data = f.data;
+  MappedFile& m = f.m;
   CHECK(m.at_file_offsets());
   CHECK(m.text() == data);
   m.release_before((std::size_t(20) << 20) + 10);  // rounded down to a page
@@ -46,12 +54,10 @@ TEST_CASE("a mapped file reads the same after its pages are released", "[mapped]
 }
 
 TEST_CASE("a file of a few MiB reads the same, at its own offsets, read or mapped", "[mapped]") {
-  Scratch d;
   // in the range read into huge pages where the kernel offers them
-  std::string data = pattern((std::size_t(9) << 20) + 77);
-  d.write("f", data);
-  Fd fd = open_fd(d.path("f"), O_RDONLY);
-  MappedFile m(fd.get(), "f");
+  PatternFile f((std::size_t(9) << 20) + 77);
+  const std::string& data = f.data;
+  MappedFile& m = f.m;
   CHECK(m.at_file_offsets());
   CHECK(m.text() == data);
   CHECK(m.offset_of(m.text().substr(data.size() - 5)) == data.size() - 5);
