@@ -399,6 +399,7 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
 int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<void(cli::Options&)>& declare,
              const std::function<int(const Args&)>& run) {
   g_program = info.name;
+  set_warning_sink([](std::string_view m) { cli::warn(m); });
   g_argc = argc;
   g_argv = argv;
   g_quiet = false;  // bound to -q, and set only when it is given

@@ -1,5 +1,6 @@
 #include "sys/error.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
 
@@ -18,7 +19,7 @@ void fail(Exit code, const std::string& message) { throw Error(code, message); }
 void fail_usage(const std::string& message) { throw Error(Exit::usage, message); }
 void fail_data(const std::string& message) { throw Error(Exit::data, message); }
 
-void fail_system(int err, std::string_view verb, std::string_view subject) {
+std::string system_message(int err, std::string_view verb, std::string_view subject) {
   std::string m = "cannot ";
   m += verb;
   if (!subject.empty()) {
@@ -27,7 +28,32 @@ void fail_system(int err, std::string_view verb, std::string_view subject) {
   }
   m += ": ";
   m += std::strerror(err);
-  throw Error(Exit::system, m);
+  return m;
+}
+
+void fail_system(int err, std::string_view verb, std::string_view subject) {
+  throw Error(Exit::system, system_message(err, verb, subject));
+}
+
+namespace {
+WarningSink g_warning_sink = nullptr;
+}
+
+void set_warning_sink(WarningSink sink) { g_warning_sink = sink; }
+
+void warn(std::string_view message) {
+  if (g_warning_sink) {
+    g_warning_sink(message);
+    return;
+  }
+  std::string line = "warning: ";
+  line += message;
+  line += '\n';
+  std::fputs(line.c_str(), stderr);
+}
+
+void warn_system(int err, std::string_view verb, std::string_view subject) {
+  warn(system_message(err, verb, subject));
 }
 
 std::string not_regular_reason(mode_t mode) {

@@ -33,4 +33,18 @@ std::string not_regular_reason(mode_t mode);
 // exit 4: "cannot VERB 'path': is a symbolic link"
 [[noreturn]] void fail_not_regular(std::string_view verb, std::string_view path, mode_t mode);
 
+// After a commit point (a rename, link or append that made the change) no
+// failure may turn the outcome into "unchanged": a caller that retries would
+// apply it twice. Such a failure (the folder's fsync, printing the result) is
+// a warning instead, and the exit status stays 0. The sys layer knows no
+// tool, so the warning goes to a sink the entry point sets (cli: "TOOL:
+// warning: message"); with none set it goes to stderr as "warning: message".
+using WarningSink = void (*)(std::string_view message);
+void set_warning_sink(WarningSink sink);
+void warn(std::string_view message);
+// warn("cannot VERB 'SUBJECT': strerror(err)")
+void warn_system(int err, std::string_view verb, std::string_view subject);
+// "cannot VERB 'SUBJECT': strerror(err)", the words of fail_system
+std::string system_message(int err, std::string_view verb, std::string_view subject);
+
 }  // namespace loopkit
