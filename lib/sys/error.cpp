@@ -52,9 +52,7 @@ void warn(std::string_view message) {
   std::fputs(line.c_str(), stderr);
 }
 
-void warn_system(int err, std::string_view verb, std::string_view subject) {
-  warn(system_message(err, verb, subject));
-}
+void warn_system(int err, std::string_view verb, std::string_view subject) { warn(system_message(err, verb, subject)); }
 
 std::string not_regular_reason(mode_t mode) {
   if (S_ISLNK(mode)) return "is a symbolic link";
