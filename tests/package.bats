@@ -154,6 +154,23 @@ project_version() {
   [ "${job[5]}" = agent ] && [ "${job[6]}" = lock-reap ]
 }
 
+@test "the lock-reap service is hardened: not root, systemd-analyze security scores it under 3" {
+  command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
+  local unit=$LOOPKIT_SOURCE/examples/systemd/loopkit-lock-reap.service
+  grep -qx 'User=agent' "$unit"
+  grep -qx 'ProtectSystem=strict' "$unit"
+  # the folders it sweeps are the only ones it may write
+  local dirs rw
+  dirs=$(sed -n 's/^Environment=LOCK_DIRS=//p' "$unit")
+  rw=$(sed -n 's/^ReadWritePaths=//p' "$unit")
+  [ -n "$dirs" ] && [ "$dirs" = "$rw" ]
+  run -0 systemd-analyze security --offline=yes "$unit"
+  local score
+  score=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' <<<"$output")
+  [ -n "$score" ]
+  awk -v s="$score" 'BEGIN { exit !(s < 3) }' || fail "exposure $score, not under 3"
+}
+
 @test "cmake --install strips the tools unless told not to, under any prefix" {
   need_deb
   cmake --install "$LOOPKIT_BUILD" --prefix "$W/inst" >/dev/null
