@@ -27,10 +27,8 @@ using namespace loopkit::etcd;
 
 namespace {
 
-std::string source_dir() {
-  std::string f = __FILE__;
-  return f.substr(0, f.rfind("/tests/unit/"));
-}
+// CMake names the source folder: __FILE__ is relative under ccache's base_dir
+std::string source_dir() { return LOOPKIT_SOURCE_DIR; }
 
 std::string shell_output(const std::string& command) {
   std::string out;
