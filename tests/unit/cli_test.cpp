@@ -1,5 +1,5 @@
 // lib/cli/tool: the option table binds each option to its config field as
-// cxxopts parses it, in command-line order; every tool gets -V/--version;
+// the table parses it, in command-line order; every tool gets -V/--version;
 // a "no" is returned by cli::no, silenced by -q.
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -67,11 +67,10 @@ void declare(cli::Options& o, Config& c) {
 
 TEST_CASE("the option table binds values to fields in command-line order", "[cli]") {
   Config c;
-  cxxopts::Options table("demo", "demo");
-  cli::Options o(table);
+  cli::Options o;
   declare(o, c);
   Argv a({"demo", "--each", "a", "-f", "--mark", "--each", "b", "--text", "x", "--seconds", "1.5", "--count", "3"});
-  table.parse(a.argc(), a.argv());
+  o.parse(a.argc(), a.argv());
   CHECK(c.flag);
   CHECK(c.text == "x");
   CHECK(c.seconds == 1.5);
@@ -82,12 +81,11 @@ TEST_CASE("the option table binds values to fields in command-line order", "[cli
 TEST_CASE("a bound value out of range is a usage error naming its option", "[cli]") {
   for (auto [option, value] : {std::pair{"--seconds", "nan"}, {"--seconds", "-1"}, {"--count", "10"}}) {
     Config c;
-    cxxopts::Options table("demo", "demo");
-    cli::Options o(table);
+    cli::Options o;
     declare(o, c);
     Argv a({"demo", option, value});
     try {
-      table.parse(a.argc(), a.argv());
+      o.parse(a.argc(), a.argv());
       FAIL("accepted " << option << " " << value);
     } catch (const Error& e) {
       CHECK(e.code() == Exit::usage);
