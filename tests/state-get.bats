@@ -352,3 +352,18 @@ JSON
   _loopkit_state_get
   [ "${COMPREPLY[*]}" = session ]
 }
+
+@test "issue 22: a member named \"\" is read in every path form, and only it" {
+  echo '{"a":1,"":2,"h":{"":{"":3},"x":4}}' >s.json
+  run -0 state-get s.json '[""]' '.""' '.h[""][""]' 'h."".""' --arg e "" 'h[$e][$e]'
+  assert_output $'2\n2\n3\n3\n3'
+  run -0 state-get -e s.json '[""]' 'h[""]'
+  run -3 state-get s.json 'h.x[""]'
+  run -1 state-get -e --arg e "" s.json 'a2[$e]'
+  run -0 state-get -k s.json h
+  assert_output $'\nx'
+  run -0 state-get -s s.json 'v=[""]'
+  assert_output 'v=2'
+  run -0 state-get -j s.json 'h[""]'
+  assert_output '{"":3}'
+}

@@ -662,3 +662,25 @@ at'
   run -2 state-set s.json 'a[]*={}'
   cmp s.json before
 }
+
+@test "issue 22: --delete '[\"\"]' removes only the member named \"\", never the rest (an empty --arg too)" {
+  echo '{"a":1,"":2}' >s.json
+  run -0 state-set s.json --delete '[""]'
+  [ "$(cat s.json)" = '{"a":1}' ]
+  # an empty $ID in --arg must not wipe the whole history
+  echo '{"history":{"bd-1":{"n":1},"":{"n":0},"bd-2":{"n":2}},"keep":true}' >s.json
+  run -0 state-set --arg id "" s.json --delete 'history[$id]'
+  [ "$(cat s.json)" = '{"history":{"bd-1":{"n":1},"bd-2":{"n":2}},"keep":true}' ]
+  # nothing named "": nothing deleted, nothing written
+  ino=$(stat -c %i s.json)
+  run -0 state-set --arg id "" s.json --delete 'history[$id]' --delete '.""'
+  [ "$(stat -c %i s.json)" = "$ino" ]
+  # every path form with an empty name: set, add, append, ?=, delete and back
+  echo '{"a":1,"h":{"x":1}}' >s.json
+  run -0 state-set s.json '[""]:=5' '.h[""]+=1' '."l"[""][]=v' '.h.""?=no' --arg e "" '[$e]+=1'
+  [ "$(cat s.json)" = '{"a":1,"h":{"x":1,"":1},"":6,"l":{"":["v"]}}' ]
+  run -0 state-set s.json --delete '.h.""' --delete 'l[""][0]'
+  [ "$(cat s.json)" = '{"a":1,"h":{"x":1},"":6,"l":{"":[]}}' ]
+  run -0 state-set s.json --delete 'h' '[""]:=7'
+  [ "$(cat s.json)" = '{"a":1,"":7,"l":{"":[]}}' ]
+}

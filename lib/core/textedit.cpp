@@ -449,7 +449,8 @@ private:
     // a deleted member of the file that comes back takes its old place
     for (std::size_t i = o.entries.size(); i-- > 0;) {
       Entry& e = o.entries[i];
-      if (e.original && e.removed && e.name == name) {
+      // runs (the items the scan skipped) have no name: never taken for ""
+      if (e.original && !e.run && e.removed && e.name == name) {
         // only the last copy comes back; earlier ones stay deleted
         e.removed = false;
         e.node = make_fresh("null");
@@ -498,8 +499,9 @@ private:
       auto it = cur->live.find(last.name);
       if (it == cur->live.end()) return;
       // every copy of a duplicated name goes, so that none reads back
+      // (a run, the members the scan skipped, has no name: never taken for "")
       for (auto& e : cur->entries)
-        if (!e.removed && e.name == last.name) e.removed = true;
+        if (!e.run && !e.removed && e.name == last.name) e.removed = true;
       cur->live.erase(it);
       changed_ = true;
     } else if (last.kind == Segment::elem) {
