@@ -684,3 +684,67 @@ at'
   run -0 state-set s.json --delete 'h' '[""]:=7'
   [ "$(cat s.json)" = '{"a":1,"":7,"l":{"":[]}}' ]
 }
+
+@test "issue 22: --stream --debounce keeps the good lines batched before a bad one (n=3), as without --debounce" {
+  for debounce in 0 5 1000; do
+    echo '{"s":"text"}' >f
+    run -3 --separate-stderr bash -c "printf 'n+=1\nn+=1\nn+=1\ns.x=1\nn+=1\n' | state-set --stream --debounce $debounce f"
+    assert_equal "$stderr" "state-set: s.x: cannot set \"x\" in a string at '.s'"
+    [ "$(cat f)" = '{"s":"text","n":3}' ]
+  done
+  # a line is all or nothing: the failing line's good words are left out with it
+  echo '{"s":"text"}' >f
+  run -3 bash -c "printf 'n+=1\nn+=10 s.x=1\nn+=100\n' | state-set --stream --debounce 5 f"
+  [ "$(cat f)" = '{"s":"text","n":1}' ]
+  # the first line failing writes nothing at all
+  echo '{"s":"text"}' >f
+  cp f before
+  run -3 bash -c "printf 's.x=1\nn+=1\n' | state-set --stream --debounce 5 f"
+  cmp f before
+}
+
+@test "issue 22: a new file (or one reset) meets its own --require; a contradicting --init is exit 2" {
+  run -0 state-set --require version:=1 --on-invalid backup --compact q.json iteration+=1
+  [ "$(cat q.json)" = '{"version":1,"iteration":1}' ]
+  # so the next run is no reset: no backup, the count goes on
+  run -0 --separate-stderr state-set --require version:=1 --on-invalid backup --compact q.json iteration+=1
+  [ -z "$stderr" ]
+  [ ! -e q.json.backup ]
+  [ "$(cat q.json)" = '{"version":1,"iteration":2}' ]
+  # a reset document gets them too
+  echo '{"version":0,"iteration":7}' >q.json
+  run -0 state-set --require version:=1 --on-invalid backup --init '{"a":{}}' --compact q.json iteration+=1 \
+    --require 'a.schema:="v1"'
+  [ "$(cat q.json)" = '{"a":{"schema":"v1"},"version":1,"iteration":1}' ]
+  [ "$(cat q.json.backup)" = '{"version":0,"iteration":7}' ]
+  # --init holding another value: the caller contradicts itself, nothing written
+  rm q.json
+  run -2 --separate-stderr state-set --require version:=1 --init '{"version":2}' q.json a=1
+  assert_equal "$stderr" "state-set: --init holds 2 at version, but --require asks for 1"
+  [ ! -e q.json ]
+  # in a filter too
+  run -0 bash -c "printf '' | state-set --require v:=1 --compact - x=1"
+  assert_output '{"v":1,"x":"1"}'
+}
+
+@test "issue 23: += adds decimals as a person does: 0.1 + 0.2 is 0.3, totals stay exact" {
+  run -0 state-set q.json f:=0.1
+  run -0 state-set q.json f+=0.2
+  run -0 state-get q.json f
+  assert_output 0.3
+  echo '{"total_cost":2.08}' >c.json
+  run -0 state-set c.json total_cost+=0.1
+  [ "$(cat c.json)" = '{"total_cost":2.18}' ]
+  for _ in 1 2 3 4 5 6 7 8 9 10; do state-set c.json total_cost+=0.01; done
+  [ "$(cat c.json)" = '{"total_cost":2.28}' ]
+  run -0 state-set c.json total_cost+=-2.28 n+=1.5 n+=1.5 m+=1e-7
+  [ "$(cat c.json)" = '{"total_cost":0,"n":3,"m":1e-07}' ]
+  # integers stay exact integers; past 34 significant digits, doubles as before
+  echo '{"i":123456789012345678901234567890,"d":0.1}' >c.json
+  run -0 state-set c.json i+=1 d+=0.00000000000000000000000000000000001
+  [ "$(cat c.json)" = '{"i":123456789012345678901234567891,"d":0.1}' ]
+  # --stream sums the same way
+  echo '{"g":1}' >c.json
+  printf 'f+=0.1\nf+=0.2\n' | state-set --stream --debounce 5 c.json
+  [ "$(cat c.json)" = '{"g":1,"f":0.3}' ]
+}

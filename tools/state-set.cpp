@@ -121,9 +121,13 @@ static int run_stream(const Config& c) {
     }
     last = std::move(r.text);
     batch.edits.clear();
+    batch.line_ends.clear();
     batch.expects.clear();
     batch.requires_.clear();
     last_write = monotonic_seconds();
+    // a line of the batch failed: the lines before it are written, and its
+    // error ends the stream, as it would have without --debounce
+    if (r.failed) throw *r.failed;
     return true;
   };
   for (bool more = true; more;) {
@@ -148,6 +152,7 @@ static int run_stream(const Config& c) {
       } else {
         for (const auto& w : words) batch.edits.push_back(parse_assignment(w));
       }
+      batch.line_ends.push_back(batch.edits.size());
     } catch (const Error&) {
       if (!flush()) return cli::no(no);  // what came before the bad line is kept
       throw;
