@@ -135,8 +135,10 @@ QueryResult query_state(const Query& q) {
     // stdin may carry several documents (JSON lines: lock-status --json | state-get - pid)
     std::string in = read_all(0, "standard input");
     if (is_gzip(in, q.file)) in = gunzip(in, "standard input");
-    for (const auto& doc : json::parse_many(in, "standard input", {}, json::Literals::big_integers))
-      answer(json::compact(doc), "standard input", q, want, nullptr, arena, r, shell_out);
+    auto docs = json::parse_many(in, "standard input", {}, json::Literals::big_integers);
+    // no document at all is what an empty file is: exit 3, "empty document"
+    if (docs.empty()) answer(in, "standard input", q, want, nullptr, arena, r, shell_out);
+    for (const auto& doc : docs) answer(json::compact(doc), "standard input", q, want, nullptr, arena, r, shell_out);
   } else {
     struct stat st;
     Fd fd = open_to_read(q.file, st);
