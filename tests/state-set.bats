@@ -748,3 +748,46 @@ at'
   printf 'f+=0.1\nf+=0.2\n' | state-set --stream --debounce 5 c.json
   [ "$(cat c.json)" = '{"g":1,"f":0.3}' ]
 }
+
+@test "issue 22: --stream reads what printf %q writes as bash does, \$'...' escapes included" {
+  run -0 bash -c "printf '%q\n' \$'note=a\nb' | state-set --stream s.json"
+  run -0 state-get -j s.json note
+  assert_output '"a\nb"'
+  run -1 state-get s.json '["$note"]'
+  # every value read back exactly as bash gave it to printf %q
+  values=($'a\nb' "it's" 'x y' '$HOME' '~/x' 'a=~' '{a,b}' 'a;b' '#x' 'é' $'\t' '*' '[x]' '\' '"q"' $'\x01' '`id`' '' \
+    'a&b|c<d>e(f)' '$(id)' "\$'x'")
+  for v in "${values[@]}"; do
+    rm -f s.json
+    printf '%q %q\n' "v=$v" "k[]=$v" | state-set --stream s.json
+    run -0 state-get -j s.json v 'k[0]'
+    assert_output "$(jq -n --arg v "$v" '$v, $v')"
+  done
+  # bash's other quotes: $"..." as "...", escapes of $'...' (octal, hex, \u, \c)
+  printf '%s\n' '$"x"y=1' "o=\$'\\101\\x42\\u00e9\\U0001F600\\cA\\e\\z'" >lines
+  state-set --stream s.json <lines
+  run -0 state-get -j s.json xy o
+  assert_output $'"1"\n"ABé😀\\u0001\\u001b\\\\z"'
+  # '#' starting a word is a comment; quoted, it is a name
+  printf '%s\n' 'c=1 # c=2' '# d=1' "'#e'=1" '\#f=1' >lines
+  state-set --stream --compact s.json <lines
+  run -0 state-get -j s.json c '["#e"]' '["#f"]'
+  assert_output $'"1"\n"1"\n"1"'
+  run -1 state-get s.json d
+}
+
+@test "issue 22: --stream refuses (exit 2) what bash would expand or split, after writing the lines before" {
+  for line in 'x=$HOME' 'x=${HOME}' 'x=$(id)' 'x=`id`' 'x="$HOME"' 'x="`id`"' 'x=$1' 'x=a;b' 'x=a&b' 'x=a|b' \
+    'x=a>b' 'x=a<b' 'x=(a)' '~x=1' 'x=~' 'x=a:~/b' 'x={a,b}' 'x:={"a":1,"b":2}' 'x={1..3}' 'x=a\' \
+    "x=\$'a\\0b'" "x=\$'a\\x00'" "x=\$'\\ud800'" "x='a" 'x="a' "x=\$'a"; do
+    echo '{}' >s.json
+    run -2 --separate-stderr bash -c 'printf "ok=1\n%s\nlate=1\n" "$1" | state-set --stream --compact s.json' _ "$line"
+    [[ $stderr == "state-set: "* ]]
+    [ "$(cat s.json)" = '{"ok":"1"}' ]
+  done
+  # what bash keeps as written is taken as written
+  echo '{}' >s.json
+  printf '%s\n' 'a=$' 'b=5$' 'c=x~' 'n.x=~' 'd={}' 'e:=[1,2]' 'f=a,b' 'g=a{b}c' >lines
+  state-set --stream --compact s.json <lines
+  [ "$(cat s.json)" = '{"a":"$","b":"5$","c":"x~","n":{"x":"~"},"d":"{}","e":[1,2],"f":"a,b","g":"a{b}c"}' ]
+}

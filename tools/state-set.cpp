@@ -143,7 +143,7 @@ static int run_stream(const Config& c) {
     }
     try {
       auto words = split_shell_words(line);
-      if (words.empty() || words[0][0] == '#') continue;
+      if (words.empty()) continue;  // a blank line or a comment
       if (words[0] == "--delete" || words[0] == "--now" || words[0] == "--epoch") {
         if (words.size() != 2) fail_usage(words[0] + " takes one PATH: " + quoted(line));
         // each line's time is its own: the clock is read as the line arrives
