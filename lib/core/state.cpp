@@ -320,6 +320,22 @@ void start_fresh(const Update& u, const json::Layout& layout, const scan::Want& 
   s.root = scan::scan(s.text, want, "--init");
 }
 
+// A Document's text, gunzipped: FILE "-" or an etcd key's value
+std::string document_text(const Update& u, const Document& given) {
+  if (u.backup_invalid && !given.can_back_up)
+    fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", given.kind));
+  std::string input = given.text.value_or("");
+  return is_gzip(input) ? gunzip(input, given.subject) : input;
+}
+
+// What the run must scan for: the edits' paths, --expect's and --require's
+scan::Want wants_of(const Update& u) {
+  std::vector<Path> compared;
+  for (const auto& [path, want] : u.expects) compared.push_back(path);
+  for (const auto& [path, want] : u.requires_) compared.push_back(path);
+  return textedit::wants_for(u.edits, compared);
+}
+
 // 2. --expect, on the document as found: the answer "no", or ""
 std::string unmet_expectation(const Update& u, const Source& s, const std::string& subject) {
   for (const auto& [path, want] : u.expects) {
@@ -339,13 +355,7 @@ std::string unmet_expectation(const Update& u, const Source& s, const std::strin
 UpdateResult update_document(const Update& u, const Document* given) {
   const bool filter = given != nullptr;
   const std::string subject = filter ? given->subject : u.file;
-  std::string input;
-  if (filter) {
-    if (u.backup_invalid && !given->can_back_up)
-      fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", given->kind));
-    if (given->text) input = *given->text;
-    if (is_gzip(input)) input = gunzip(input, subject);
-  }
+  const std::string input = filter ? document_text(u, *given) : std::string();
   LockedForReplace lk = filter ? LockedForReplace{} : lock_for_replace(u.file, false);
   if (filter) lk.exists = input.find_first_not_of(" \t\r\n") != std::string::npos;  // empty: as a missing file
   UpdateResult r;
@@ -353,11 +363,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
     r.no = filter ? given->missing : fmt::format("{}: no such file", quoted(u.file));
     return r;
   }
-  std::vector<Path> compared;
-  for (const auto& [path, want] : u.expects) compared.push_back(path);
-  for (const auto& [path, want] : u.requires_) compared.push_back(path);
-  const scan::Want want = textedit::wants_for(u.edits, compared);
-
+  const scan::Want want = wants_of(u);
   Source src;
   if (lk.exists) read_source(u, given, input, lk, want, src, r);
   json::Layout layout = u.layout ? *u.layout : json::default_layout();

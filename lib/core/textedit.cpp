@@ -171,47 +171,54 @@ private:
   // Turns an object or array value into entries (once).
   void expand(Overlay& v) {
     if (v.kind == Overlay::object || v.kind == Overlay::array) return;
+    if (v.kind == Overlay::orig) expand_file(v);
+    else expand_text(v);
+  }
+
+  // a container of the file: its kept items, and runs for those between
+  void expand_file(Overlay& v) {
+    if (!v.scanned || !v.scanned->entered) throw Plan::NeedsEveryItem{};
     bool obj = v.text[0] == '{';
-    if (v.kind == Overlay::orig) {
-      if (!v.scanned || !v.scanned->entered) throw Plan::NeedsEveryItem{};
-      const scan::Node& s = *v.scanned;
-      v.kind = obj ? Overlay::object : Overlay::array;
-      v.from_file = true;
-      // the items the scan did not keep stand between the kept ones as runs
-      std::size_t at = 0;  // the next item index not yet in entries
-      const scan::Child* before = nullptr;
-      auto add_run = [&](std::size_t upto, const scan::Child* after) {
-        if (upto <= at) return;
-        Entry r;
-        r.original = r.run = true;
-        r.first = at;
-        r.count = upto - at;
-        r.span.prefix = before ? before->item.end : s.first.prefix;
-        r.span.key = r.span.value = before ? before->next : s.first.key;
-        r.span.end = after ? after->item.prefix : s.last.end;
-        v.entries.push_back(std::move(r));
-      };
-      for (const auto& c : s.children) {
-        add_run(c.index, &c);
-        Entry en;
-        en.span = c.item;
-        en.original = true;
-        en.first = c.index;
-        en.node = make_orig(t_, c.node);
-        if (obj) {
-          en.name = scan::key_name(t_, c.item.key);
-          v.live[en.name] = v.entries.size();
-        }
-        v.entries.push_back(std::move(en));
-        at = c.index + 1;
-        before = &c;
+    const scan::Node& s = *v.scanned;
+    v.kind = obj ? Overlay::object : Overlay::array;
+    v.from_file = true;
+    // the items the scan did not keep stand between the kept ones as runs
+    std::size_t at = 0;  // the next item index not yet in entries
+    const scan::Child* before = nullptr;
+    auto add_run = [&](std::size_t upto, const scan::Child* after) {
+      if (upto <= at) return;
+      Entry r;
+      r.original = r.run = true;
+      r.first = at;
+      r.count = upto - at;
+      r.span.prefix = before ? before->item.end : s.first.prefix;
+      r.span.key = r.span.value = before ? before->next : s.first.key;
+      r.span.end = after ? after->item.prefix : s.last.end;
+      v.entries.push_back(std::move(r));
+    };
+    for (const auto& c : s.children) {
+      add_run(c.index, &c);
+      Entry en;
+      en.span = c.item;
+      en.original = true;
+      en.first = c.index;
+      en.node = make_orig(t_, c.node);
+      if (obj) {
+        en.name = scan::key_name(t_, c.item.key);
+        v.live[en.name] = v.entries.size();
       }
-      add_run(s.count, nullptr);
-      v.length = obj ? 0 : s.count;
-      v.originals = v.entries.size();
-      return;
+      v.entries.push_back(std::move(en));
+      at = c.index + 1;
+      before = &c;
     }
-    // a new value given as text: its items become new entries
+    add_run(s.count, nullptr);
+    v.length = obj ? 0 : s.count;
+    v.originals = v.entries.size();
+  }
+
+  // a new value given as text: its items become new entries
+  void expand_text(Overlay& v) {
+    bool obj = v.text[0] == '{';
     std::string_view text = v.text;
     scan::Want every;
     every.all = true;
