@@ -374,6 +374,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
   const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
   Planned plan(src.text, layout, subject, std::move(src.root));
   r.failed = plan.apply(edits, u.line_ends, src.release);
+  // the names the writes below have always used (kept as they were: the commit is another change's)
   std::optional<MappedFile>& file = src.file;
   std::string_view text = src.text;
   const bool from_file = src.from_file, gz = src.gz;
