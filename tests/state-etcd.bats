@@ -176,3 +176,21 @@ while True:
   echo '{"n": 1}' >f.json
   run -0 lone/bin/state-get f.json n
 }
+
+@test "issue 22/23 on a key: exact decimal sums, \"\" deleted alone, --stream --debounce keeps the good lines, --require on a new key" {
+  run -0 state-set "$U/q" f:=0.1
+  run -0 state-set "$U/q" f+=0.2 'c+=2.08' 'c+=0.1'
+  run -0 state-get "$U/q" f c
+  assert_output $'0.3\n2.18'
+  etcdput "/lk-test/$BATS_TEST_NUMBER/e" '{"a":1,"":2,"s":"x"}'
+  run -0 state-set "$U/e" --delete '[""]'
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/e"
+  assert_output '{"a":1,"s":"x"}'
+  run -3 bash -c "printf 'n+=1\nn+=1\nn+=1\ns.x=1\n' | state-set --stream --debounce 5 '$U/e'"
+  run -0 state-get "$U/e" n
+  assert_output 3
+  run -0 state-set --require version:=1 --on-invalid backup --compact -p "$U/r" iteration+=1
+  assert_output '{"version":1,"iteration":1}'
+  run -0 state-set --require version:=1 --on-invalid backup --compact -p "$U/r" iteration+=1
+  assert_output '{"version":1,"iteration":2}'
+}

@@ -132,8 +132,8 @@ JSON
   assert_output demo
   run -0 bash -c 'printf "{\"a\":1}\n{\"a\":2}\n" | state-get - a'
   assert_output $'1\n2'
-  run -0 bash -c 'state-get - a </dev/null'
-  assert_output ''
+  # no document at all is an empty file's answer (issue 22), not an empty yes
+  run -3 bash -c 'state-get - a </dev/null'
 }
 
 @test "bad input is a clean exit 3: garbage, empty file, invalid UTF-8, deep nesting" {
@@ -351,4 +351,32 @@ JSON
   COMP_CWORD=5
   _loopkit_state_get
   [ "${COMPREPLY[*]}" = session ]
+}
+
+@test "issue 22: a member named \"\" is read in every path form, and only it" {
+  echo '{"a":1,"":2,"h":{"":{"":3},"x":4}}' >s.json
+  run -0 state-get s.json '[""]' '.""' '.h[""][""]' 'h."".""' --arg e "" 'h[$e][$e]'
+  assert_output $'2\n2\n3\n3\n3'
+  run -0 state-get -e s.json '[""]' 'h[""]'
+  run -3 state-get s.json 'h.x[""]'
+  run -1 state-get -e --arg e "" s.json 'a2[$e]'
+  run -0 state-get -k s.json h
+  assert_output $'\nx'
+  run -0 state-get -s s.json 'v=[""]'
+  assert_output 'v=2'
+  run -0 state-get -j s.json 'h[""]'
+  assert_output '{"":3}'
+}
+
+@test "issue 22: empty standard input is no document, as an empty file: exit 3, never a yes" {
+  : >empty.json
+  run -3 --separate-stderr state-get -e empty.json status
+  assert_equal "$stderr" "state-get: 'empty.json': not valid JSON: empty document"
+  run -3 --separate-stderr bash -c "printf '' | state-get -e - status"
+  assert_equal "$stderr" "state-get: 'standard input': not valid JSON: empty document"
+  run -3 bash -c "printf ' \n\n' | state-get -d x - status"
+  run -3 bash -c "state-get -k - </dev/null"
+  # one document or several still read as before
+  run -0 bash -c "printf '{\"status\":1}\n{\"status\":2}' | state-get - status"
+  assert_output $'1\n2'
 }

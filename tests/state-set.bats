@@ -662,3 +662,132 @@ at'
   run -2 state-set s.json 'a[]*={}'
   cmp s.json before
 }
+
+@test "issue 22: --delete '[\"\"]' removes only the member named \"\", never the rest (an empty --arg too)" {
+  echo '{"a":1,"":2}' >s.json
+  run -0 state-set s.json --delete '[""]'
+  [ "$(cat s.json)" = '{"a":1}' ]
+  # an empty $ID in --arg must not wipe the whole history
+  echo '{"history":{"bd-1":{"n":1},"":{"n":0},"bd-2":{"n":2}},"keep":true}' >s.json
+  run -0 state-set --arg id "" s.json --delete 'history[$id]'
+  [ "$(cat s.json)" = '{"history":{"bd-1":{"n":1},"bd-2":{"n":2}},"keep":true}' ]
+  # nothing named "": nothing deleted, nothing written
+  ino=$(stat -c %i s.json)
+  run -0 state-set --arg id "" s.json --delete 'history[$id]' --delete '.""'
+  [ "$(stat -c %i s.json)" = "$ino" ]
+  # every path form with an empty name: set, add, append, ?=, delete and back
+  echo '{"a":1,"h":{"x":1}}' >s.json
+  run -0 state-set s.json '[""]:=5' '.h[""]+=1' '."l"[""][]=v' '.h.""?=no' --arg e "" '[$e]+=1'
+  [ "$(cat s.json)" = '{"a":1,"h":{"x":1,"":1},"":6,"l":{"":["v"]}}' ]
+  run -0 state-set s.json --delete '.h.""' --delete 'l[""][0]'
+  [ "$(cat s.json)" = '{"a":1,"h":{"x":1},"":6,"l":{"":[]}}' ]
+  run -0 state-set s.json --delete 'h' '[""]:=7'
+  [ "$(cat s.json)" = '{"a":1,"":7,"l":{"":[]}}' ]
+}
+
+@test "issue 22: --stream --debounce keeps the good lines batched before a bad one (n=3), as without --debounce" {
+  for debounce in 0 5 1000; do
+    echo '{"s":"text"}' >f
+    run -3 --separate-stderr bash -c "printf 'n+=1\nn+=1\nn+=1\ns.x=1\nn+=1\n' | state-set --stream --debounce $debounce f"
+    assert_equal "$stderr" "state-set: s.x: cannot set \"x\" in a string at '.s'"
+    [ "$(cat f)" = '{"s":"text","n":3}' ]
+  done
+  # a line is all or nothing: the failing line's good words are left out with it
+  echo '{"s":"text"}' >f
+  run -3 bash -c "printf 'n+=1\nn+=10 s.x=1\nn+=100\n' | state-set --stream --debounce 5 f"
+  [ "$(cat f)" = '{"s":"text","n":1}' ]
+  # the first line failing writes nothing at all
+  echo '{"s":"text"}' >f
+  cp f before
+  run -3 bash -c "printf 's.x=1\nn+=1\n' | state-set --stream --debounce 5 f"
+  cmp f before
+}
+
+@test "issue 22: a new file (or one reset) meets its own --require; a contradicting --init is exit 2" {
+  run -0 state-set --require version:=1 --on-invalid backup --compact q.json iteration+=1
+  [ "$(cat q.json)" = '{"version":1,"iteration":1}' ]
+  # so the next run is no reset: no backup, the count goes on
+  run -0 --separate-stderr state-set --require version:=1 --on-invalid backup --compact q.json iteration+=1
+  [ -z "$stderr" ]
+  [ ! -e q.json.backup ]
+  [ "$(cat q.json)" = '{"version":1,"iteration":2}' ]
+  # a reset document gets them too
+  echo '{"version":0,"iteration":7}' >q.json
+  run -0 state-set --require version:=1 --on-invalid backup --init '{"a":{}}' --compact q.json iteration+=1 \
+    --require 'a.schema:="v1"'
+  [ "$(cat q.json)" = '{"a":{"schema":"v1"},"version":1,"iteration":1}' ]
+  [ "$(cat q.json.backup)" = '{"version":0,"iteration":7}' ]
+  # --init holding another value: the caller contradicts itself, nothing written
+  rm q.json
+  run -2 --separate-stderr state-set --require version:=1 --init '{"version":2}' q.json a=1
+  assert_equal "$stderr" "state-set: --init holds 2 at version, but --require asks for 1"
+  [ ! -e q.json ]
+  # in a filter too
+  run -0 bash -c "printf '' | state-set --require v:=1 --compact - x=1"
+  assert_output '{"v":1,"x":"1"}'
+}
+
+@test "issue 23: += adds decimals as a person does: 0.1 + 0.2 is 0.3, totals stay exact" {
+  run -0 state-set q.json f:=0.1
+  run -0 state-set q.json f+=0.2
+  run -0 state-get q.json f
+  assert_output 0.3
+  echo '{"total_cost":2.08}' >c.json
+  run -0 state-set c.json total_cost+=0.1
+  [ "$(cat c.json)" = '{"total_cost":2.18}' ]
+  for _ in 1 2 3 4 5 6 7 8 9 10; do state-set c.json total_cost+=0.01; done
+  [ "$(cat c.json)" = '{"total_cost":2.28}' ]
+  run -0 state-set c.json total_cost+=-2.28 n+=1.5 n+=1.5 m+=1e-7
+  [ "$(cat c.json)" = '{"total_cost":0,"n":3,"m":1e-07}' ]
+  # integers stay exact integers; past 34 significant digits, doubles as before
+  echo '{"i":123456789012345678901234567890,"d":0.1}' >c.json
+  run -0 state-set c.json i+=1 d+=0.00000000000000000000000000000000001
+  [ "$(cat c.json)" = '{"i":123456789012345678901234567891,"d":0.1}' ]
+  # --stream sums the same way
+  echo '{"g":1}' >c.json
+  printf 'f+=0.1\nf+=0.2\n' | state-set --stream --debounce 5 c.json
+  [ "$(cat c.json)" = '{"g":1,"f":0.3}' ]
+}
+
+@test "issue 22: --stream reads what printf %q writes as bash does, \$'...' escapes included" {
+  run -0 bash -c "printf '%q\n' \$'note=a\nb' | state-set --stream s.json"
+  run -0 state-get -j s.json note
+  assert_output '"a\nb"'
+  run -1 state-get s.json '["$note"]'
+  # every value read back exactly as bash gave it to printf %q
+  values=($'a\nb' "it's" 'x y' '$HOME' '~/x' 'a=~' '{a,b}' 'a;b' '#x' 'é' $'\t' '*' '[x]' '\' '"q"' $'\x01' '`id`' '' \
+    'a&b|c<d>e(f)' '$(id)' "\$'x'")
+  for v in "${values[@]}"; do
+    rm -f s.json
+    printf '%q %q\n' "v=$v" "k[]=$v" | state-set --stream s.json
+    run -0 state-get -j s.json v 'k[0]'
+    assert_output "$(jq -n --arg v "$v" '$v, $v')"
+  done
+  # bash's other quotes: $"..." as "...", escapes of $'...' (octal, hex, \u, \c)
+  printf '%s\n' '$"x"y=1' "o=\$'\\101\\x42\\u00e9\\U0001F600\\cA\\e\\z'" >lines
+  state-set --stream s.json <lines
+  run -0 state-get -j s.json xy o
+  assert_output $'"1"\n"ABé😀\\u0001\\u001b\\\\z"'
+  # '#' starting a word is a comment; quoted, it is a name
+  printf '%s\n' 'c=1 # c=2' '# d=1' "'#e'=1" '\#f=1' >lines
+  state-set --stream --compact s.json <lines
+  run -0 state-get -j s.json c '["#e"]' '["#f"]'
+  assert_output $'"1"\n"1"\n"1"'
+  run -1 state-get s.json d
+}
+
+@test "issue 22: --stream refuses (exit 2) what bash would expand or split, after writing the lines before" {
+  for line in 'x=$HOME' 'x=${HOME}' 'x=$(id)' 'x=`id`' 'x="$HOME"' 'x="`id`"' 'x=$1' 'x=a;b' 'x=a&b' 'x=a|b' \
+    'x=a>b' 'x=a<b' 'x=(a)' '~x=1' 'x=~' 'x=a:~/b' 'x={a,b}' 'x:={"a":1,"b":2}' 'x={1..3}' 'x=a\' \
+    "x=\$'a\\0b'" "x=\$'a\\x00'" "x=\$'\\ud800'" "x='a" 'x="a' "x=\$'a"; do
+    echo '{}' >s.json
+    run -2 --separate-stderr bash -c 'printf "ok=1\n%s\nlate=1\n" "$1" | state-set --stream --compact s.json' _ "$line"
+    [[ $stderr == "state-set: "* ]]
+    [ "$(cat s.json)" = '{"ok":"1"}' ]
+  done
+  # what bash keeps as written is taken as written
+  echo '{}' >s.json
+  printf '%s\n' 'a=$' 'b=5$' 'c=x~' 'n.x=~' 'd={}' 'e:=[1,2]' 'f=a,b' 'g=a{b}c' >lines
+  state-set --stream --compact s.json <lines
+  [ "$(cat s.json)" = '{"a":"$","b":"5$","c":"x~","n":{"x":"~"},"d":"{}","e":[1,2],"f":"a,b","g":"a{b}c"}' ]
+}

@@ -121,9 +121,13 @@ static int run_stream(const Config& c) {
     }
     last = std::move(r.text);
     batch.edits.clear();
+    batch.line_ends.clear();
     batch.expects.clear();
     batch.requires_.clear();
     last_write = monotonic_seconds();
+    // a line of the batch failed: the lines before it are written, and its
+    // error ends the stream, as it would have without --debounce
+    if (r.failed) throw *r.failed;
     return true;
   };
   for (bool more = true; more;) {
@@ -139,7 +143,7 @@ static int run_stream(const Config& c) {
     }
     try {
       auto words = split_shell_words(line);
-      if (words.empty() || words[0][0] == '#') continue;
+      if (words.empty()) continue;  // a blank line or a comment
       if (words[0] == "--delete" || words[0] == "--now" || words[0] == "--epoch") {
         if (words.size() != 2) fail_usage(words[0] + " takes one PATH: " + quoted(line));
         // each line's time is its own: the clock is read as the line arrives
@@ -148,6 +152,7 @@ static int run_stream(const Config& c) {
       } else {
         for (const auto& w : words) batch.edits.push_back(parse_assignment(w));
       }
+      batch.line_ends.push_back(batch.edits.size());
     } catch (const Error&) {
       if (!flush()) return cli::no(no);  // what came before the bad line is kept
       throw;

@@ -1,13 +1,15 @@
 #include "core/assign.hpp"
 
-#include <fmt/format.h>
+#include "core/edit_rules.hpp"
 
-#include <cmath>
+#include <fmt/format.h>
 
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 
 namespace loopkit {
+
+namespace rules = edit_rules;
 
 namespace {
 
@@ -21,61 +23,6 @@ json::value operand_json(std::string_view text, std::string_view whole, json::Li
   }
 }
 
-// A number as the sum needs it: exact integers up to 37 digits (so that two
-// of them add without overflow in 128 bits), else a double.
-struct Number {
-  bool integral = false;
-  __int128 i = 0;
-  double d = 0;
-};
-
-Number number_of(const json::value& v) {
-  Number n;
-  if (v.is_int64()) n.integral = true, n.i = v.get_int64();
-  else if (v.is_uint64()) n.integral = true, n.i = v.get_uint64();
-  else if (v.is_double()) n.d = v.get_double();
-  else {
-    std::string t(json::literal_text(v));
-    bool negative = !t.empty() && t[0] == '-';
-    std::string_view digits = std::string_view(t).substr(negative ? 1 : 0);
-    if (digits.size() <= 37 && digits.find_first_not_of("0123456789") == std::string_view::npos) {
-      n.integral = true;
-      for (char c : digits) n.i = n.i * 10 + (c - '0');
-      if (negative) n.i = -n.i;
-    } else {
-      n.d = std::strtod(t.c_str(), nullptr);  // finite: the parser checked the literal
-    }
-  }
-  if (!n.integral) return n;
-  n.d = static_cast<double>(n.i);
-  return n;
-}
-
-std::string int128_text(__int128 v) {
-  bool negative = v < 0;
-  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
-  std::string s;
-  do {
-    s += static_cast<char>('0' + static_cast<int>(u % 10));
-    u /= 10;
-  } while (u);
-  if (negative) s += '-';
-  return {s.rbegin(), s.rend()};
-}
-
-json::value number_sum(const json::value& a, const json::value& b, const Path& where) {
-  Number x = number_of(a), y = number_of(b);
-  if (x.integral && y.integral) {
-    __int128 s = x.i + y.i;
-    if (s >= INT64_MIN && s <= INT64_MAX) return static_cast<int64_t>(s);
-    if (s >= 0 && s <= static_cast<__int128>(UINT64_MAX)) return static_cast<uint64_t>(s);
-    return json::number_literal(int128_text(s));  // exact, as jq 1.7 keeps big literals
-  }
-  double s = x.d + y.d;
-  if (!std::isfinite(s)) fail_data(fmt::format("{}: the sum overflows a double", where.text));
-  return s;
-}
-
 // the slot the path names, creating what is missing on the way
 json::value& slot(json::value& doc, const Path& p) {
   json::value* cur = &doc;
@@ -83,23 +30,18 @@ json::value& slot(json::value& doc, const Path& p) {
     const auto& seg = p.segments[i];
     if (seg.kind == Segment::key) {
       if (cur->is_null()) *cur = json::object();
-      if (!cur->is_object())
-        fail_data(fmt::format("{}: cannot set {} in a {} at {}", p.text, json::quote(seg.name), type_name(*cur),
-                              quoted(path_prefix_text(p, i))));
+      if (!cur->is_object()) rules::cannot_set_member(p, i, type_name(*cur));
       cur = &cur->get_object()[seg.name];
     } else if (seg.kind == Segment::elem) {
       if (cur->is_null()) *cur = json::array();
-      if (!cur->is_array())
-        fail_data(fmt::format("{}: cannot index a {} at {}", p.text, type_name(*cur), quoted(path_prefix_text(p, i))));
+      if (!cur->is_array()) rules::cannot_index(p, i, type_name(*cur));
       auto& a = cur->get_array();
-      long long n = static_cast<long long>(a.size());
-      long long idx = seg.index < 0 ? n + seg.index : seg.index;
-      if (idx < 0 || idx > n)
-        fail_data(fmt::format("{}: index {} is out of range for an array of {}", p.text, seg.index, n));
-      if (idx == n) a.emplace_back(nullptr);
-      cur = &a[static_cast<std::size_t>(idx)];
+      auto idx = rules::landing(seg.index, a.size(), true);
+      if (!idx) rules::index_out_of_range(p, seg.index, a.size());
+      if (*idx == a.size()) a.emplace_back(nullptr);
+      cur = &a[*idx];
     } else {
-      fail_usage(fmt::format("malformed path {}: '[]' names many values; it is for readers only", quoted(p.text)));
+      rules::all_names_many(p);
     }
   }
   return *cur;
@@ -115,33 +57,30 @@ void remove_at(json::value& doc, const Path& p) {
     const auto& seg = p.segments[i];
     if (cur->is_null()) return;
     if (seg.kind == Segment::key) {
-      if (!cur->is_object()) fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_name(*cur)));
+      if (!cur->is_object()) rules::cannot_delete_through(p, type_name(*cur));
       cur = cur->get_object().if_contains(seg.name);
       if (!cur) return;
     } else if (seg.kind == Segment::elem) {
-      if (!cur->is_array()) fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_name(*cur)));
+      if (!cur->is_array()) rules::cannot_delete_through(p, type_name(*cur));
       auto& a = cur->get_array();
-      long long n = static_cast<long long>(a.size());
-      long long idx = seg.index < 0 ? n + seg.index : seg.index;
-      if (idx < 0 || idx >= n) return;
-      cur = &a[static_cast<std::size_t>(idx)];
+      auto idx = rules::landing(seg.index, a.size(), false);
+      if (!idx) return;
+      cur = &a[*idx];
     } else {
-      fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(p.text)));
+      rules::all_names_many(p);
     }
   }
   const auto& last = p.segments.back();
   if (cur->is_null()) return;
   if (last.kind == Segment::key) {
-    if (!cur->is_object()) fail_data(fmt::format("{}: cannot delete a member of a {}", p.text, type_name(*cur)));
+    if (!cur->is_object()) rules::cannot_delete_in(p, type_name(*cur));
     cur->get_object().erase(last.name);
   } else if (last.kind == Segment::elem) {
-    if (!cur->is_array()) fail_data(fmt::format("{}: cannot delete an element of a {}", p.text, type_name(*cur)));
+    if (!cur->is_array()) rules::cannot_delete_in(p, type_name(*cur));
     auto& a = cur->get_array();
-    long long n = static_cast<long long>(a.size());
-    long long idx = last.index < 0 ? n + last.index : last.index;
-    if (idx >= 0 && idx < n) a.erase(a.begin() + idx);
+    if (auto idx = rules::landing(last.index, a.size(), false)) a.erase(a.begin() + static_cast<std::ptrdiff_t>(*idx));
   } else {
-    fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(p.text)));
+    rules::all_names_many(p);
   }
 }
 
@@ -210,7 +149,7 @@ Edit delete_edit(std::string_view path) {
   Edit e;
   e.op = Edit::remove;
   e.path = parse_path(path);
-  if (e.path.has_all()) fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(path)));
+  if (e.path.has_all()) rules::all_names_many(e.path);
   e.source = "--delete " + std::string(path);
   return e;
 }
@@ -227,7 +166,7 @@ Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds) {
     path.remove_suffix(1);
   }
   e.path = parse_path(path);
-  if (e.path.has_all()) fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(path)));
+  if (e.path.has_all()) rules::all_names_many(e.path);
   e.operand = epoch ? json::value(seconds) : json::value(json::string(iso8601_utc(seconds)));
   return e;
 }
@@ -260,17 +199,16 @@ void apply(json::value& doc, const Edit& e) {
       break;
     case Edit::add:
       if (v.is_null()) v = 0;
-      if (!json::is_numeric(v)) fail_data(fmt::format("{}: cannot add to a {}", e.path.text, type_name(v)));
-      v = number_sum(v, e.operand, e.path);
+      if (!json::is_numeric(v)) rules::cannot_change(e.path, "add to", type_name(v));
+      v = rules::number_sum(v, e.operand, e.path);
       break;
     case Edit::append:
       if (v.is_null()) v = json::array();
-      if (!v.is_array()) fail_data(fmt::format("{}: cannot append to a {}", e.path.text, type_name(v)));
+      if (!v.is_array()) rules::cannot_change(e.path, "append to", type_name(v));
       v.get_array().push_back(e.operand);
       break;
     case Edit::merge:
-      if (!v.is_null() && !v.is_object())
-        fail_data(fmt::format("{}: cannot merge into a {}", e.path.text, type_name(v)));
+      if (!v.is_null() && !v.is_object()) rules::cannot_change(e.path, "merge into", type_name(v));
       merge_into(v, e.operand);
       break;
     case Edit::remove: break;

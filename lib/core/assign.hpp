@@ -32,9 +32,10 @@ Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds);  // a give
 
 // Apply one edit to a parsed document; missing objects on the way are
 // created. Through a value of another type: exit 3; so is a sum that
-// overflows. Deleting what is missing does nothing. The tools edit text
-// (core/textedit.hpp) with these semantics, and use this on a value alone
-// for the arithmetic of +=; the tests use it as the reference.
+// overflows. Deleting what is missing does nothing. The reference of the
+// tests and fuzzers only: every tool edits text (core/textedit.hpp) with
+// these semantics, and both take their rules, messages and the arithmetic
+// of += from core/edit_rules.hpp.
 void apply(json::value& doc, const Edit& edit);
 
 // "PATH=TEXT" or "PATH:=JSON" as a (path, expected value) pair; exit 2.

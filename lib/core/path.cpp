@@ -253,7 +253,10 @@ std::string path_prefix_text(const Path& p, std::size_t upto) {
   std::string s;
   for (std::size_t i = 0; i < upto; ++i) {
     const auto& seg = p.segments[i];
-    if (seg.kind == Segment::key) s += "." + seg.name;
+    // a name a bare path could not spell ("", "a b", "x.y") is quoted
+    bool bare = !seg.name.empty() && seg.name[0] != '"' &&
+                std::none_of(seg.name.begin(), seg.name.end(), [](char c) { return ends_bare_name(c); });
+    if (seg.kind == Segment::key) s += bare ? "." + seg.name : "[" + json::quote(seg.name) + "]";
     else if (seg.kind == Segment::elem) s += fmt::format("[{}]", seg.index);
     else s += "[]";
   }

@@ -135,8 +135,10 @@ QueryResult query_state(const Query& q) {
     // stdin may carry several documents (JSON lines: lock-status --json | state-get - pid)
     std::string in = read_all(0, "standard input");
     if (is_gzip(in, q.file)) in = gunzip(in, "standard input");
-    for (const auto& doc : json::parse_many(in, "standard input", {}, json::Literals::big_integers))
-      answer(json::compact(doc), "standard input", q, want, nullptr, arena, r, shell_out);
+    auto docs = json::parse_many(in, "standard input", {}, json::Literals::big_integers);
+    // no document at all is what an empty file is: exit 3, "empty document"
+    if (docs.empty()) answer(in, "standard input", q, want, nullptr, arena, r, shell_out);
+    for (const auto& doc : docs) answer(json::compact(doc), "standard input", q, want, nullptr, arena, r, shell_out);
   } else {
     struct stat st;
     Fd fd = open_to_read(q.file, st);
@@ -207,17 +209,21 @@ public:
   Planned(std::string_view text, const json::Layout& layout, std::string_view subject, scan::Node root)
       : text_(text), layout_(layout), subject_(subject), root_(std::move(root)) {}
 
-  void apply(const std::vector<Edit>& edits, const std::function<void(std::size_t)>& release) {
-    for (bool every : {false, true}) {
-      plan_.reset();
-      if (every) root_ = scan::scan(text_, textedit::wants_for(edits, {}, true), subject_, release);
-      plan_.emplace(text_, root_, layout_, subject_);
-      try {
-        for (const Edit& e : edits) plan_->apply(e);
-        return;
-      } catch (const textedit::Plan::NeedsEveryItem&) {
-        if (every) throw;
-      }
+  // All the edits; or, given line_ends (--stream), the lines before the
+  // first one that cannot be applied, whose error is returned.
+  std::optional<Error> apply(const std::vector<Edit>& edits, const std::vector<std::size_t>& line_ends,
+                             const std::function<void(std::size_t)>& release) {
+    try {
+      apply_first(edits, edits.size(), release);
+      return std::nullopt;
+    } catch (const Error& e) {
+      if (line_ends.empty() || (e.code() != Exit::data && e.code() != Exit::usage)) throw;
+      std::size_t good = 0;  // the edits of the lines wholly before the failing edit
+      for (std::size_t end : line_ends)
+        if (end <= failed_at_) good = end;
+      if (good == 0) throw;
+      apply_first(edits, good, release);  // on a fresh plan: the failing line's first edits are undone
+      return e;
     }
   }
   bool changed() const { return plan_->changed(); }
@@ -229,7 +235,117 @@ private:
   std::string subject_;
   scan::Node root_;
   std::optional<textedit::Plan> plan_;
+  std::size_t failed_at_ = 0;  // the edit that threw
+
+  void apply_first(const std::vector<Edit>& edits, std::size_t n, const std::function<void(std::size_t)>& release) {
+    for (bool every : {false, true}) {
+      plan_.reset();
+      if (every) root_ = scan::scan(text_, textedit::wants_for(edits, {}, true), subject_, release);
+      plan_.emplace(text_, root_, layout_, subject_);
+      try {
+        for (failed_at_ = 0; failed_at_ < n; ++failed_at_) plan_->apply(edits[failed_at_]);
+        return;
+      } catch (const textedit::Plan::NeedsEveryItem&) {
+        if (every) throw;
+      }
+    }
+  }
 };
+
+// The text a run edits: the file's (mapped, gunzipped when gzip) or the
+// document it starts from when the file is missing or reset.
+struct Source {
+  std::optional<MappedFile> file;
+  std::string owned;
+  std::string_view text;
+  bool from_file = false, gz = false;
+  scan::Node root;
+  std::function<void(std::size_t)> release;  // pages of the mapped file behind the scan
+};
+
+// 1. The file's text, scanned for what the run needs and checked against
+// --require; invalid (or failing --require) under --on-invalid backup, it
+// is kept as FILE.backup (or in r.backup for a Document) and the run
+// starts again.
+void read_source(const Update& u, const Document* given, const std::string& input, const LockedForReplace& lk,
+                 const scan::Want& want, Source& s, UpdateResult& r) {
+  const std::string& subject = given ? given->subject : u.file;
+  if (!given) s.file.emplace(lk.fd.get(), u.file);
+  std::string why;
+  try {
+    s.text = given ? std::string_view(input) : s.file->text();
+    s.gz = is_gzip(s.text);
+    if (s.gz) s.text = s.owned = gunzip(s.text, u.file);
+    else if (s.file) s.release = [&s](std::size_t done) { s.file->release_before(done); };
+    s.root = scan::scan(s.text, want, subject, s.release);
+    why = unmet_requirement(u, s.text, s.root);
+    if (!why.empty() && !u.backup_invalid) fail_data(why);
+  } catch (const Error& e) {
+    if (e.code() != Exit::data || !u.backup_invalid) throw;
+    why = e.what();
+  }
+  s.from_file = why.empty();
+  if (!s.from_file && given) {
+    r.backup = *given->text;  // as read, gzip included
+    r.backup_why = why;
+  } else if (!s.from_file) {
+    back_up(u, lk, *s.file, why);  // Atari's rule: keep the bad file and start again
+  }
+}
+
+// The document a missing or reset file starts from: --init, with the values
+// --require asks for set where it lacks them, so that the new file meets
+// its own --require next time (not reset again on every run).
+void start_fresh(const Update& u, const json::Layout& layout, const scan::Want& want, Source& s) {
+  s.release = nullptr;
+  s.owned = json::to_text(u.init ? *u.init : json::value(json::object()), layout);
+  std::vector<Edit> sets;
+  std::vector<Path> paths;
+  for (const auto& [path, value] : u.requires_) paths.push_back(path);
+  scan::Node root = scan::scan(s.owned, textedit::wants_for({}, paths), "--init");
+  for (const auto& [path, value] : u.requires_) {
+    json::value have = textedit::value_in(s.owned, root, path);
+    if (json::equal(have, value)) continue;
+    if (!have.is_null())
+      fail_usage(fmt::format("--init holds {} at {}, but --require asks for {}", json::compact(have), path.text,
+                             json::compact(value)));
+    sets.push_back(Edit{.op = Edit::set, .path = path, .operand = value, .source = "--require " + path.text});
+  }
+  if (!sets.empty()) {
+    textedit::StringSink out;
+    textedit::edit_text(s.owned, sets, out, "--init");
+    s.owned = std::move(out.text);
+  }
+  s.text = s.owned;
+  s.root = scan::scan(s.text, want, "--init");
+}
+
+// A Document's text, gunzipped: FILE "-" or an etcd key's value
+std::string document_text(const Update& u, const Document& given) {
+  if (u.backup_invalid && !given.can_back_up)
+    fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", given.kind));
+  std::string input = given.text.value_or("");
+  return is_gzip(input) ? gunzip(input, given.subject) : input;
+}
+
+// What the run must scan for: the edits' paths, --expect's and --require's
+scan::Want wants_of(const Update& u) {
+  std::vector<Path> compared;
+  for (const auto& [path, want] : u.expects) compared.push_back(path);
+  for (const auto& [path, want] : u.requires_) compared.push_back(path);
+  return textedit::wants_for(u.edits, compared);
+}
+
+// 2. --expect, on the document as found: the answer "no", or ""
+std::string unmet_expectation(const Update& u, const Source& s, const std::string& subject) {
+  for (const auto& [path, want] : u.expects) {
+    json::value have = textedit::value_in(s.text, s.root, path);
+    if (!json::equal(have, want))
+      return fmt::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have),
+                         json::compact(want));
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -239,13 +355,7 @@ private:
 UpdateResult update_document(const Update& u, const Document* given) {
   const bool filter = given != nullptr;
   const std::string subject = filter ? given->subject : u.file;
-  std::string input;
-  if (filter) {
-    if (u.backup_invalid && !given->can_back_up)
-      fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", given->kind));
-    if (given->text) input = *given->text;
-    if (is_gzip(input)) input = gunzip(input, subject);
-  }
+  const std::string input = filter ? document_text(u, *given) : std::string();
   LockedForReplace lk = filter ? LockedForReplace{} : lock_for_replace(u.file, false);
   if (filter) lk.exists = input.find_first_not_of(" \t\r\n") != std::string::npos;  // empty: as a missing file
   UpdateResult r;
@@ -253,63 +363,22 @@ UpdateResult update_document(const Update& u, const Document* given) {
     r.no = filter ? given->missing : fmt::format("{}: no such file", quoted(u.file));
     return r;
   }
-  std::vector<Path> compared;
-  for (const auto& [path, want] : u.expects) compared.push_back(path);
-  for (const auto& [path, want] : u.requires_) compared.push_back(path);
-  const scan::Want want = textedit::wants_for(u.edits, compared);
-
-  // 1. the text, read once: the file (mapped; gunzipped when gzip), or the
-  // --init document when it is missing or reset
-  std::optional<MappedFile> file;
-  std::string owned;
-  std::string_view text;
-  bool from_file = false, gz = false;
-  scan::Node root;
-  std::function<void(std::size_t)> release;
-  if (lk.exists) {
-    if (!filter) file.emplace(lk.fd.get(), u.file);
-    std::string why;
-    try {
-      text = filter ? std::string_view(input) : file->text();
-      gz = is_gzip(text);
-      if (gz) text = owned = gunzip(text, u.file);
-      else if (file) release = [&](std::size_t done) { file->release_before(done); };
-      root = scan::scan(text, want, subject, release);
-      why = unmet_requirement(u, text, root);
-      if (!why.empty() && !u.backup_invalid) fail_data(why);
-    } catch (const Error& e) {
-      if (e.code() != Exit::data || !u.backup_invalid) throw;
-      why = e.what();
-    }
-    from_file = why.empty();
-    if (!from_file && filter) {
-      r.backup = *given->text;  // as read, gzip included
-      r.backup_why = why;
-    } else if (!from_file) {
-      back_up(u, lk, *file, why);  // Atari's rule: keep the bad file and start again
-    }
-  }
+  const scan::Want want = wants_of(u);
+  Source src;
+  if (lk.exists) read_source(u, given, input, lk, want, src, r);
   json::Layout layout = u.layout ? *u.layout : json::default_layout();
-  if (from_file) {
-    layout = json::detect_layout(text);
-  } else {
-    release = nullptr;
-    text = owned = json::to_text(u.init ? *u.init : json::value(json::object()), layout);
-    root = scan::scan(text, want, "--init");
-  }
-
-  // 2. --expect, then the edits in order
-  for (const auto& [path, want] : u.expects) {
-    json::value have = textedit::value_in(text, root, path);
-    if (!json::equal(have, want)) {
-      r.no = fmt::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have),
-                         json::compact(want));
-      return r;
-    }
-  }
+  if (src.from_file) layout = json::detect_layout(src.text);
+  else start_fresh(u, layout, want, src);
+  r.no = unmet_expectation(u, src, subject);
+  if (!r.no.empty()) return r;
   const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
-  Planned plan(text, layout, subject, std::move(root));
-  plan.apply(edits, release);
+  Planned plan(src.text, layout, subject, std::move(src.root));
+  r.failed = plan.apply(edits, u.line_ends, src.release);
+  // the names the writes below have always used (kept as they were: the commit is another change's)
+  std::optional<MappedFile>& file = src.file;
+  std::string_view text = src.text;
+  const bool from_file = src.from_file, gz = src.gz;
+  std::function<void(std::size_t)>& release = src.release;
 
   // 3. the new file: the old text's untouched slices and the new values
   if (from_file && !plan.changed() && !u.layout) {

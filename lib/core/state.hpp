@@ -10,6 +10,7 @@
 #include "core/assign.hpp"
 #include "core/json.hpp"
 #include "core/path.hpp"
+#include "sys/error.hpp"
 
 namespace loopkit {
 
@@ -41,9 +42,17 @@ QueryResult query_state(const Query& q);
 struct Update {
   std::string file;         // "-": a filter on stdin; an etcd URL: an etcd key (contract section 9)
   std::vector<Edit> edits;  // in command-line order
+  // --stream: where each line's edits end in edits. With it, a line whose
+  // edits cannot be made (exit 2 or 3) leaves out itself and the lines
+  // after it, the lines before it are applied and written, and its error is
+  // returned in UpdateResult::failed; without it, all or nothing.
+  std::vector<std::size_t> line_ends;
   std::vector<std::pair<Path, json::value>> expects;
   std::vector<std::pair<Path, json::value>> requires_;
-  std::optional<json::value> init;  // when FILE is missing or reset; default {}
+  // when FILE is missing or reset; default {}. The document started from
+  // holds --require's values too: those init lacks are set (one it holds
+  // otherwise is exit 2), so that a new file meets its own --require.
+  std::optional<json::value> init;
   bool no_create = false;
   bool backup_invalid = false;  // --on-invalid backup
   bool redact = false;
@@ -68,6 +77,9 @@ struct UpdateResult {
   // the document in the same write, then warns
   std::optional<std::string> backup;
   std::string backup_why;
+  // with Update::line_ends: the error of the first line that could not be
+  // applied (the lines before it are in text, and written)
+  std::optional<Error> failed;
 };
 
 // One atomic read-modify-write under an exclusive lock (see

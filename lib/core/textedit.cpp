@@ -5,10 +5,13 @@
 #include <functional>
 #include <map>
 
+#include "core/edit_rules.hpp"
 #include "core/textedit_overlay.hpp"
 #include "sys/error.hpp"
 
 namespace loopkit::textedit {
+
+namespace rules = edit_rules;
 
 namespace {
 
@@ -40,136 +43,6 @@ std::unique_ptr<Overlay> make_orig(std::string_view text, const scan::Node& node
 
 }  // namespace
 
-// ---- what to scan -------------------------------------------------------------
-
-scan::Want wants_for(const std::vector<Edit>& edits, const std::vector<Path>& compared, bool every_item) {
-  // An index may name another element once earlier edits of the run have
-  // deleted or added elements: it is widened by their numbers.
-  long long deletes = 0, adds = 0;
-  for (const Edit& e : edits) {
-    bool has_elem = false;
-    for (const auto& s : e.path.segments) has_elem |= s.kind == Segment::elem;
-    if (e.op == Edit::remove && !e.path.segments.empty() && e.path.segments.back().kind == Segment::elem) ++deletes;
-    if (e.op == Edit::append || (e.op != Edit::remove && has_elem)) ++adds;
-  }
-  // past this many kept items per index, keeping every item is cheaper
-  constexpr long long widest = 4096;
-  scan::Want want;
-  auto add = [&](const Path& p, bool leaf_entered) {
-    scan::Want* w = &want;
-    for (const auto& s : p.segments) {
-      if (s.kind == Segment::key) {
-        w = &w->members[s.name];
-        continue;
-      }
-      if (s.kind == Segment::all || every_item) {
-        w->all = true;
-      } else if (s.index >= 0) {
-        if (deletes > widest) w->all = true;
-        else
-          for (long long i = s.index; i <= s.index + deletes; ++i) w->indices.insert(i);
-      } else {
-        long long lo = s.index - deletes, hi = std::min(-1LL, s.index + adds);
-        if (hi - lo > widest) w->all = true;
-        else
-          for (long long i = lo; i <= hi; ++i) w->indices.insert(i);
-      }
-      w = &w->element_want();
-    }
-    // an append needs the array's items' style and count; a new member, the object's
-    if (leaf_entered) w->indices.insert(-1);
-  };
-  for (const Edit& e : edits) {
-    add(e.path, e.op == Edit::append);
-    if (e.op != Edit::merge) continue;
-    // a merge reaches into the members its object names, and theirs
-    Path p = e.path;
-    std::function<void(const json::value&)> members = [&](const json::value& v) {
-      if (!v.is_object()) return;
-      for (const auto& [name, value] : v.get_object()) {
-        p.segments.push_back({Segment::key, std::string(name), 0});
-        add(p, false);
-        members(value);
-        p.segments.pop_back();
-      }
-    };
-    members(e.operand);
-  }
-  for (const Path& p : compared) add(p, false);
-  want.settle();
-  return want;
-}
-
-// ---- reading the scanned text ----------------------------------------------------
-
-json::value value_in(std::string_view text, const scan::Node& root, const Path& path) {
-  try {
-    auto spans = lookup(text, root, path);
-    // big integers keep their digits, as --expect and --require read them
-    if (spans.size() == 1 && spans[0])
-      return json::parse(text.substr(spans[0]->first, spans[0]->second - spans[0]->first), "value", {},
-                         json::Literals::big_integers);
-  } catch (const Error& e) {
-    if (e.code() != Exit::data) throw;  // through a scalar: nothing there
-  }
-  return nullptr;
-}
-
-std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::string_view text, const scan::Node& root,
-                                                                       const Path& path) {
-  using Span = std::pair<std::size_t, std::size_t>;
-  std::vector<const scan::Node*> cur{&root}, next;
-  for (const auto& seg : path.segments) {
-    next.clear();
-    for (const scan::Node* n : cur) {
-      if (!n || text[n->begin] == 'n') {
-        next.push_back(nullptr);
-        continue;
-      }
-      char c = text[n->begin];
-      switch (seg.kind) {
-        case Segment::key: {
-          if (c != '{')
-            fail_data(
-                fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type_name(c)));
-          const scan::Child* m = scan::member(text, *n, seg.name);
-          next.push_back(m ? &m->node : nullptr);
-          break;
-        }
-        case Segment::elem: {
-          if (c != '[')
-            fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, text_type_name(c), seg.index));
-          const scan::Child* m = scan::element(*n, seg.index);
-          next.push_back(m ? &m->node : nullptr);
-          break;
-        }
-        case Segment::all:
-          if (c == '[') {
-            for (const auto& ch : n->children) next.push_back(&ch.node);
-          } else if (c == '{') {
-            // a duplicated name once, where it first stands, with its last value
-            std::map<std::string, std::size_t> at;
-            std::vector<const scan::Node*> order;
-            for (const auto& ch : n->children) {
-              auto [it, fresh] = at.try_emplace(scan::key_name(text, ch.item.key), order.size());
-              if (fresh) order.push_back(&ch.node);
-              else order[it->second] = &ch.node;
-            }
-            next.insert(next.end(), order.begin(), order.end());
-          } else {
-            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, text_type_name(c)));
-          }
-          break;
-      }
-    }
-    std::swap(cur, next);
-  }
-  std::vector<std::optional<Span>> out;
-  out.reserve(cur.size());
-  for (const scan::Node* n : cur) out.push_back(n ? std::optional<Span>(Span{n->begin, n->end}) : std::nullopt);
-  return out;
-}
-
 // ---- applying edits ----------------------------------------------------------------
 
 namespace {
@@ -187,27 +60,12 @@ public:
       case Edit::set_if_missing:
         if (is_null(v)) set(v, e);
         break;
-      case Edit::add: {
-        char c = v.kind <= Overlay::fresh ? v.text[0] : '{';
-        if (c != 'n' && c != '-' && (c < '0' || c > '9'))
-          fail_data(fmt::format("{}: cannot add to a {}", e.path.text, type_of(v)));
-        // the value alone, added to by apply() itself: the same arithmetic,
-        // exactness and errors as on a whole document
-        json::value have = json::parse(v.text, "value", {}, json::Literals::as_written);
-        json::value sum = have;
-        Edit here = e;
-        here.path.segments.clear();
-        loopkit::apply(sum, here);
-        // adding zero keeps the value and so its text (1.0 stays 1.0)
-        if (!have.is_null() && json::parse(json::compact(e.operand), "value").to_number<double>() == 0) break;
-        replace(v, keep(json::compact(sum)));
-        break;
-      }
+      case Edit::add: add(v, e); break;
       case Edit::append: {
         if (is_null(v)) {
           replace_with_container(v, Overlay::array);
         } else if (!is_array(v)) {
-          fail_data(fmt::format("{}: cannot append to a {}", e.path.text, type_of(v)));
+          rules::cannot_change(e.path, "append to", type_of(v));
         }
         expand(v);
         push(v, make_fresh(operand_text(e)));
@@ -215,7 +73,7 @@ public:
         break;
       }
       case Edit::merge:
-        if (!is_null(v) && !is_object(v)) fail_data(fmt::format("{}: cannot merge into a {}", e.path.text, type_of(v)));
+        if (!is_null(v) && !is_object(v)) rules::cannot_change(e.path, "merge into", type_of(v));
         merge(v, e.operand, e.path);
         break;
       case Edit::remove: break;
@@ -247,6 +105,16 @@ private:
   std::string_view t_;
   std::deque<std::string>& texts_;  // new values' texts, at stable addresses
   bool& changed_;
+
+  // PATH+=NUMBER on the overlay, with the arithmetic of the reference
+  void add(Overlay& v, const Edit& e) {
+    char c = v.kind <= Overlay::fresh ? v.text[0] : '{';
+    if (c != 'n' && c != '-' && (c < '0' || c > '9')) rules::cannot_change(e.path, "add to", type_of(v));
+    // adding zero keeps the value and so its text (1.0 stays 1.0)
+    if (c != 'n' && json::nearest_double(json::number_text(e.operand)) == 0) return;
+    json::value have = c == 'n' ? json::value(0) : json::parse(v.text, "value", {}, json::Literals::as_written);
+    replace(v, keep(json::compact(rules::number_sum(have, e.operand, e.path))));
+  }
 
   std::string_view keep(std::string s) {
     texts_.push_back(std::move(s));
@@ -303,47 +171,54 @@ private:
   // Turns an object or array value into entries (once).
   void expand(Overlay& v) {
     if (v.kind == Overlay::object || v.kind == Overlay::array) return;
+    if (v.kind == Overlay::orig) expand_file(v);
+    else expand_text(v);
+  }
+
+  // a container of the file: its kept items, and runs for those between
+  void expand_file(Overlay& v) {
+    if (!v.scanned || !v.scanned->entered) throw Plan::NeedsEveryItem{};
     bool obj = v.text[0] == '{';
-    if (v.kind == Overlay::orig) {
-      if (!v.scanned || !v.scanned->entered) throw Plan::NeedsEveryItem{};
-      const scan::Node& s = *v.scanned;
-      v.kind = obj ? Overlay::object : Overlay::array;
-      v.from_file = true;
-      // the items the scan did not keep stand between the kept ones as runs
-      std::size_t at = 0;  // the next item index not yet in entries
-      const scan::Child* before = nullptr;
-      auto add_run = [&](std::size_t upto, const scan::Child* after) {
-        if (upto <= at) return;
-        Entry r;
-        r.original = r.run = true;
-        r.first = at;
-        r.count = upto - at;
-        r.span.prefix = before ? before->item.end : s.first.prefix;
-        r.span.key = r.span.value = before ? before->next : s.first.key;
-        r.span.end = after ? after->item.prefix : s.last.end;
-        v.entries.push_back(std::move(r));
-      };
-      for (const auto& c : s.children) {
-        add_run(c.index, &c);
-        Entry en;
-        en.span = c.item;
-        en.original = true;
-        en.first = c.index;
-        en.node = make_orig(t_, c.node);
-        if (obj) {
-          en.name = scan::key_name(t_, c.item.key);
-          v.live[en.name] = v.entries.size();
-        }
-        v.entries.push_back(std::move(en));
-        at = c.index + 1;
-        before = &c;
+    const scan::Node& s = *v.scanned;
+    v.kind = obj ? Overlay::object : Overlay::array;
+    v.from_file = true;
+    // the items the scan did not keep stand between the kept ones as runs
+    std::size_t at = 0;  // the next item index not yet in entries
+    const scan::Child* before = nullptr;
+    auto add_run = [&](std::size_t upto, const scan::Child* after) {
+      if (upto <= at) return;
+      Entry r;
+      r.original = r.run = true;
+      r.first = at;
+      r.count = upto - at;
+      r.span.prefix = before ? before->item.end : s.first.prefix;
+      r.span.key = r.span.value = before ? before->next : s.first.key;
+      r.span.end = after ? after->item.prefix : s.last.end;
+      v.entries.push_back(std::move(r));
+    };
+    for (const auto& c : s.children) {
+      add_run(c.index, &c);
+      Entry en;
+      en.span = c.item;
+      en.original = true;
+      en.first = c.index;
+      en.node = make_orig(t_, c.node);
+      if (obj) {
+        en.name = scan::key_name(t_, c.item.key);
+        v.live[en.name] = v.entries.size();
       }
-      add_run(s.count, nullptr);
-      v.length = obj ? 0 : s.count;
-      v.originals = v.entries.size();
-      return;
+      v.entries.push_back(std::move(en));
+      at = c.index + 1;
+      before = &c;
     }
-    // a new value given as text: its items become new entries
+    add_run(s.count, nullptr);
+    v.length = obj ? 0 : s.count;
+    v.originals = v.entries.size();
+  }
+
+  // a new value given as text: its items become new entries
+  void expand_text(Overlay& v) {
+    bool obj = v.text[0] == '{';
     std::string_view text = v.text;
     scan::Want every;
     every.all = true;
@@ -416,29 +291,24 @@ private:
       const auto& seg = p.segments[i];
       if (seg.kind == Segment::key) {
         if (is_null(*cur)) replace_with_container(*cur, Overlay::object);
-        if (!is_object(*cur))
-          fail_data(fmt::format("{}: cannot set {} in a {} at {}", p.text, json::quote(seg.name), type_of(*cur),
-                                quoted(path_prefix_text(p, i))));
+        if (!is_object(*cur)) rules::cannot_set_member(p, i, type_of(*cur));
         expand(*cur);
         Overlay* m = member(*cur, seg.name);
         if (!m) m = &add_member(*cur, seg.name);
         cur = m;
       } else if (seg.kind == Segment::elem) {
         if (is_null(*cur)) replace_with_container(*cur, Overlay::array);
-        if (!is_array(*cur))
-          fail_data(fmt::format("{}: cannot index a {} at {}", p.text, type_of(*cur), quoted(path_prefix_text(p, i))));
+        if (!is_array(*cur)) rules::cannot_index(p, i, type_of(*cur));
         expand(*cur);
-        long long n = static_cast<long long>(cur->length);
-        long long idx = seg.index < 0 ? n + seg.index : seg.index;
-        if (idx < 0 || idx > n)
-          fail_data(fmt::format("{}: index {} is out of range for an array of {}", p.text, seg.index, n));
-        if (idx == n) {
+        auto idx = rules::landing(seg.index, cur->length, true);
+        if (!idx) rules::index_out_of_range(p, seg.index, cur->length);
+        if (*idx == cur->length) {
           push(*cur, make_fresh("null"));
           changed_ = true;
         }
-        cur = element(*cur, static_cast<std::size_t>(idx)).node.get();
+        cur = element(*cur, *idx).node.get();
       } else {
-        fail_usage(fmt::format("malformed path {}: '[]' names many values; it is for readers only", quoted(p.text)));
+        rules::all_names_many(p);
       }
     }
     return *cur;
@@ -449,7 +319,8 @@ private:
     // a deleted member of the file that comes back takes its old place
     for (std::size_t i = o.entries.size(); i-- > 0;) {
       Entry& e = o.entries[i];
-      if (e.original && e.removed && e.name == name) {
+      // runs (the items the scan skipped) have no name: never taken for ""
+      if (e.original && !e.run && e.removed && e.name == name) {
         // only the last copy comes back; earlier ones stay deleted
         e.removed = false;
         e.node = make_fresh("null");
@@ -475,46 +346,45 @@ private:
       const auto& seg = p.segments[i];
       if (is_null(*cur)) return;
       if (seg.kind == Segment::key) {
-        if (!is_object(*cur)) fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_of(*cur)));
+        if (!is_object(*cur)) rules::cannot_delete_through(p, type_of(*cur));
         expand(*cur);
         cur = member(*cur, seg.name);
         if (!cur) return;
       } else if (seg.kind == Segment::elem) {
-        if (!is_array(*cur)) fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_of(*cur)));
+        if (!is_array(*cur)) rules::cannot_delete_through(p, type_of(*cur));
         expand(*cur);
-        long long n = static_cast<long long>(cur->length);
-        long long idx = seg.index < 0 ? n + seg.index : seg.index;
-        if (idx < 0 || idx >= n) return;
-        cur = element(*cur, static_cast<std::size_t>(idx)).node.get();
+        auto idx = rules::landing(seg.index, cur->length, false);
+        if (!idx) return;
+        cur = element(*cur, *idx).node.get();
       } else {
-        fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(p.text)));
+        rules::all_names_many(p);
       }
     }
     const auto& last = p.segments.back();
     if (is_null(*cur)) return;
     if (last.kind == Segment::key) {
-      if (!is_object(*cur)) fail_data(fmt::format("{}: cannot delete a member of a {}", p.text, type_of(*cur)));
+      if (!is_object(*cur)) rules::cannot_delete_in(p, type_of(*cur));
       expand(*cur);
       auto it = cur->live.find(last.name);
       if (it == cur->live.end()) return;
       // every copy of a duplicated name goes, so that none reads back
+      // (a run, the members the scan skipped, has no name: never taken for "")
       for (auto& e : cur->entries)
-        if (!e.removed && e.name == last.name) e.removed = true;
+        if (!e.run && !e.removed && e.name == last.name) e.removed = true;
       cur->live.erase(it);
       changed_ = true;
     } else if (last.kind == Segment::elem) {
-      if (!is_array(*cur)) fail_data(fmt::format("{}: cannot delete an element of a {}", p.text, type_of(*cur)));
+      if (!is_array(*cur)) rules::cannot_delete_in(p, type_of(*cur));
       expand(*cur);
-      long long n = static_cast<long long>(cur->length);
-      long long idx = last.index < 0 ? n + last.index : last.index;
-      if (idx < 0 || idx >= n) return;
-      Entry& e = element(*cur, static_cast<std::size_t>(idx));
+      auto idx = rules::landing(last.index, cur->length, false);
+      if (!idx) return;
+      Entry& e = element(*cur, *idx);
       e.removed = true;
       if (e.original) ++cur->removed_originals;
       --cur->length;
       changed_ = true;
     } else {
-      fail_usage(fmt::format("malformed path {}: '[]' is for readers only", quoted(p.text)));
+      rules::all_names_many(p);
     }
   }
 };

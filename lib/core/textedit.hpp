@@ -5,7 +5,8 @@
 // values, without a copy of the document in memory.
 //
 // The semantics are those of apply() in core/assign.hpp on a parsed
-// document, with the same errors; what the overlay adds is that every byte
+// document (the tests' reference), with the same errors: both take them
+// from core/edit_rules.hpp. What the overlay adds is that every byte
 // no edit touches is kept: a duplicated member name's earlier copies, number
 // spellings (1.0, 1e2, 30-digit integers), indentation. New values are
 // written in their neighbours' style (jq's 2-space layout where none), and

@@ -1,0 +1,45 @@
+// The rules of an edit that do not depend on how the document is held,
+// internal to core/assign.cpp (the value-tree reference) and
+// core/textedit*.cpp (the span editor every tool uses): the messages of an
+// edit that cannot be made, where an index lands, and the arithmetic of +=.
+// Written once here, so the reference and the editor cannot drift apart.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/json.hpp"
+#include "core/path.hpp"
+
+namespace loopkit::edit_rules {
+
+// Where an index of an array of n elements lands: 0..n-1, or n (one past
+// the end) when past_end is allowed (setting there appends); nullopt when
+// out of range.
+std::optional<std::size_t> landing(long long index, std::size_t n, bool past_end);
+
+// The exit 3 (or 2) messages, the same whichever engine meets them. `at` is
+// the number of segments of p before the value in the way.
+[[noreturn]] void cannot_set_member(const Path& p, std::size_t at, const char* type_in_way);
+[[noreturn]] void cannot_index(const Path& p, std::size_t at, const char* type_in_way);
+[[noreturn]] void index_out_of_range(const Path& p, long long index, std::size_t n);
+[[noreturn]] void all_names_many(const Path& p);  // `[]` on a path that is written
+[[noreturn]] void cannot_delete_through(const Path& p, const char* type_in_way);
+[[noreturn]] void cannot_delete_in(const Path& p, const char* type_in_way);          // the last segment's container
+[[noreturn]] void cannot_change(const Path& p, const char* verb, const char* type);  // add to, append to, merge into
+
+// PATH+=NUMBER on the value found (null counts as 0): a + b. Integers are
+// exact (to 37 digits each, in 128 bits); decimals add on their digits, as
+// a person adds them (0.1 + 0.2 is 0.3), when the exact sum has at most 34
+// significant digits; past that, the nearest doubles are added. A sum no
+// double can hold is exit 3.
+json::value number_sum(const json::value& a, const json::value& b, const Path& where);
+
+// The exact decimal sum of two JSON number texts, written as JSON
+// ("0.3", "1.5e+40"), or nullopt when it needs more than max_digits
+// significant digits.
+inline constexpr std::size_t max_digits = 34;
+std::optional<std::string> decimal_sum(std::string_view a, std::string_view b);
+
+}  // namespace loopkit::edit_rules
