@@ -12,62 +12,52 @@ namespace {
 
 using namespace redact_detail;
 
+struct Found {
+  Span span;
+  std::string kind;
+};
+
+// The secret that starts at i (or whose value follows the name that ends
+// there); span.end 0 for none. word_start: i may start a key or a token.
+Found secret_at(std::string_view v, std::size_t i, bool word_start) {
+  const char c = v[i];
+  if (c == '-') {
+    if (std::size_t e = match_private_key(v, i)) return {{i, e}, "private key block"};
+    if (Span o = match_command_option(v, i); o.end) return {o, "password on a command line"};
+  } else if (c == '=' || c == ':') {
+    if (Span u = match_url_password(v, i); u.end) return {u, "password in a URL"};
+    if (Assignment a = match_assignment(v, i); a.value.end) return {a.value, "value of " + quoted(a.key)};
+  }
+  if (!word_start) return {};
+  if (TokenMatch m = match_token(v, i); m.span.end) return {m.span, m.kind};
+  if (c == 'B' || c == 'b') {
+    if (Span t = match_bearer(v, i); t.end) return {t, "bearer token"};
+  } else if (c == 'e') {
+    if (std::size_t e = match_jwt(v, i)) return {{i, e}, "JSON web token"};
+  }
+  return {};
+}
+
 std::size_t redact_text(std::string& s, const std::function<void(const std::string&)>& on_kind) {
   std::string out;
   std::size_t count = 0, i = 0, copied = 0;
-  bool replaced = false;
-  auto replace = [&](Span span, const std::string& kind) {
-    out.append(s, copied, span.begin - copied);
-    out += redacted_marker;
-    copied = i = span.end;
-    replaced = true;
-    ++count;
-    if (on_kind) on_kind(kind);
-  };
   const std::string_view v(s);
   while (i < v.size()) {
-    const char c = v[i];
-    if (c == '-') {
-      if (std::size_t e = match_private_key(v, i)) {
-        replace({i, e}, "private key block");
-        continue;
-      }
-      if (Span o = match_command_option(v, i); o.end) {
-        replace(o, "password on a command line");
-        continue;
-      }
-    } else if (c == '=' || c == ':') {
-      if (Span u = match_url_password(v, i); u.end) {
-        replace(u, "password in a URL");
-        continue;
-      }
-      if (Assignment a = match_assignment(v, i); a.value.end) {
-        replace(a.value, "value of " + quoted(a.key));
-        continue;
-      }
-    }
     // Keys start a word: "sk-" inside "task-sk-..." or "x_ghp_..." is not one,
     // and no start inside a run is tried again (linear time on any input).
     // Right after a replacement is a start, as it is in the redacted text:
     // a second pass finds nothing the first left.
-    if (i == 0 || !is_word(v[i - 1]) || (replaced && i == copied)) {
-      if (TokenMatch m = match_token(v, i); m.span.end) {
-        replace(m.span, m.kind);
-        continue;
-      }
-      if (c == 'B' || c == 'b') {
-        if (Span t = match_bearer(v, i); t.end) {
-          replace(t, "bearer token");
-          continue;
-        }
-      } else if (c == 'e') {
-        if (std::size_t e = match_jwt(v, i)) {
-          replace({i, e}, "JSON web token");
-          continue;
-        }
-      }
+    const bool word_start = i == 0 || !is_word(v[i - 1]) || (count && i == copied);
+    Found f = secret_at(v, i, word_start);
+    if (!f.span.end) {
+      ++i;
+      continue;
     }
-    ++i;
+    out.append(s, copied, f.span.begin - copied);
+    out += redacted_marker;
+    copied = i = f.span.end;
+    ++count;
+    if (on_kind) on_kind(f.kind);
   }
   if (count) {
     out.append(s, copied, std::string::npos);
