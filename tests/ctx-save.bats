@@ -265,3 +265,21 @@ save1() { ctx-save --dir saves "$@"; }
   assert_output 'CONTEXT SAVE ./-'
   [ -f ./- ]
 }
+
+@test "issue 22: --set goes through state-set's engine: the same messages, literals kept" {
+  mkdir saves
+  echo '{"project":{"name":"p"},"a":[1]}' >s.json
+  for bad in 'project.name.x=1' 'a[5]=1' 'project*=[1]' 'a+=1' 'project.name[]=x'; do
+    run state-set s.json "$bad"
+    want_status=$status want=${output#state-set: }
+    run --separate-stderr ctx-save --dir saves --set 'a:=[1]' --set "$bad"
+    assert_equal "$status" "$want_status"
+    assert_equal "${stderr#ctx-save: }" "$want"
+  done
+  [ -z "$(ls saves)" ]
+  run -0 save1 --set 'configuration.ratio:=1e2' --set 'x.y[]:=1.50' --set 'metadata.save_count+=4'
+  grep -q '"ratio": 1e2' "$SAVE"
+  grep -q '1.50' "$SAVE"
+  run -0 state-get "$SAVE" metadata.save_count
+  assert_output 5
+}
