@@ -283,3 +283,24 @@ save1() { ctx-save --dir saves "$@"; }
   run -0 state-get "$SAVE" metadata.save_count
   assert_output 5
 }
+
+@test "issue 22: --keep prunes the saves of its own project only (project.name, else the folder)" {
+  mkdir -p saves a b
+  export TMPDIR=$W/saves
+  (cd a && LOOPKIT_NOW=1736503500 ctx-save >/dev/null && LOOPKIT_NOW=1736503510 ctx-save >/dev/null)
+  (cd b && LOOPKIT_NOW=1736503520 ctx-save >/dev/null)
+  (cd b && LOOPKIT_NOW=1736503530 ctx-save --set project.name=shop >/dev/null)
+  (cd a && LOOPKIT_NOW=1736503540 ctx-save --set project.name=shop >/dev/null)
+  run -0 state-get saves/mdan-save-1736503500.json project.folder
+  assert_output "$W/a"
+  # a's unnamed saves: the older one goes, b's and the named project's stay
+  (cd a && LOOPKIT_NOW=1736503600 ctx-save --keep 1 >/dev/null)
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1736503520.json mdan-save-1736503530.json mdan-save-1736503540.json mdan-save-1736503600.json " ]
+  # a project by name is one project wherever it was saved
+  (cd b && LOOPKIT_NOW=1736503700 ctx-save --set project.name=shop --keep 1 >/dev/null)
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1736503520.json mdan-save-1736503600.json mdan-save-1736503700.json " ]
+  # a save that says neither name nor folder (loopkit 0.2, by hand) is never pruned
+  printf '{"version":"1.0","project":{"name":""},"phases":{"current":"PLAN"}}\n' >saves/mdan-save-1.json
+  (cd a && LOOPKIT_NOW=1736503800 ctx-save --keep 1 >/dev/null)
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1.json mdan-save-1736503520.json mdan-save-1736503700.json mdan-save-1736503800.json " ]
+}

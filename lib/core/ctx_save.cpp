@@ -187,11 +187,14 @@ LockedForReplace lock_save(const std::string& path) {
 }
 
 std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, const std::string& spare,
-                                     const Warn& warn) {
+                                     const Project& project, const Warn& warn) {
   std::vector<std::string> removed;
   std::size_t kept = spare.empty() ? 0 : 1;
   for (const auto& name : saves_newest_first(dir)) {
     if (name == spare) continue;
+    // another project's save, or one whose project cannot be told, is not ours to delete
+    std::optional<Project> theirs = project_of_file(join(dir, name));
+    if (!theirs || !same_project(project, *theirs)) continue;
     if (kept < keep) {
       ++kept;
       continue;
@@ -224,6 +227,7 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   json::value doc = start_document(r, now, warn);
   apply_changes(doc, r, now, warn);
   stamp_save(doc, now);
+  stamp_project(doc, working_folder());
   check_utf8(doc);
   redact_with_warning(doc, warn);
   Saved saved;
@@ -251,7 +255,7 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   }
   if (r.keep > 0) {
     std::string name = base_name(saved.path);
-    prune_saves(dir_name(saved.path), r.keep, parse_save_name(name) ? name : "", warn);
+    prune_saves(dir_name(saved.path), r.keep, parse_save_name(name) ? name : "", project_of(doc), warn);
   }
   return saved;
 }
