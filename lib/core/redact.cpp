@@ -25,8 +25,9 @@ Found secret_at(std::string_view v, std::size_t i, bool word_start) {
     if (std::size_t e = match_private_key(v, i)) return {{i, e}, "private key block"};
     if (Span o = match_command_option(v, i); o.end) return {o, "password on a command line"};
   } else if (c == '=' || c == ':') {
-    if (Span u = match_url_password(v, i); u.end) return {u, "password in a URL"};
+    // the name first: "password://u:p@h" is all the password's, and a second pass agrees
     if (Assignment a = match_assignment(v, i); a.value.end) return {a.value, "value of " + quoted(a.key)};
+    if (Span u = match_url_password(v, i); u.end) return {u, "password in a URL"};
   }
   if (!word_start) return {};
   if (TokenMatch m = match_token(v, i); m.span.end) return {m.span, m.kind};
@@ -38,7 +39,7 @@ Found secret_at(std::string_view v, std::size_t i, bool word_start) {
   return {};
 }
 
-std::size_t redact_text(std::string& s, const std::function<void(const std::string&)>& on_kind) {
+std::size_t redact_pass(std::string& s, const std::function<void(const std::string&)>& on_kind) {
   std::string out;
   std::size_t count = 0, i = 0, copied = 0;
   const std::string_view v(s);
@@ -64,6 +65,22 @@ std::size_t redact_text(std::string& s, const std::function<void(const std::stri
     s = std::move(out);
   }
   return count;
+}
+
+// One pass can leave what the next finds: in "curl -uU:name_key=P" the
+// option's password goes first, and then the name's value is seen whole.
+// So passes run until one finds nothing (one pass on text without secrets):
+// a redacted text holds nothing more to redact. No matcher takes a marker
+// alone for a secret, so each pass that finds something changes the text;
+// the bound is a guard all the same.
+std::size_t redact_text(std::string& s, const std::function<void(const std::string&)>& on_kind) {
+  std::size_t total = 0;
+  for (int pass = 0; pass < 8; ++pass) {
+    const std::size_t n = redact_pass(s, on_kind);
+    total += n;
+    if (!n) break;
+  }
+  return total;
 }
 
 // .name where the path syntax allows it, else ["name"]
