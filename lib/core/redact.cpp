@@ -28,6 +28,10 @@ Found secret_at(std::string_view v, std::size_t i, bool word_start) {
     // the name first: "password://u:p@h" is all the password's, and a second pass agrees
     if (Assignment a = match_assignment(v, i); a.value.end) return {a.value, "value of " + quoted(a.key)};
     if (Span u = match_url_password(v, i); u.end) return {u, "password in a URL"};
+  } else if (c == '>') {
+    if (Assignment a = match_element(v, i); a.value.end) return {a.value, "value of " + quoted(a.key)};
+  } else if (c == '\'' || c == '"') {
+    if (Assignment a = match_sql_password(v, i); a.value.end) return {a.value, "value of " + quoted(a.key)};
   }
   if (!word_start) return {};
   if (TokenMatch m = match_token(v, i); m.span.end) return {m.span, m.kind};

@@ -69,6 +69,12 @@ struct Assignment {
 // password[0]=x, user[password]=x): the key before it and the extent of the
 // value after it; value.end 0 when the key is not secret or there is none.
 Assignment match_assignment(std::string_view s, std::size_t i);
+// At a '>' that closes <NAME> with a secret NAME (<password>x</password>,
+// Maven's and Tomcat's XML): the text up to the next '<'.
+Assignment match_element(std::string_view s, std::size_t i);
+// At a quote after SQL's PASSWORD or IDENTIFIED BY (CREATE USER u WITH
+// PASSWORD 'x'): the quoted text.
+Assignment match_sql_password(std::string_view s, std::size_t i);
 // A secret option of a command line at i (curl -u U:P, mysql -pP,
 // --password P): the value's extent.
 Span match_command_option(std::string_view s, std::size_t i);

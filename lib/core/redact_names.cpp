@@ -330,4 +330,70 @@ Assignment match_assignment(std::string_view s, std::size_t i) {
   return a;
 }
 
+namespace {
+
+bool is_password_word(std::string_view suffix) {
+  return suffix == "password" || suffix == "passwd" || suffix == "passphrase";
+}
+
+// The word that ends at e (after at most 4 spaces), lowercased.
+std::string word_before(std::string_view s, std::size_t e) {
+  std::size_t k = e;
+  while (k > 0 && e - k < 4 && is_space(s[k - 1])) --k;
+  std::size_t end = k;
+  while (k > 0 && end - k < 64 && (is_word(s[k - 1]) || s[k - 1] == '.' || s[k - 1] == ':')) --k;
+  std::string w(s.substr(k, end - k));
+  for (char& c : w) c = to_lower(c);
+  return w;
+}
+
+}  // namespace
+
+Assignment match_element(std::string_view s, std::size_t i) {
+  Assignment a;
+  std::size_t k = i;
+  while (k > 0 && i - k < 64 && (is_word(s[k - 1]) || s[k - 1] == '.' || s[k - 1] == ':')) --k;
+  if (k == i || k == 0 || s[k - 1] != '<') return a;
+  std::string_view name = s.substr(k, i - k);
+  std::string_view suffix =
+      secret_suffix(name.substr(name.rfind(':') == std::string_view::npos ? 0 : name.rfind(':') + 1));
+  if (suffix.empty()) return a;
+  // bounded, so that "<password>" many times without a '<' after stays linear
+  std::size_t end = s.substr(0, std::min(s.size(), i + 1 + 65536)).find('<', i + 1);
+  if (end == std::string_view::npos) return a;
+  std::size_t b = i + 1;
+  while (b < end && (is_space(s[b]) || is_line_end(s[b]))) ++b;
+  std::size_t e = end;
+  while (e > b && (is_space(s[e - 1]) || is_line_end(s[e - 1]))) --e;
+  if (!secret_value(suffix, s.substr(b, e - b))) return a;
+  a.value = {b, e};
+  a.key = std::string(name);
+  return a;
+}
+
+Assignment match_sql_password(std::string_view s, std::size_t i) {
+  Assignment a;
+  // cheap tests first, as quotes are many: a space, then a word ending as
+  // password, passwd, passphrase or by do
+  if (i < 2 || !is_space(s[i - 1])) return a;
+  std::size_t k = i - 1;
+  while (k > 0 && i - k < 4 && is_space(s[k - 1])) --k;
+  if (k == 0) return a;
+  const char last = to_lower(s[k - 1]);
+  if (last != 'd' && last != 'e' && last != 'y') return a;
+  std::string w = word_before(s, i);
+  std::string_view suffix = secret_suffix(w);
+  if (w == "by") {
+    if (k < 2 || word_before(s, k - 2) != "identified") return a;
+    suffix = "password";
+  } else if (!is_password_word(suffix) || w.find(':') != std::string::npos) {
+    return a;
+  }
+  Span v = value_at(s, i);
+  if (v.end >= s.size() || s[v.end] != s[i] || !secret_value(suffix, s.substr(v.begin, v.end - v.begin))) return a;
+  a.value = v;
+  a.key = w;
+  return a;
+}
+
 }  // namespace loopkit::redact_detail

@@ -525,8 +525,9 @@ TEST_CASE("issue 22: code and comparisons under secret names stay") {
 }
 
 TEST_CASE("issue 22: pathological inputs of the new matchers stay linear") {
-  for (const std::string& unit : std::vector<std::string>{"]=", "password=$", "password=\\\"$", "a_key: |\n",
-                                                          "-----BEGIN x\n", "p[password]=$", "password=>$"}) {
+  for (const std::string& unit :
+       std::vector<std::string>{"]=", "password=$", "password=\\\"$", "a_key: |\n", "-----BEGIN x\n", "p[password]=$",
+                                "password=>$", "<api_key>", "password '$", "identified by \"$"}) {
     std::string s;
     for (int i = 0; i < 50000; ++i) s += unit;
     std::string t = s;
@@ -538,13 +539,38 @@ TEST_CASE("issue 22: pathological inputs of the new matchers stay linear") {
 TEST_CASE("issue 22: what fuzz-redact found: one call redacts all a second would") {
   // tests/fuzz/findings/redact/: a URL under a secret name, and a curl
   // password whose text holds a secret name's assignment
-  for (const std::string& s : std::vector<std::string>{"{\"note\":\"password://u:p@h7db\"}",
-                                                       "curl -ueApass?ord[0GE_KEY=blic_key:x1 https://h",
-                                                       "curl -u bob:api_key=x2 https://h"}) {
+  for (const std::string& s :
+       std::vector<std::string>{"{\"note\":\"password://u:p@h7db\"}", "curl -ueApass?ord[0GE_KEY=blic_key:x1 https://h",
+                                "curl -u bob:api_key=x2 https://h"}) {
     INFO(s);
     const std::string once = red(s);
     CHECK(once != s);
     CHECK(red(once) == once);
   }
   CHECK(red("password://u:p@h/db x") == "password:[REDACTED] x");
+}
+
+TEST_CASE("issue 22: XML elements and SQL passwords") {
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+           {"<server><id>x</id><password>hunter2</password></server>",
+            "<server><id>x</id><password>[REDACTED]</password></server>"},
+           {"<ns:client_secret>\n  s3cr3t\n</ns:client_secret>",
+            "<ns:client_secret>\n  [REDACTED]\n</ns:client_secret>"},
+           {"<ApiKey>abc</ApiKey>", "<ApiKey>[REDACTED]</ApiKey>"},
+           {"CREATE USER app WITH PASSWORD 'hunter2';", "CREATE USER app WITH PASSWORD '[REDACTED]';"},
+           {"ALTER ROLE app password \"hunter2\"", "ALTER ROLE app password \"[REDACTED]\""},
+           {"CREATE USER 'a'@'%' IDENTIFIED BY 'hunter2';", "CREATE USER 'a'@'%' IDENTIFIED BY '[REDACTED]';"},
+       }) {
+    CHECK(red(text) == want);
+    CHECK(red(want) == want);
+  }
+  for (const std::string& s : std::vector<std::string>{
+           "SyntaxError: Unexpected token '<' in JSON", "<password_hint>ask me</password_hint>",
+           "<token_count>5</token_count>", "<key>name</key>", "<password></password>",
+           "<password>${DB_PASSWORD}</password>", "ordered by 'name'", "<password>", "a > b and password > 3"}) {
+    INFO(s);
+    std::string t = s;
+    CHECK(redact_string(t) == 0);
+    CHECK(t == s);
+  }
 }
