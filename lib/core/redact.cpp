@@ -53,6 +53,11 @@ std::size_t redact_pass(std::string& s, const std::function<void(const std::stri
     // Right after a replacement is a start, as it is in the redacted text:
     // a second pass finds nothing the first left.
     const bool word_start = i == 0 || !is_word(v[i - 1]) || (count && i == copied);
+    const char c = v[i];
+    if (!word_start && c != '-' && c != '=' && c != ':' && c != '>' && c != '\'' && c != '"') {
+      ++i;  // inside a word: most of any text, and nothing starts there
+      continue;
+    }
     Found f = secret_at(v, i, word_start);
     if (!f.span.end) {
       ++i;

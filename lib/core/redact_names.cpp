@@ -33,6 +33,16 @@ constexpr std::array secret_names{
     SecretName{"keypass"},       SecretName{"storepass"},
 };
 
+// secret_suffix passes over names by their last letter
+constexpr bool ends_as_expected() {
+  for (const SecretName& n : secret_names) {
+    const char c = n.name.back();
+    if (c != 'd' && c != 'e' && c != 't' && c != 'y' && c != 'n' && c != 'l' && c != 's') return false;
+  }
+  return true;
+}
+static_assert(ends_as_expected(), "a secret name ends in a letter secret_suffix passes over");
+
 // lower_snake form: dbPassword -> db_password, api-key -> api_key
 std::string normalize_name(std::string_view name) {
   std::string n;
@@ -168,6 +178,11 @@ std::string_view without_number(std::string_view n) {
 }  // namespace
 
 std::string_view secret_suffix(std::string_view name) {
+  // Every secret name ends in one of these letters: most names are passed
+  // over without being normalized (a scan meets a name at each ':' and '=').
+  const std::string_view bare = without_number(name);
+  const char last = bare.empty() ? '\0' : to_lower(bare.back());
+  if (last != 'd' && last != 'e' && last != 't' && last != 'y' && last != 'n' && last != 'l' && last != 's') return {};
   const std::string normal = normalize_name(name);
   const std::string_view n = without_number(normal);
   for (const SecretName& s : secret_names) {
@@ -176,8 +191,8 @@ std::string_view secret_suffix(std::string_view name) {
     if (n.size() == v.size() ? !s.qualified : n[n.size() - v.size() - 1] == '_') return v;
   }
   // "config.key" and "weird key" name a key of something, not a secret key
-  const std::string_view raw = without_number(name);
-  if (raw.size() > 3 && raw[raw.size() - 4] != '.' && raw[raw.size() - 4] != ' ' && is_secret_key_name(n)) return "key";
+  if (bare.size() > 3 && bare[bare.size() - 4] != '.' && bare[bare.size() - 4] != ' ' && is_secret_key_name(n))
+    return "key";
   return {};
 }
 
