@@ -61,7 +61,9 @@ Span value_at(std::string_view s, std::size_t v) {
   if (v < s.size() && (s[v] == '"' || s[v] == '\'')) {
     char q = s[v++];
     std::size_t e = v;
-    while (e < s.size() && s[e] != q && s[e] != '\n') e += (s[e] == '\\' && e + 1 < s.size()) ? 2 : 1;
+    // a backslash escapes the quote, never the line's end: a value stops there
+    while (e < s.size() && s[e] != q && s[e] != '\n')
+      e += (s[e] == '\\' && e + 1 < s.size() && s[e + 1] != '\n') ? 2 : 1;
     return {v, std::min(e, s.size())};
   }
   std::size_t e = v;

@@ -574,3 +574,10 @@ TEST_CASE("issue 22: XML elements and SQL passwords") {
     CHECK(t == s);
   }
 }
+
+TEST_CASE("issue 22: a quoted value ends at its line's end, even after a backslash") {
+  const std::string body = fake(kBase64, 48);
+  const std::string text =
+      "TOKEN=\"abc\\\n-----BEGIN RSA PRIVATE KEY-----\n" + body + "\n-----END RSA PRIVATE KEY-----\n";
+  CHECK(red(text) == "TOKEN=\"[REDACTED]\n[REDACTED]\n");
+}
