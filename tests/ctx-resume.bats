@@ -213,3 +213,40 @@ save_at() { local t=$1; shift; LOOPKIT_NOW=$t ctx-save --dir saves "$@" >/dev/nu
   run -0 state-get real.json metadata.resume_count
   assert_output 0
 }
+
+@test "issue 22: without SAVEFILE, ctx-resume picks a save of the folder it runs in, never another project's" {
+  mkdir -p saves a b c
+  export TMPDIR=$W/saves
+  (cd a && LOOPKIT_NOW=1736503500 ctx-save --phase PLAN >/dev/null)
+  (cd b && LOOPKIT_NOW=1736503600 ctx-save --phase DOC >/dev/null)
+  (cd a && LOOPKIT_NOW=1736503700 ctx-save --phase TEST --set project.name=shop >/dev/null)
+  (cd b && LOOPKIT_NOW=1736503800 ctx-save --phase DEPLOY --set project.name=blog >/dev/null)
+  cd a
+  run -0 ctx-resume --peek
+  assert_output TEST
+  run -0 ctx-resume --peek --shell
+  [[ $output == *"MDAN_SAVE=$W/saves/mdan-save-1736503700.json"* ]]
+  cd ../b
+  run -0 ctx-resume --peek
+  assert_output DEPLOY
+  run -0 ctx-resume --delete
+  run -0 ctx-resume --peek
+  assert_output DOC
+  # a folder with no save of its own has nothing to resume, whatever the others left
+  cd ../c
+  run -1 --separate-stderr ctx-resume --peek
+  [[ $stderr == *"nothing to resume"* ]]
+  # a named SAVEFILE is resumed whoever made it
+  run -0 ctx-resume --peek "$W/saves/mdan-save-1736503500.json"
+  assert_output PLAN
+}
+
+@test "issue 22: a save that says no project is passed over with a warning, and kept" {
+  mkdir saves
+  save_at 1736503530 --phase TEST
+  printf '{"version":"1.0","project":{"name":""},"phases":{"current":"PLAN"}}\n' >saves/mdan-save-1736503600.json
+  run -0 --separate-stderr ctx-resume --peek --dir saves
+  assert_output TEST
+  [[ $stderr == *"skipping 'saves/mdan-save-1736503600.json': no project.name or project.folder says whose it is"* ]]
+  [ -e saves/mdan-save-1736503600.json ]
+}

@@ -265,3 +265,42 @@ save1() { ctx-save --dir saves "$@"; }
   assert_output 'CONTEXT SAVE ./-'
   [ -f ./- ]
 }
+
+@test "issue 22: --set goes through state-set's engine: the same messages, literals kept" {
+  mkdir saves
+  echo '{"project":{"name":"p"},"a":[1]}' >s.json
+  for bad in 'project.name.x=1' 'a[5]=1' 'project*=[1]' 'a+=1' 'project.name[]=x'; do
+    run state-set s.json "$bad"
+    want_status=$status want=${output#state-set: }
+    run --separate-stderr ctx-save --dir saves --set 'a:=[1]' --set "$bad"
+    assert_equal "$status" "$want_status"
+    assert_equal "${stderr#ctx-save: }" "$want"
+  done
+  [ -z "$(ls saves)" ]
+  run -0 save1 --set 'configuration.ratio:=1e2' --set 'x.y[]:=1.50' --set 'metadata.save_count+=4'
+  grep -q '"ratio": 1e2' "$SAVE"
+  grep -q '1.50' "$SAVE"
+  run -0 state-get "$SAVE" metadata.save_count
+  assert_output 5
+}
+
+@test "issue 22: --keep prunes the saves of its own project only (project.name, else the folder)" {
+  mkdir -p saves a b
+  export TMPDIR=$W/saves
+  (cd a && LOOPKIT_NOW=1736503500 ctx-save >/dev/null && LOOPKIT_NOW=1736503510 ctx-save >/dev/null)
+  (cd b && LOOPKIT_NOW=1736503520 ctx-save >/dev/null)
+  (cd b && LOOPKIT_NOW=1736503530 ctx-save --set project.name=shop >/dev/null)
+  (cd a && LOOPKIT_NOW=1736503540 ctx-save --set project.name=shop >/dev/null)
+  run -0 state-get saves/mdan-save-1736503500.json project.folder
+  assert_output "$W/a"
+  # a's unnamed saves: the older one goes, b's and the named project's stay
+  (cd a && LOOPKIT_NOW=1736503600 ctx-save --keep 1 >/dev/null)
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1736503520.json mdan-save-1736503530.json mdan-save-1736503540.json mdan-save-1736503600.json " ]
+  # a project by name is one project wherever it was saved
+  (cd b && LOOPKIT_NOW=1736503700 ctx-save --set project.name=shop --keep 1 >/dev/null)
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1736503520.json mdan-save-1736503600.json mdan-save-1736503700.json " ]
+  # a save that says neither name nor folder (loopkit 0.2, by hand) is never pruned
+  printf '{"version":"1.0","project":{"name":""},"phases":{"current":"PLAN"}}\n' >saves/mdan-save-1.json
+  (cd a && LOOPKIT_NOW=1736503800 ctx-save --keep 1 >/dev/null)
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1.json mdan-save-1736503520.json mdan-save-1736503700.json mdan-save-1736503800.json " ]
+}

@@ -790,4 +790,24 @@ at'
   printf '%s\n' 'a=$' 'b=5$' 'c=x~' 'n.x=~' 'd={}' 'e:=[1,2]' 'f=a,b' 'g=a{b}c' >lines
   state-set --stream --compact s.json <lines
   [ "$(cat s.json)" = '{"a":"$","b":"5$","c":"x~","n":{"x":"~"},"d":"{}","e":[1,2],"f":"a,b","g":"a{b}c"}' ]
+
+@test "issue 22: --redact hides the secrets of the --init document too" {
+  key=$(printf 'ghp_%s' abcdefghijklmnopqrstuvwxyz0123456789)
+  run -0 --separate-stderr state-set --redact --init "{\"api_key\":\"xyz\",\"note\":\"use $key\",\"n\":1}" s.json n+=1
+  [[ $stderr == *"redacted value of 'api_key' at .api_key in --init"* ]]
+  [[ $stderr != *xyz* && $stderr != *"$key"* ]]
+  ! grep -q -e xyz -e "$key" s.json
+  run -0 state-get --json s.json api_key note n
+  assert_output $'"[REDACTED]"\n"use [REDACTED]"\n2'
+}
+
+@test "issue 22: --redact with a sum under a secret name adds, exit 0, no message of the library's inside" {
+  echo '{"password_attempts":1,"password":3}' >s.json
+  run -0 --separate-stderr state-set --redact s.json password+=1 password_attempts+=1
+  assert_equal "$stderr" ""
+  run -0 state-get s.json password password_attempts
+  assert_output $'4\n2'
+  run -0 state-set --redact new.json password+=1
+  run -0 state-get new.json password
+  assert_output 1
 }

@@ -1,8 +1,8 @@
 // MDAN-AUTO v1.0 context saves, as man/ctx-save.1.scd and
-// man/ctx-resume.1.scd describe them. One header, four files by what they do:
-// the save format (ctx_format.cpp), saving and the save folder
-// (ctx_save.cpp), resuming (ctx_resume.cpp) and artifacts
-// (ctx_artifacts.cpp).
+// man/ctx-resume.1.scd describe them. One header, five files by what they do:
+// the save format (ctx_format.cpp), whose a save is (ctx_project.cpp), saving
+// and the save folder (ctx_save.cpp), resuming (ctx_resume.cpp) and
+// artifacts (ctx_artifacts.cpp).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -71,6 +71,30 @@ std::string encode(const json::value& doc, bool gz);
 void check_utf8(const json::value& doc);
 using json::is_utf8;
 
+// ---- projects (ctx_project.cpp)
+
+// Whose a save is: its project.name when it has one, else project.folder,
+// the folder ctx-save ran in (stamped on every save). A save that says
+// neither (loopkit 0.2's, or made by hand) is no known project's: never
+// pruned, never resumed without its name.
+struct Project {
+  std::string name;    // "": none
+  std::string folder;  // "": none
+  bool known() const { return !name.empty() || !folder.empty(); }
+};
+Project project_of(const json::value& doc);
+// The project of the save at path; nullopt when it cannot be read as JSON.
+std::optional<Project> project_of_file(const std::string& path);
+// The working folder, absolute and without symlinks ("" when unknown).
+std::string working_folder();
+// project.folder = folder (nothing when project is there but no object)
+void stamp_project(json::value& doc, const std::string& folder);
+// --keep: other is saved's project when both have the same name, or neither
+// has a name and both were made in the same folder.
+bool same_project(const Project& saved, const Project& other);
+// ctx-resume without SAVEFILE: a save made in folder, named or not.
+bool made_in(const Project& p, const std::string& folder);
+
 // ---- saving and the save folder (ctx_save.cpp)
 
 // mdan-save-EPOCH[-N].json[.gz]; suffix 1 means none
@@ -96,10 +120,11 @@ void replace_save(const std::string& path, std::string_view bytes);
 // or socket at its name is refused (exit 4): a save is never reached
 // through a link.
 LockedForReplace lock_save(const std::string& path);
-// Deletes all but the newest keep saves in dir, never `spare` (the save just
-// written); returns the names removed. Failures are warnings.
+// Deletes all but the newest keep saves of project in dir, never `spare`
+// (the save just written) nor a save of another or no known project;
+// returns the names removed. Failures are warnings.
 std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, const std::string& spare,
-                                     const Warn& warn);
+                                     const Project& project, const Warn& warn);
 
 // path, or path.gz when only that exists (a save that outgrew --gzip-over)
 std::string existing_save_path(const std::string& path);
@@ -137,10 +162,12 @@ struct Loaded {
 // The save at path, locked, shape and version checked; nullopt when it does
 // not exist. "-" reads stdin (nothing to lock).
 std::optional<Loaded> load_save(const std::string& path);
-// The newest save in dir that reads as one; newer corrupt, empty or
-// unreadable ones are reported through warn and left in place. A newer save
-// of another major version is exit 3, not skipped. None: nullopt.
-std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn);
+// The newest save in dir made in folder (see made_in) that reads as one;
+// newer corrupt, empty or unreadable ones are reported through warn and left
+// in place, those of other projects passed over. A newer save of another
+// major version is exit 3, not skipped: whose it is cannot be told. None:
+// nullopt.
+std::optional<Loaded> load_newest(const std::string& dir, const std::string& folder, const Warn& warn);
 
 // A whole resume, as ctx-resume makes it: the save loaded (named, or the
 // newest in dir), its missing fields filled (each a warning), the resume
@@ -148,8 +175,9 @@ std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn);
 // artifacts restored beneath restore, the save removed when remove. nullopt:
 // no such save, or none in dir.
 struct ResumeRequest {
-  std::string savefile;  // "": the newest save in dir; "-": standard input
+  std::string savefile;  // "": the newest save in dir made in folder; "-": standard input
   std::string dir;       // "": default_dir()
+  std::string folder;    // "": working_folder()
   std::string restore;   // "": no artifacts restored
   bool peek = false;
   bool remove = false;

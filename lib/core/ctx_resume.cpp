@@ -31,7 +31,7 @@ std::optional<Loaded> load_save(const std::string& given) {
   return l;
 }
 
-std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn) {
+std::optional<Loaded> load_newest(const std::string& dir, const std::string& folder, const Warn& warn) {
   for (const auto& name : saves_newest_first(dir)) {
     Loaded l;
     l.path = join(dir, name);
@@ -47,14 +47,19 @@ std::optional<Loaded> load_newest(const std::string& dir, const Warn& warn) {
       continue;
     }
     check_version(l.doc, l.path);
-    return l;
+    const Project p = project_of(l.doc);
+    if (made_in(p, folder)) return l;
+    if (!p.known() && warn)
+      warn(fmt::format("skipping {}: no project.name or project.folder says whose it is (resume it by its name)",
+                       quoted(l.path)));
   }
   return std::nullopt;
 }
 
 std::optional<Loaded> resume(const ResumeRequest& r, const Warn& warn) {
-  std::optional<Loaded> save =
-      r.savefile.empty() ? load_newest(r.dir.empty() ? default_dir() : r.dir, warn) : load_save(r.savefile);
+  std::optional<Loaded> save = r.savefile.empty() ? load_newest(r.dir.empty() ? default_dir() : r.dir,
+                                                                r.folder.empty() ? working_folder() : r.folder, warn)
+                                                  : load_save(r.savefile);
   if (!save) return save;
   detail::fill_defaults_warning(save->doc, save->path, iso8601_utc(now_epoch()), warn);
   const bool writes = !r.peek && save->path != "-";

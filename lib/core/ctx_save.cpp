@@ -4,11 +4,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <utility>
 
 #include "core/ctx.hpp"
 #include "core/assign.hpp"
 #include "core/ctx_doc.hpp"
 #include "core/redact.hpp"
+#include "core/textedit.hpp"
 #include "sys/beneath.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
@@ -42,8 +44,6 @@ void apply_change(json::value& doc, const std::string& what, const std::string& 
     add_message(doc, value, now);
   } else if (what == "history") {
     add_history(doc, read_file(value), value, now);
-  } else if (what == "set") {
-    apply(doc, parse_assignment(value));
   } else {
     add_artifact(doc, value);
     std::string path = value.substr(value.find('=') + 1);
@@ -53,6 +53,31 @@ void apply_change(json::value& doc, const std::string& what, const std::string& 
                       "ctx-resume --restore-artifacts will refuse it",
                       quoted(path)));
   }
+}
+
+// --set ASSIGNMENT, a run of them at once, through the span editor
+// state-set uses: the same rules and messages, one engine. A number given as
+// written (:=1e2) stays a literal until the save is written.
+void apply_assignments(json::value& doc, const std::vector<Edit>& edits) {
+  const std::string text = json::to_text(doc, json::compact_layout());
+  textedit::StringSink edited;
+  if (textedit::edit_text(text, edits, edited, "--set"))
+    doc = json::parse(edited.text, "--set", {}, json::Literals::as_written);
+}
+
+// The changes in command-line order; consecutive --set assignments are
+// edited in one pass.
+void apply_changes(json::value& doc, const SaveRequest& r, const std::string& now, const Warn& warn) {
+  std::vector<Edit> run;
+  for (const auto& [what, value] : r.changes) {
+    if (what == "set") {
+      run.push_back(parse_assignment(value));
+      continue;
+    }
+    if (!run.empty()) apply_assignments(doc, std::exchange(run, {}));
+    apply_change(doc, what, value, now, warn);
+  }
+  if (!run.empty()) apply_assignments(doc, run);
 }
 
 void redact_with_warning(json::value& doc, const Warn& warn) {
@@ -162,11 +187,14 @@ LockedForReplace lock_save(const std::string& path) {
 }
 
 std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, const std::string& spare,
-                                     const Warn& warn) {
+                                     const Project& project, const Warn& warn) {
   std::vector<std::string> removed;
   std::size_t kept = spare.empty() ? 0 : 1;
   for (const auto& name : saves_newest_first(dir)) {
     if (name == spare) continue;
+    // another project's save, or one whose project cannot be told, is not ours to delete
+    std::optional<Project> theirs = project_of_file(join(dir, name));
+    if (!theirs || !same_project(project, *theirs)) continue;
     if (kept < keep) {
       ++kept;
       continue;
@@ -197,8 +225,9 @@ Saved save(const SaveRequest& r, const Warn& warn) {
     held = lock_save(existing_save_path(r.savefile));
   }
   json::value doc = start_document(r, now, warn);
-  for (const auto& [what, value] : r.changes) apply_change(doc, what, value, now, warn);
+  apply_changes(doc, r, now, warn);
   stamp_save(doc, now);
+  stamp_project(doc, working_folder());
   check_utf8(doc);
   redact_with_warning(doc, warn);
   Saved saved;
@@ -226,7 +255,7 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   }
   if (r.keep > 0) {
     std::string name = base_name(saved.path);
-    prune_saves(dir_name(saved.path), r.keep, parse_save_name(name) ? name : "", warn);
+    prune_saves(dir_name(saved.path), r.keep, parse_save_name(name) ? name : "", project_of(doc), warn);
   }
   return saved;
 }

@@ -170,12 +170,24 @@ std::vector<Edit> edits_to_apply(const Update& u) {
   if (!u.redact) return u.edits;
   std::vector<Edit> out = u.edits;
   for (Edit& e : out) {
-    if (e.op == Edit::remove) continue;
+    // a delete sets nothing; a sum's operand is a step, never the stored value
+    if (e.op == Edit::remove || e.op == Edit::add) continue;
     redact_member(e.operand, e.path.last_name(), e.path.text, [&](const std::string& what) {
       if (u.on_warning) u.on_warning("redacted " + what);
     });
   }
   return out;
+}
+
+// The document a missing or reset file starts from: --init, or {}; with
+// --redact its secrets go too, as those of the values set do.
+json::value init_document(const Update& u) {
+  json::value start = u.init ? *u.init : json::value(json::object());
+  if (u.redact)
+    redact(start, [&](const std::string& what) {
+      if (u.on_warning) u.on_warning("redacted " + what + " in --init");
+    });
+  return start;
 }
 
 // The first --require the text does not meet, as a message ("" when all are met).
@@ -298,7 +310,7 @@ void read_source(const Update& u, const Document* given, const std::string& inpu
 // its own --require next time (not reset again on every run).
 void start_fresh(const Update& u, const json::Layout& layout, const scan::Want& want, Source& s) {
   s.release = nullptr;
-  s.owned = json::to_text(u.init ? *u.init : json::value(json::object()), layout);
+  s.owned = json::to_text(init_document(u), layout);
   std::vector<Edit> sets;
   std::vector<Path> paths;
   for (const auto& [path, value] : u.requires_) paths.push_back(path);

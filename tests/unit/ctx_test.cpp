@@ -113,3 +113,29 @@ TEST_CASE("artifact file names must stay inside the folder") {
   for (const char* bad : {"", "/etc/passwd", "../x", "docs/../../x", "docs/..", "docs/", ".", "a/./..", "x/../y"})
     CHECK_FALSE(is_plain_relative(bad));
 }
+
+TEST_CASE("issue 22: whose a save is: project.name, else the folder it was made in") {
+  json::value doc = ctx::fresh_save(now);
+  CHECK_FALSE(ctx::project_of(doc).known());  // fresh: no name, no folder yet
+  ctx::stamp_project(doc, "/w/a");
+  const ctx::Project a = ctx::project_of(doc);
+  CHECK(a.folder == "/w/a");
+  CHECK(a.name.empty());
+  CHECK(ctx::same_project(a, {"", "/w/a"}));
+  CHECK_FALSE(ctx::same_project(a, {"", "/w/b"}));
+  CHECK_FALSE(ctx::same_project(a, {"shop", "/w/a"}));  // a named save is another project's
+  CHECK_FALSE(ctx::same_project(a, {"", ""}));          // one that says neither is nobody's
+  const ctx::Project shop{"shop", "/w/a"};
+  CHECK(ctx::same_project(shop, {"shop", "/w/b"}));
+  CHECK_FALSE(ctx::same_project(shop, {"", "/w/a"}));
+  CHECK(ctx::made_in(shop, "/w/a"));
+  CHECK_FALSE(ctx::made_in(shop, "/w/b"));
+  CHECK_FALSE(ctx::made_in({"", ""}, ""));
+  // a project that is not an object stays the caller's
+  json::value odd = json::parse(R"({"project":"mine"})", "t");
+  ctx::stamp_project(odd, "/w/a");
+  CHECK(json::compact(odd) == R"({"project":"mine"})");
+  CHECK_FALSE(ctx::project_of(odd).known());
+  CHECK(!ctx::working_folder().empty());
+  CHECK(ctx::working_folder()[0] == '/');
+}
