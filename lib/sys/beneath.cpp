@@ -9,6 +9,7 @@
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
 #include "sys/folder.hpp"
+#include "sys/tempfile.hpp"
 
 namespace loopkit {
 
@@ -60,22 +61,16 @@ void write_file_beneath(const std::string& dir, std::string_view rel, std::strin
     at = std::move(next);
   }
   const std::string& name = parts.back();
+  const Folder folder(std::move(at), shown);
   shown += "/" + name;
-  const std::string tmp = "." + name + "." + std::to_string(getpid()) + ".tmp";
-  unlinkat(at.get(), tmp.c_str(), 0);  // a stray of a writer that was killed
-  Fd fd = open_fd_at(at.get(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, file_mode);
-  if (!fd) fail_system(errno, "create", shown);
-  try {
-    write_all(fd.get(), data, shown);
-    if (fsync(fd.get()) != 0) fail_system(errno, "sync", shown);
-    fd.close(shown);
-    // renameat replaces a symlink planted at the name; it never follows it
-    if (renameat(at.get(), tmp.c_str(), at.get(), name.c_str()) != 0) fail_system(errno, "rename", shown);
-  } catch (...) {
-    unlinkat(at.get(), tmp.c_str(), 0);
-    throw;
-  }
-  if (fsync(at.get()) != 0 && errno != EINVAL && errno != ENOTSUP) fail_system(errno, "sync folder", dir);
+  const mode_t umask_now = umask(0);
+  umask(umask_now);
+  TempFile tmp(folder, name, false, shown);
+  write_all(tmp.fd(), data, shown);
+  tmp.finish(file_mode & ~umask_now, nullptr, true);
+  // renameat replaces a symlink planted at the name; it never follows it
+  tmp.rename_over(false);
+  folder.sync_after_commit();
 }
 
 }  // namespace loopkit
