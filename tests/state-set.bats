@@ -668,3 +668,49 @@ at'
   run -2 state-set s.json 'a[]*={}'
   cmp s.json before
 }
+
+# issue 22, one commit: after the rename nothing may say "unchanged"
+@test "a failed folder sync after the rename is a warning, exit 0, the change made once" {
+  need_strace
+  echo '{"n":1}' >s.json
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 state-set s.json n+=1
+  assert_equal "$stderr" "state-set: warning: cannot sync folder '.': Input/output error"
+  run -0 state-get s.json n
+  assert_output 2
+  assert_equal "$(ls -A)" "s.json"
+}
+
+@test "-p with stdout closed after the write is a warning, exit 0; with nothing written it is exit 4" {
+  echo '{"n":1}' >s.json
+  run -0 --separate-stderr bash -c 'state-set -p s.json n+=1 >&-'
+  assert_equal "$stderr" "state-set: warning: cannot write to standard output: Bad file descriptor"
+  run -0 state-get s.json n
+  assert_output 2
+  run -4 --separate-stderr bash -c 'state-set -p s.json n+=0 >&-'
+  assert_equal "$stderr" "state-set: cannot write to standard output: Bad file descriptor"
+}
+
+# issue 22, one way to open: the kernel's protected_symlinks rule
+@test "a link of another user in a sticky world-writable folder is not followed, dangling or not" {
+  [ "$(id -u)" = 0 ] || skip "needs root to give a link to another user"
+  mkdir -m 1777 shared
+  echo '{"mine":1}' >victim.json
+  cp victim.json before
+  ln -s ../victim.json shared/s.json
+  ln -s ../planted.json shared/d.json
+  chown -h 65534 shared/s.json shared/d.json
+  for f in s d; do
+    run -4 --separate-stderr state-set "shared/$f.json" a=1
+    assert_equal "$stderr" \
+      "state-set: cannot follow 'shared/$f.json': a symbolic link of another user in a sticky world-writable folder"
+  done
+  cmp victim.json before
+  [ ! -e planted.json ]
+  # our own link there is followed, as is another user's in a folder that is not sticky
+  ln -s ../victim.json shared/own.json
+  run -0 state-set shared/own.json a=1
+  mkdir open && ln -s ../victim.json open/s.json && chown -h 65534 open/s.json
+  run -0 state-set open/s.json b=1
+  run -0 state-get victim.json a b
+  assert_output $'1\n1'
+}
