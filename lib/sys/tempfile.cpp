@@ -19,9 +19,10 @@ constexpr std::size_t random_chars = 12;
 
 // linkat() of an O_TMPFILE file goes through /proc/self/fd (AT_EMPTY_PATH
 // needs CAP_DAC_READ_SEARCH); without /proc, named files are used
+bool g_unnamed_allowed = true;
 bool can_link_unnamed() {
   static const bool ok = access("/proc/self/fd", X_OK) == 0;
-  return ok;
+  return g_unnamed_allowed && ok;
 }
 
 std::string random_part() {
@@ -64,6 +65,8 @@ void remove_if_dead(int dirfd, const std::string& name) {
   if (names_inode(dirfd, name, f.get())) unlinkat(dirfd, name.c_str(), 0);
 }
 }  // namespace
+
+void set_unnamed_temp_files(bool allowed) { g_unnamed_allowed = allowed; }
 
 void remove_stray_temp_files(const Folder& folder, const std::string& target) {
   Fd d = open_fd_at(folder.fd(), ".", O_RDONLY | O_DIRECTORY);

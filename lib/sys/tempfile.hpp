@@ -78,6 +78,10 @@ private:
   std::string name_;  // the temporary name, while there is one
 };
 
+// false: every TempFile is named, as where O_TMPFILE is missing (for the
+// tests of that path; file systems without it are not at hand)
+void set_unnamed_temp_files(bool allowed);
+
 // The stray sweep above, for ".TARGET.*.tmp" in folder.
 void remove_stray_temp_files(const Folder& folder, const std::string& target);
 
