@@ -348,6 +348,7 @@ lines'
       "progress-append: cannot follow 'shared/$f.md': a symbolic link of another user in a sticky world-writable folder"
     run -4 progress-append --pattern y "shared/$f.md"
   done
+  run -4 progress-show shared/p.md
   assert_equal "$(cat victim.md)" mine
   [ ! -e planted.md ]
   ln -s ../victim.md shared/own.md

@@ -704,6 +704,11 @@ at'
     assert_equal "$stderr" \
       "state-set: cannot follow 'shared/$f.json': a symbolic link of another user in a sticky world-writable folder"
   done
+  # readers apply the rule too (the kernel's only when fs.protected_symlinks is set)
+  run -4 --separate-stderr state-get shared/s.json mine
+  assert_equal "$stderr" \
+    "state-get: cannot follow 'shared/s.json': a symbolic link of another user in a sticky world-writable folder"
+  run -0 state-get <(echo '{"a":5}') a
   cmp victim.json before
   [ ! -e planted.json ]
   # our own link there is followed, as is another user's in a folder that is not sticky
