@@ -142,6 +142,11 @@ FileView view_fd(int fd, const std::string& subject) {
 }
 
 namespace {
+void sync_folder(const Folder& folder, const AtomicWrite& how) {
+  if (how.folder_sync_failure == AtomicWrite::undo_and_fail) folder.sync();
+  else folder.sync_after_commit();
+}
+
 // The exclusive creation of link_new_file; the folder is not synced.
 std::optional<FileId> link_new_in(const Folder& folder, const std::string& name, std::string_view data, mode_t mode,
                                   bool sync, const std::string& shown) {
@@ -166,7 +171,7 @@ bool write_file_atomic(const std::string& path, std::string_view data, const Ato
   if (fstatat(folder.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
       !link_new_in(folder, name, data, how.mode, how.sync, path))
     fail_system(EEXIST, "create", path);
-  if (how.sync && how.sync_folder) folder.sync_after_commit();
+  if (how.sync) sync_folder(folder, how);
   return true;
 }
 
@@ -199,7 +204,7 @@ bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
   fill(tmp.fd(), tmp.subject());
   tmp.finish(regular && how.keep_existing_mode ? st.st_mode & 07777 : how.mode, regular ? &st : nullptr, how.sync);
   if (!tmp.rename_over(how.only_if_present)) return false;
-  if (how.sync && how.sync_folder) folder.sync_after_commit();
+  if (how.sync) sync_folder(folder, how);
   return true;
 }
 

@@ -66,9 +66,10 @@ struct AtomicWrite {
   mode_t mode = 0600;  // for a new file
   bool keep_existing_mode = true;
   bool sync = true;  // fsync the data and the folder
-  // false: the folder is not synced; the caller does, and decides what a
-  // failure there means (the lock tools undo the change)
-  bool sync_folder = true;
+  // A failed fsync of the folder comes after the commit point: a warning
+  // (warn), or exit 4 for a caller that undoes the change then (the lock
+  // tools, under the folder's lock: undo_and_fail)
+  enum FolderSyncFailure { warn, undo_and_fail } folder_sync_failure = warn;
   // true: a symlink at path is followed, and its final target replaced.
   // false: a symlink or any other non-regular file at path is refused
   // (exit 4), nothing written: see the rule above.
