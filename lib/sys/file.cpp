@@ -300,17 +300,29 @@ void append_locked_with(const std::string& path, size_t tail_bytes, const MakeAp
   }
 }
 
+namespace {
+// path opened without following a link at its name; a link is resolved by
+// the rule for shared folders (resolve_symlinks) and its target opened so.
+// target says which file was opened. A name that is no link (nearly all)
+// costs nothing more; ELOOP: a link swapped in meanwhile.
+Fd open_resolved(const std::string& path, std::string& target, int flags) {
+  target = path;
+  Fd fd = open_fd(path, flags | O_NOFOLLOW);
+  if (fd || errno != ELOOP) return fd;
+  target = resolve_symlinks(path);
+  return open_fd(target, flags | O_NOFOLLOW);
+}
+}  // namespace
+
 LockedForReplace lock_for_replace(const std::string& path, bool view) {
   for (;;) {
     LockedForReplace r;
-    // resolved here (and each time round), so that the rule for links in
-    // shared folders is applied, and the file is opened without following
-    const std::string target = resolve_symlinks(path);
     // stat first: a device is refused without being opened (opening one can
     // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
     // holding the open until a writer comes
-    refuse_special_file(target, "open", path);
-    r.fd = open_fd(target, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+    refuse_special_file(path, "open");
+    std::string target;
+    r.fd = open_resolved(path, target, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (r.fd) {
       struct stat held, named;
       if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
