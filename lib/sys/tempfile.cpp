@@ -127,8 +127,10 @@ void TempFile::create_named(bool exclusive) {
     if (!fd_) fail_system(errno, "create", folder_.shown(name));
     name_ = name;
     // held while we live, so that a sweep by another writer leaves it; one
-    // that came between the open and the flock has removed it: a new name
-    if (flock(fd_.get(), LOCK_EX | LOCK_NB) == 0 && names_inode(folder_.fd(), name_, fd_.get())) return;
+    // that came between the open and the flock removes it: a new name.
+    // Where nothing can be flocked (ENOLCK), no sweep can judge it either.
+    const bool swept = flock(fd_.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    if (!swept && names_inode(folder_.fd(), name_, fd_.get())) return;
     name_.clear();
   }
   fail_system(EEXIST, "create a temporary file for", subject_);
