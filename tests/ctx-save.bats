@@ -303,4 +303,27 @@ save1() { ctx-save --dir saves "$@"; }
   printf '{"version":"1.0","project":{"name":""},"phases":{"current":"PLAN"}}\n' >saves/mdan-save-1.json
   (cd a && LOOPKIT_NOW=1736503800 ctx-save --keep 1 >/dev/null)
   [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1.json mdan-save-1736503520.json mdan-save-1736503700.json mdan-save-1736503800.json " ]
+
+# issue 22, one commit: after the rename or link nothing may say "unchanged"
+@test "a failed folder sync after the save is a warning, exit 0: FILE, and --dir writes one save only" {
+  need_strace
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 \
+    ctx-save --phase PLAN my.json
+  assert_equal "$stderr" "ctx-save: warning: cannot sync folder '.': Input/output error"
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 \
+    ctx-save --from my.json --phase DOC my.json
+  run -0 state-get my.json metadata.save_count
+  assert_output 2
+  mkdir saves
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 ctx-save --dir saves
+  assert_equal "$stderr" "ctx-save: warning: cannot sync folder 'saves': Input/output error"
+  assert_equal "$(ls -A saves | wc -l)" 1
+}
+
+@test "a save killed before its link() leaves no temporary file" {
+  need_strace
+  mkdir saves
+  rc=0; strace -f -o /dev/null -e trace=linkat -e inject=linkat:signal=KILL ctx-save --dir saves 2>/dev/null || rc=$?
+  [ "$rc" -ne 0 ]
+  assert_equal "$(ls -A saves)" ""
 }

@@ -67,3 +67,23 @@ load helpers
   run -4 strace -f -o /dev/null -e inject=write:error=ENOSPC:when=1 event-append --session s e.jsonl b
   cmp before e.jsonl
 }
+
+# issue 22, one commit
+@test "a failed folder sync after creating the log is a warning, exit 0, one event" {
+  need_strace
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 \
+    event-append --session s e.jsonl b
+  assert_equal "$stderr" "event-append: warning: cannot sync folder '.': Input/output error"
+  assert_equal "$(wc -l <e.jsonl)" 1
+}
+
+@test "a log that is another user's link in a sticky folder is refused" {
+  [ "$(id -u)" = 0 ] || skip "needs root to give a link to another user"
+  mkdir -m 1777 shared
+  ln -s ../planted.jsonl shared/e.jsonl
+  chown -h 65534 shared/e.jsonl
+  run -4 --separate-stderr event-append --session s shared/e.jsonl b
+  assert_equal "$stderr" \
+    "event-append: cannot follow 'shared/e.jsonl': a symbolic link of another user in a sticky world-writable folder"
+  [ ! -e planted.jsonl ]
+}

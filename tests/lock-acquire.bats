@@ -432,3 +432,12 @@ lock-acquire: to run a command, put '--' before it: lock-acquire LOCKFILE [-- CO
   assert_equal "$stderr" "lock-acquire: option 'bogus' does not exist
 lock-acquire: try 'lock-acquire --help'"
 }
+
+# issue 22: the temporary file has no name (O_TMPFILE) until link()
+@test "lock-acquire killed before its link() leaves no temporary file" {
+  need_strace
+  rc=0; strace -f -o /dev/null -e trace=linkat -e inject=linkat:signal=KILL lock-acquire --pid $$ a.lock 2>/dev/null || rc=$?
+  [ "$rc" -ne 0 ]
+  assert_equal "$(ls -A)" ""
+  run -0 lock-acquire --pid $$ a.lock
+}

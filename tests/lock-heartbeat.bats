@@ -219,3 +219,31 @@ ended_with() {
   run -2 --separate-stderr lock-heartbeat --heartbeat 0 a.lock
   assert_equal "$stderr" "lock-heartbeat: --every: not a number from 0.01 to 1000000000: '0'"
 }
+
+# issue 22: a predictable temporary name let anyone stop every beat
+@test "another user's .a.lock.tmp in a sticky folder does not stop the beats, and leaves no stray" {
+  [ "$(id -u)" = 0 ] || skip "needs root to give a file to another user"
+  mkdir -m 1777 shared && cd shared
+  lock-acquire --pid $$ a.lock
+  echo planted >.a.lock.tmp
+  chown 65534 .a.lock.tmp
+  for now in 1736503600 1736503700; do
+    LOOPKIT_NOW=$now run -0 lock-heartbeat --pid $$ a.lock
+    run -0 state-get a.lock heartbeat_epoch
+    assert_output "$now"
+  done
+  assert_equal "$(ls -A | sort | tr '\n' ' ')" ".a.lock.tmp a.lock "
+  assert_equal "$(cat .a.lock.tmp)" planted
+}
+
+@test "a beat's own stray at .a.lock.tmp (killed between link and rename) goes with the next beat" {
+  need_strace
+  lock-acquire --pid $$ a.lock
+  rc=0
+  LOOPKIT_NOW=1736503600 strace -f -o /dev/null -e trace=rename,renameat,renameat2 \
+    -e inject=rename,renameat,renameat2:signal=KILL lock-heartbeat --pid $$ a.lock 2>/dev/null || rc=$?
+  [ "$rc" -ne 0 ]
+  [ -e .a.lock.tmp ]
+  LOOPKIT_NOW=1736503700 run -0 lock-heartbeat --pid $$ a.lock
+  assert_equal "$(ls -A)" "a.lock"
+}

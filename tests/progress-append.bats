@@ -315,3 +315,43 @@ lines'
   run -0 --separate-stderr bash -c 'echo x | progress-append --id a p.md done'
   [ -z "$stderr" ]
 }
+
+# issue 22, one commit: after the append or rename nothing may say "unchanged"
+@test "a failed folder sync after the change is a warning, exit 0: --pattern, and creating the file" {
+  need_strace
+  first_two
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 \
+    progress-append --pattern 'once only' $P
+  assert_equal "$stderr" "progress-append: warning: cannot sync folder '.': Input/output error"
+  assert_equal "$(grep -c 'once only' $P)" 1
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 \
+    progress-append --id n1 --date 2025-01-11 new.md 'first entry'
+  assert_equal "$stderr" "progress-append: warning: cannot sync folder '.': Input/output error"
+  assert_equal "$(grep -c 'first entry' new.md)" 1
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 \
+    progress-append --pattern 'made here' --id n1 --date 2025-01-11 new2.md 'second'
+  assert_equal "$(grep -c 'made here' new2.md)" 1
+  assert_equal "$(ls -A | grep -c tmp)" 0
+}
+
+# issue 22, one way to open: bash's >> is refused there under fs.protected_symlinks
+@test "a link another user planted in a sticky folder is refused, and a dangling one creates nothing" {
+  [ "$(id -u)" = 0 ] || skip "needs root to give a link to another user"
+  mkdir -m 1777 shared
+  echo 'mine' >victim.md
+  ln -s ../victim.md shared/p.md
+  ln -s ../planted.md shared/d.md
+  chown -h 65534 shared/p.md shared/d.md
+  for f in p d; do
+    run -4 --separate-stderr progress-append "shared/$f.md" x
+    assert_equal "$stderr" \
+      "progress-append: cannot follow 'shared/$f.md': a symbolic link of another user in a sticky world-writable folder"
+    run -4 progress-append --pattern y "shared/$f.md"
+  done
+  run -4 progress-show shared/p.md
+  assert_equal "$(cat victim.md)" mine
+  [ ! -e planted.md ]
+  ln -s ../victim.md shared/own.md
+  run -0 progress-append shared/own.md z
+  grep -q '^- z' victim.md
+}

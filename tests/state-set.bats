@@ -177,7 +177,7 @@ JSON
   need_strace
   doc
   cp state.json before
-  for fault in write:error=ENOSPC:when=1 fsync:error=EIO rename:error=EXDEV; do
+  for fault in write:error=ENOSPC:when=1 fsync:error=EIO rename,renameat,renameat2:error=EXDEV; do
     rc=0; strace -f -o /dev/null -e inject="$fault" "$LOOPKIT_BIN/state-set" state.json status=x 2>err || rc=$?
     [ "$rc" -eq 4 ] || { echo "$fault: exit $rc"; cat err; false; }
     grep -q '^state-set: cannot ' err
@@ -186,19 +186,25 @@ JSON
   done
 }
 
-@test "kill -9 in the middle of a write leaves the old document and one stray at most" {
+@test "kill -9 in the middle of a write leaves the old document and no stray" {
   need_strace
   doc
   cp state.json before
   strace -f -o /dev/null -e inject=fsync:delay_enter=30000000 "$LOOPKIT_BIN/state-set" state.json status=x & pid=$!
-  for _ in $(seq 200); do [ -e .state.json.tmp ] && break; sleep 0.05; done
-  [ -e .state.json.tmp ]
-  pkill -9 -f 'bin/state-set state.json status=x' || true
-  kill -9 "$pid" 2>/dev/null || true
+  # the new document is written to an unnamed file (O_TMPFILE): wait until
+  # the writer holds it, then kill it there
+  child=
+  for _ in $(seq 200); do
+    child=$(pgrep -P "$pid" || true)
+    [ -n "$child" ] && ls -l "/proc/$child/fd" 2>/dev/null | grep -q '(deleted)' && break
+    sleep 0.05
+  done
+  ls -l "/proc/$child/fd" | grep -q '(deleted)'
+  kill -9 "$child" "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   cmp state.json before
-  run -0 state-set state.json status=y
   [ "$(ls -A | sort | tr '\n' ' ')" = "before state.json " ]
+  run -0 state-set state.json status=y
   run -0 state-get state.json status
   assert_output y
 }
@@ -551,7 +557,7 @@ PY
   # ENOSPC mid-copy: nothing replaced, no stray
   rc=0; strace -f -o /dev/null -e inject=copy_file_range:error=ENOSPC "$LOOPKIT_BIN/state-set" big.json a:=5 2>err || rc=$?
   [ "$rc" -eq 4 ] || { echo "exit $rc"; cat err; false; }
-  grep -q "^state-set: cannot write '.*\.big\.json\.tmp': No space left on device" err
+  grep -q "^state-set: cannot write 'big\.json': No space left on device" err
   cmp big.json before
   [ "$(ls -A | sort | tr '\n' ' ')" = "before big.json err " ]
   # EXDEV (another file system): the same bytes through write
@@ -810,4 +816,54 @@ at'
   run -0 state-set --redact new.json password+=1
   run -0 state-get new.json password
   assert_output 1
+
+# issue 22, one commit: after the rename nothing may say "unchanged"
+@test "a failed folder sync after the rename is a warning, exit 0, the change made once" {
+  need_strace
+  echo '{"n":1}' >s.json
+  run -0 --separate-stderr strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 state-set s.json n+=1
+  assert_equal "$stderr" "state-set: warning: cannot sync folder '.': Input/output error"
+  run -0 state-get s.json n
+  assert_output 2
+  assert_equal "$(ls -A)" "s.json"
+}
+
+@test "-p with stdout closed after the write is a warning, exit 0; with nothing written it is exit 4" {
+  echo '{"n":1}' >s.json
+  run -0 --separate-stderr bash -c 'state-set -p s.json n+=1 >&-'
+  assert_equal "$stderr" "state-set: warning: cannot write to standard output: Bad file descriptor"
+  run -0 state-get s.json n
+  assert_output 2
+  run -4 --separate-stderr bash -c 'state-set -p s.json n+=0 >&-'
+  assert_equal "$stderr" "state-set: cannot write to standard output: Bad file descriptor"
+}
+
+# issue 22, one way to open: the kernel's protected_symlinks rule
+@test "a link of another user in a sticky world-writable folder is not followed, dangling or not" {
+  [ "$(id -u)" = 0 ] || skip "needs root to give a link to another user"
+  mkdir -m 1777 shared
+  echo '{"mine":1}' >victim.json
+  cp victim.json before
+  ln -s ../victim.json shared/s.json
+  ln -s ../planted.json shared/d.json
+  chown -h 65534 shared/s.json shared/d.json
+  for f in s d; do
+    run -4 --separate-stderr state-set "shared/$f.json" a=1
+    assert_equal "$stderr" \
+      "state-set: cannot follow 'shared/$f.json': a symbolic link of another user in a sticky world-writable folder"
+  done
+  # readers apply the rule too (the kernel's only when fs.protected_symlinks is set)
+  run -4 --separate-stderr state-get shared/s.json mine
+  assert_equal "$stderr" \
+    "state-get: cannot follow 'shared/s.json': a symbolic link of another user in a sticky world-writable folder"
+  run -0 state-get <(echo '{"a":5}') a
+  cmp victim.json before
+  [ ! -e planted.json ]
+  # our own link there is followed, as is another user's in a folder that is not sticky
+  ln -s ../victim.json shared/own.json
+  run -0 state-set shared/own.json a=1
+  mkdir open && ln -s ../victim.json open/s.json && chown -h 65534 open/s.json
+  run -0 state-set open/s.json b=1
+  run -0 state-get victim.json a b
+  assert_output $'1\n1'
 }

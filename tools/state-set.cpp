@@ -1,4 +1,9 @@
 // state-set: change values in a JSON state file, atomically and faithfully.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdio_ext.h>
+
 #include "cli/tool.hpp"
 #include "core/shellwords.hpp"
 #include "core/state.hpp"
@@ -101,6 +106,17 @@ static void parse_sequence(Config& c, const Args& a) {
     fail_usage("nothing to do: give an ASSIGNMENT, --delete, --now or --epoch");
 }
 
+// -p once FILE was written: the change is made, so a failure to print it
+// is a warning and the exit status stays 0 (a caller that retries on exit 4
+// would apply the change twice). Before that, it is exit 4 as usual.
+static void print_result(const std::string& text, bool committed) {
+  cli::out(text);
+  if (!committed || (std::fflush(stdout) == 0 && !std::ferror(stdout))) return;
+  cli::warn(std::string("cannot write to standard output: ") + std::strerror(errno));
+  __fpurge(stdout);  // what was not written is not tried again at exit
+  std::clearerr(stdout);
+}
+
 // --stream: the lines' edits are written together at most once per
 // --debounce seconds, and always at end of input or on SIGINT/SIGTERM.
 // --expect and --require are checked once, on the file as found before the
@@ -112,6 +128,7 @@ static int run_stream(const Config& c) {
   std::string last;
   double last_write = -1e300;
   std::string no;  // --no-create or --expect said no (at the first write): the stream stops
+  bool wrote = false;
   auto flush = [&] {
     if (batch.edits.empty()) return true;
     UpdateResult r = update_state_file(batch);
@@ -119,6 +136,7 @@ static int run_stream(const Config& c) {
       no = std::move(r.no);
       return false;
     }
+    wrote = wrote || r.written;
     last = std::move(r.text);
     batch.edits.clear();
     batch.line_ends.clear();
@@ -160,7 +178,7 @@ static int run_stream(const Config& c) {
     if (monotonic_seconds() - last_write >= c.debounce && !flush()) return cli::no(no);
   }
   if (!flush()) return cli::no(no);
-  if (c.print) cli::out(last);
+  if (c.print) print_result(last, wrote);
   return 0;
 }
 
@@ -168,7 +186,7 @@ static int run(const Config& c) {
   if (c.stream) return run_stream(c);
   auto r = update_state_file(c.update);
   if (!r.no.empty()) return cli::no(r.no);
-  if (c.print || c.update.file == "-") cli::out(r.text);
+  if (c.print || c.update.file == "-") print_result(r.text, r.written && c.update.file != "-");
   return 0;
 }
 

@@ -114,7 +114,11 @@ bool create_lock_exclusively(const std::string& path, const json::object& record
 // (rm takes no flock): a beat or a refresh must not bring it back.
 bool replace_lock_under_flock(const std::string& path, const json::object& record, const std::string& old_text) {
   try {
-    return write_file_atomic(path, lock_text(record), {.mode = 0644, .follow_symlink = false, .only_if_present = true});
+    AtomicWrite how{.mode = 0644,
+                    .folder_sync_failure = AtomicWrite::undo_and_fail,  // undone below
+                    .follow_symlink = false,
+                    .only_if_present = true};
+    return write_file_atomic(path, lock_text(record), how);
   } catch (const Error&) {
     // the rename may have been made before the folder's sync failed: put
     // the old lock back (best effort), so that a failure changes nothing

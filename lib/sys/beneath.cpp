@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
 #include "sys/folder.hpp"
+#include "sys/tempfile.hpp"
 
 namespace loopkit {
 
@@ -34,14 +38,26 @@ bool is_plain_relative(std::string_view rel) {
   return std::none_of(parts.begin(), parts.end(), [](const std::string& p) { return p == ".."; });
 }
 
-void write_file_beneath(const std::string& dir, std::string_view rel, std::string_view data, mode_t file_mode,
-                        mode_t dir_mode) {
-  if (!is_plain_relative(rel)) fail_data("refusing to write " + quoted(rel) + " outside " + quoted(dir));
-  make_dirs(dir, dir_mode);
-  Fd at = open_fd(dir, O_RDONLY | O_DIRECTORY);
-  if (!at) fail_system(errno, "open folder", dir);
-  auto parts = components(rel);
-  std::string shown = dir;
+namespace {
+// The folder of the file, opened beneath at in one call where the kernel has
+// openat2 (Linux 5.6): no symlink, no "..", nothing outside at. An empty Fd
+// when a folder is missing or a link is on the way (the walk then creates
+// or names it) or when openat2 is missing or forbidden.
+Fd open_existing_beneath(int at, const std::vector<std::string>& parts) {
+  std::string rel;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) rel += (rel.empty() ? "" : "/") + parts[i];
+  open_how how{};
+  how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  long fd;
+  do fd = syscall(SYS_openat2, at, rel.c_str(), &how, sizeof how);
+  while (fd < 0 && errno == EINTR);
+  return Fd(fd < 0 ? -1 : static_cast<int>(fd));
+}
+
+// Where openat2 cannot: each folder opened relative to the one before with
+// O_NOFOLLOW, created when missing; a symlink on the way is refused.
+Fd walk_beneath(Fd at, const std::vector<std::string>& parts, mode_t dir_mode, std::string& shown) {
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     shown += "/" + parts[i];
     Fd next = open_fd_at(at.get(), parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
@@ -59,23 +75,37 @@ void write_file_beneath(const std::string& dir, std::string_view rel, std::strin
     }
     at = std::move(next);
   }
-  const std::string& name = parts.back();
-  shown += "/" + name;
-  const std::string tmp = "." + name + "." + std::to_string(getpid()) + ".tmp";
-  unlinkat(at.get(), tmp.c_str(), 0);  // a stray of a writer that was killed
-  Fd fd = open_fd_at(at.get(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, file_mode);
-  if (!fd) fail_system(errno, "create", shown);
-  try {
-    write_all(fd.get(), data, shown);
-    if (fsync(fd.get()) != 0) fail_system(errno, "sync", shown);
-    fd.close(shown);
-    // renameat replaces a symlink planted at the name; it never follows it
-    if (renameat(at.get(), tmp.c_str(), at.get(), name.c_str()) != 0) fail_system(errno, "rename", shown);
-  } catch (...) {
-    unlinkat(at.get(), tmp.c_str(), 0);
-    throw;
+  return at;
+}
+}  // namespace
+
+void write_file_beneath(const std::string& dir, std::string_view rel, std::string_view data, mode_t file_mode,
+                        mode_t dir_mode) {
+  if (!is_plain_relative(rel)) fail_data("refusing to write " + quoted(rel) + " outside " + quoted(dir));
+  make_dirs(dir, dir_mode);
+  Fd at = open_fd(dir, O_RDONLY | O_DIRECTORY);
+  if (!at) fail_system(errno, "open folder", dir);
+  auto parts = components(rel);
+  std::string shown = dir;
+  if (parts.size() > 1) {
+    if (Fd fast = open_existing_beneath(at.get(), parts)) {
+      for (std::size_t i = 0; i + 1 < parts.size(); ++i) shown += "/" + parts[i];
+      at = std::move(fast);
+    } else {
+      at = walk_beneath(std::move(at), parts, dir_mode, shown);
+    }
   }
-  if (fsync(at.get()) != 0 && errno != EINVAL && errno != ENOTSUP) fail_system(errno, "sync folder", dir);
+  const std::string& name = parts.back();
+  const Folder folder(std::move(at), shown);
+  shown += "/" + name;
+  const mode_t umask_now = umask(0);
+  umask(umask_now);
+  TempFile tmp(folder, name, false, shown);
+  write_all(tmp.fd(), data, shown);
+  tmp.finish(file_mode & ~umask_now, nullptr, true);
+  // renameat replaces a symlink planted at the name; it never follows it
+  tmp.rename_over(false);
+  folder.sync_after_commit();
 }
 
 }  // namespace loopkit

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>  // renameat2
 #include <cstdlib>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -16,6 +15,7 @@
 #include "sys/folder.hpp"
 #include "sys/link.hpp"
 #include "sys/gz.hpp"
+#include "sys/tempfile.hpp"
 
 namespace loopkit {
 
@@ -54,7 +54,13 @@ void refuse_special_file(const std::string& path, std::string_view verb, std::st
 }  // namespace
 
 Fd open_to_read(const std::string& path, struct stat& st) {
-  Fd fd = open_fd(path, O_RDONLY | O_NOCTTY);
+  // O_NOFOLLOW first: a name that is no link (nearly all) costs nothing
+  // more; a link is checked by the rule for shared folders, then followed
+  Fd fd = open_fd(path, O_RDONLY | O_NOCTTY | O_NOFOLLOW);
+  if (!fd && errno == ELOOP) {
+    (void)resolve_symlinks(path);
+    fd = open_fd(path, O_RDONLY | O_NOCTTY);
+  }
   if (!fd) {
     if (errno == ENOENT) return fd;
     fail_system(errno, "open", path);
@@ -135,52 +141,51 @@ FileView view_fd(int fd, const std::string& subject) {
   return v;
 }
 
-struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t mode, bool sync,
-                           const struct stat* owner) {
-  unlink(tmp.c_str());  // a stray of a writer that was killed
-  Fd fd = open_fd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-  if (!fd) fail_system(errno, "create", tmp);
-  write_all(fd.get(), data, tmp);
-  if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
-  if (owner && geteuid() == 0)
-    (void)!fchown(fd.get(), owner->st_uid, owner->st_gid);  // root editing a user's file keeps it theirs
-  if (sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", tmp);
-  fd.close(tmp);
-  return st;
+namespace {
+void sync_folder(const Folder& folder, const AtomicWrite& how) {
+  if (how.folder_sync_failure == AtomicWrite::undo_and_fail) folder.sync();
+  else folder.sync_after_commit();
 }
+
+// The exclusive creation of link_new_file; the folder is not synced.
+std::optional<FileId> link_new_in(const Folder& folder, const std::string& name, std::string_view data, mode_t mode,
+                                  bool sync, const std::string& shown) {
+  TempFile tmp(folder, name, true, shown);
+  write_all(tmp.fd(), data, tmp.subject());
+  tmp.finish(mode, nullptr, sync);
+  struct stat st;
+  if (fstat(tmp.fd(), &st) != 0) fail_system(errno, "stat", shown);
+  if (!tmp.link_new()) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+}  // namespace
 
 bool write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how) {
   if (!how.exclusive)
     return write_file_atomic_with(path, how, [&](int fd, const std::string& tmp) { write_all(fd, data, tmp); });
   const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
+  const Folder folder(dir_name(target));
+  const std::string name = base_name(target);
   struct stat st;
   // link() fails if the name was taken meanwhile; rename() would replace it
-  if (lstat(target.c_str(), &st) == 0 || !link_new_file(target, data, how.mode)) fail_system(EEXIST, "create", path);
-  if (how.sync) fsync_dir(dir_name(target));
+  if (fstatat(folder.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+      !link_new_in(folder, name, data, how.mode, how.sync, path))
+    fail_system(EEXIST, "create", path);
+  if (how.sync) sync_folder(folder, how);
   return true;
 }
 
 namespace {
-// rename(tmp, target); with only_if_present, for a target that must still
-// be there (false, nothing renamed, when it has gone). Exchanging the two
-// names fails with ENOENT, changing nothing, when target has gone;
-// otherwise the old file is left at tmp, to be unlinked. Where the file
-// system cannot exchange, a look just before the rename narrows the window.
-bool rename_into_place(const std::string& tmp, const std::string& target, const std::string& path,
-                       bool only_if_present) {
-  if (only_if_present) {
-    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-      unlink(tmp.c_str());
-      return true;
-    }
-    if (errno == ENOENT) return false;
-    struct stat st;
-    bool cannot_exchange = errno == EINVAL || errno == ENOSYS;
-    if (cannot_exchange && lstat(target.c_str(), &st) != 0 && errno == ENOENT) return false;
-  }
-  if (rename(tmp.c_str(), target.c_str()) != 0) fail_system(errno, "rename", base_name(tmp) + "' to '" + path);
+// What is at the target now, and the mode the new file gets.
+bool check_replaceable(const Folder& folder, const std::string& name, const std::string& path, const AtomicWrite& how,
+                       struct stat& st) {
+  if (fstatat(folder.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
+  // rename() would never write through a link or into a FIFO, but the rule
+  // is that such a name is not ours to replace (a link planted in a shared
+  // folder stays for its owner to see); only a caller that asks replaces a link
+  if (!S_ISREG(st.st_mode) && !(S_ISLNK(st.st_mode) && how.replace_symlink && !how.follow_symlink))
+    fail_not_regular("replace", path, st.st_mode);
   return true;
 }
 }  // namespace
@@ -189,110 +194,125 @@ bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
                             const std::function<void(int fd, const std::string& tmp)>& fill) {
   if (how.exclusive) fail_system(EINVAL, "create", path);
   const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
-  const std::string dir = dir_name(target);
-  mode_t mode = how.mode;
+  const Folder folder(dir_name(target));
+  const std::string name = base_name(target);
   struct stat st;
-  bool existed = lstat(target.c_str(), &st) == 0;
+  const bool existed = check_replaceable(folder, name, path, how, st);
   if (!existed && how.only_if_present) return false;
-  if (existed && S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
-  // rename() would never write through a link or into a FIFO, but the rule
-  // is that such a name is not ours to replace (a link planted in a shared
-  // folder stays for its owner to see); only a caller that asks replaces a link
-  if (existed && !S_ISREG(st.st_mode) && !(S_ISLNK(st.st_mode) && how.replace_symlink && !how.follow_symlink))
-    fail_not_regular("replace", path, st.st_mode);
-  if (existed && how.keep_existing_mode && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
-  // replacements are serialised by their callers' locks: one temporary name will do
-  const std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(target) + ".tmp";
-  try {
-    unlink(tmp.c_str());  // a stray of a writer that was killed
-    Fd fd = open_fd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-    if (!fd) fail_system(errno, "create", tmp);
-    fill(fd.get(), tmp);
-    if (fchmod(fd.get(), mode) != 0) fail_system(errno, "set mode of", tmp);
-    // root editing a user's file keeps it theirs
-    if (existed && S_ISREG(st.st_mode) && geteuid() == 0) (void)!fchown(fd.get(), st.st_uid, st.st_gid);
-    if (how.sync && fsync(fd.get()) != 0) fail_system(errno, "sync", tmp);
-    fd.close(tmp);
-    if (!rename_into_place(tmp, target, path, how.only_if_present)) {
-      unlink(tmp.c_str());
-      return false;
-    }
-  } catch (...) {
-    unlink(tmp.c_str());
-    throw;
-  }
-  if (how.sync) fsync_dir(dir);
+  const bool regular = existed && S_ISREG(st.st_mode);
+  TempFile tmp(folder, name, false, path);
+  fill(tmp.fd(), tmp.subject());
+  tmp.finish(regular && how.keep_existing_mode ? st.st_mode & 07777 : how.mode, regular ? &st : nullptr, how.sync);
+  if (!tmp.rename_over(how.only_if_present)) return false;
+  if (how.sync) sync_folder(folder, how);
   return true;
 }
 
-void append_locked_with(const std::string& path, size_t tail_bytes,
-                        const std::function<std::string(off_t size, std::string_view tail)>& make, mode_t mode,
-                        bool sync) {
-  const std::string target = resolve_symlinks(path);
+namespace {
+// target (path with its links resolved) opened for appending, created when
+// missing (created says so); an empty Fd when the name changed meanwhile
+// (a link swapped in, a racing creator): look again.
+Fd open_for_append(const std::string& target, const std::string& path, int access, mode_t mode, bool& created) {
+  created = false;
+  refuse_special_file(target, "append to", path);
+  const int flags = access | O_APPEND | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW;
+  Fd fd = open_fd(target, flags);
+  if (!fd && errno == ENOENT) {
+    // O_EXCL tells us whether this call made the file, so a failed first
+    // write can take the file away again instead of leaving it empty
+    fd = open_fd(target, flags | O_CREAT | O_EXCL, mode);
+    if (!fd && errno == EEXIST) return fd;
+    created = static_cast<bool>(fd);
+  }
+  if (!fd) {
+    int err = errno;
+    if (err == ELOOP) return fd;
+    refuse_special_file(target, "append to", path);  // swapped in meanwhile (a FIFO without reader: ENXIO)
+    fail_system(err, "open", path);
+  }
+  struct stat held;
+  if (fstat(fd.get(), &held) != 0) fail_system(errno, "stat", path);
+  if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "append to", path);
+  if (!S_ISREG(held.st_mode)) fail_not_regular("append to", path, held.st_mode);
+  return fd;
+}
+
+using MakeAppend = std::function<std::string(off_t size, std::string_view tail)>;
+
+// The append itself, on fd locked and still named by target, size bytes long.
+void append_held(Fd& fd, const std::string& target, const std::string& path, off_t size, bool created,
+                 size_t tail_bytes, const MakeAppend& make, bool sync) {
+  std::string tail;
+  if (tail_bytes > 0 && size > 0) {
+    size_t n = static_cast<size_t>(std::min<off_t>(size, static_cast<off_t>(tail_bytes)));
+    tail = read_at(fd.get(), size - static_cast<off_t>(n), n, path);
+  }
+  const std::string data = make(size, tail);
+  // only a file that was empty when we locked it is ours to remove; a
+  // racing appender may have filled the one we created before we locked it
+  const bool remove_on_failure = created && size == 0;
+  auto undo = [&] {
+    if (remove_on_failure) unlink(target.c_str());
+    else (void)!ftruncate(fd.get(), size);
+  };
+  if (!data.empty()) {
+    // one write() so that readers without the lock never see a torn entry
+    ssize_t n;
+    do n = ::write(fd.get(), data.data(), data.size());
+    while (n < 0 && errno == EINTR);
+    if (n < 0 || static_cast<size_t>(n) != data.size()) {
+      int err = n < 0 ? errno : ENOSPC;  // short: the disk filled up part-way
+      undo();
+      fail_system(err, "append to", path);
+    }
+  }
+  if (sync && !data.empty() && fsync(fd.get()) != 0) {  // nothing written: nothing to sync
+    int err = errno;
+    undo();
+    fail_system(err, "sync", path);
+  }
+  // the append is made and synced: from here on, failures are warnings
+  if (remove_on_failure && data.empty()) unlink(target.c_str());  // nothing written: no empty file left
+  else if (created && sync) sync_folder_after_commit(dir_name(target));
+  try {
+    fd.close(path);
+  } catch (const Error& e) {
+    warn(e.what());
+  }
+}
+}  // namespace
+
+void append_locked_with(const std::string& path, size_t tail_bytes, const MakeAppend& make, mode_t mode, bool sync) {
   const int access_mode = tail_bytes > 0 ? O_RDWR : O_WRONLY;
   for (;;) {
+    // resolved each time round: a link swapped in meanwhile is checked again
+    const std::string target = resolve_symlinks(path);
     bool created = false;
-    refuse_special_file(target, "append to", path);
-    Fd fd = open_fd(target, access_mode | O_APPEND | O_NONBLOCK | O_NOCTTY);
-    if (!fd && errno == ENOENT) {
-      // O_EXCL tells us whether this call made the file, so a failed first
-      // write can take the file away again instead of leaving it empty
-      fd = open_fd(target, access_mode | O_APPEND | O_CREAT | O_EXCL | O_NONBLOCK | O_NOCTTY, mode);
-      if (!fd && errno == EEXIST) continue;
-      created = static_cast<bool>(fd);
-    }
-    if (!fd) {
-      int err = errno;
-      refuse_special_file(target, "append to", path);  // swapped in meanwhile (a FIFO without reader: ENXIO)
-      fail_system(err, "open", path);
-    }
+    Fd fd = open_for_append(target, path, access_mode, mode, created);
+    if (!fd) continue;
+    flock_wait(fd.get(), true, path);
     struct stat held, named;
     if (fstat(fd.get(), &held) != 0) fail_system(errno, "stat", path);
-    if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "append to", path);
-    if (!S_ISREG(held.st_mode)) fail_not_regular("append to", path, held.st_mode);
-    flock_wait(fd.get(), true, path);
-    if (fstat(fd.get(), &held) != 0) fail_system(errno, "stat", path);
-    if (stat(target.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
+    if (lstat(target.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
       continue;  // replaced or removed while we waited: lock what path names now
-    const off_t size = held.st_size;
-    std::string tail;
-    if (tail_bytes > 0 && size > 0) {
-      size_t n = static_cast<size_t>(std::min<off_t>(size, static_cast<off_t>(tail_bytes)));
-      tail = read_at(fd.get(), size - static_cast<off_t>(n), n, path);
-    }
-    const std::string data = make(size, tail);
-    // only a file that was empty when we locked it is ours to remove; a
-    // racing appender may have filled the one we created before we locked it
-    const bool remove_on_failure = created && size == 0;
-    auto undo = [&] {
-      if (remove_on_failure) unlink(target.c_str());
-      else (void)!ftruncate(fd.get(), size);
-    };
-    if (!data.empty()) {
-      // one write() so that readers without the lock never see a torn entry
-      ssize_t n;
-      do n = ::write(fd.get(), data.data(), data.size());
-      while (n < 0 && errno == EINTR);
-      if (n < 0 || static_cast<size_t>(n) != data.size()) {
-        int err = n < 0 ? errno : ENOSPC;  // short: the disk filled up part-way
-        undo();
-        fail_system(err, "append to", path);
-      }
-    }
-    if (sync && fsync(fd.get()) != 0) {
-      int err = errno;
-      undo();
-      fail_system(err, "sync", path);
-    }
-    if (remove_on_failure && data.empty()) {
-      unlink(target.c_str());  // nothing to write: do not leave an empty file behind
-    } else if (created && sync) {
-      fsync_dir(dir_name(target));
-    }
-    fd.close(path);
+    append_held(fd, target, path, held.st_size, created, tail_bytes, make, sync);
     return;
   }
 }
+
+namespace {
+// path opened without following a link at its name; a link is resolved by
+// the rule for shared folders (resolve_symlinks) and its target opened so.
+// target says which file was opened. A name that is no link (nearly all)
+// costs nothing more; ELOOP: a link swapped in meanwhile.
+Fd open_resolved(const std::string& path, std::string& target, int flags) {
+  target = path;
+  Fd fd = open_fd(path, flags | O_NOFOLLOW);
+  if (fd || errno != ELOOP) return fd;
+  target = resolve_symlinks(path);
+  return open_fd(target, flags | O_NOFOLLOW);
+}
+}  // namespace
 
 LockedForReplace lock_for_replace(const std::string& path, bool view) {
   for (;;) {
@@ -301,55 +321,38 @@ LockedForReplace lock_for_replace(const std::string& path, bool view) {
     // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
     // holding the open until a writer comes
     refuse_special_file(path, "open");
-    r.fd = open_fd(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    std::string target;
+    r.fd = open_resolved(path, target, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (r.fd) {
       struct stat held, named;
       if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
       if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "read", path);
       if (!S_ISREG(held.st_mode)) fail_not_regular("open", path, held.st_mode);
       flock_wait(r.fd.get(), true, path);
-      if (stat(path.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
+      if (lstat(target.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
         continue;  // replaced while we waited: lock the new file
       r.exists = true;
       r.mode = held.st_mode & 07777;
       if (view) r.contents = view_fd(r.fd.get(), path);
       return r;
     }
+    if (errno == ELOOP) continue;  // a link swapped in since it was resolved
     if (errno != ENOENT) {
       int err = errno;
-      refuse_special_file(path, "open");  // a socket (ENXIO), swapped in meanwhile
+      refuse_special_file(target, "open", path);  // a socket (ENXIO), swapped in meanwhile
       fail_system(err, "open", path);
     }
-    std::string dir = dir_name(resolve_symlinks(path));
+    std::string dir = dir_name(target);
     r.fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
     if (!r.fd) fail_system(errno, "open folder", dir);
     flock_wait(r.fd.get(), true, dir);
-    if (access(path.c_str(), F_OK) == 0) continue;  // created while we waited
+    if (access(target.c_str(), F_OK) == 0) continue;  // created while we waited
     return r;
   }
 }
 
 std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode) {
-  std::string dir = dir_name(path);
-  std::string tmp = (dir == "." ? "" : dir + "/") + "." + base_name(path) + "." + std::to_string(getpid()) + ".tmp";
-  try {
-    struct stat st = write_new_file(tmp, data, mode, true);
-    if (link(tmp.c_str(), path.c_str()) != 0) {
-      int err = errno;
-      // NFS may report failure for a link that was made (liblockfile's check)
-      struct stat tst;
-      if (lstat(tmp.c_str(), &tst) != 0 || tst.st_nlink != 2) {
-        unlink(tmp.c_str());
-        if (err == EEXIST) return std::nullopt;
-        fail_system(err, "create", path);
-      }
-    }
-    unlink(tmp.c_str());
-    return FileId{st.st_dev, st.st_ino};
-  } catch (...) {
-    unlink(tmp.c_str());
-    throw;
-  }
+  return link_new_in(Folder(dir_name(path)), base_name(path), data, mode, true, path);
 }
 
 std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes) {

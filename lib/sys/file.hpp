@@ -22,7 +22,9 @@ std::optional<std::string> read_file_if_exists(const std::string& path);
 std::string read_file(const std::string& path);  // missing: exit 4
 
 // open(path, O_RDONLY) for reading its bytes: an empty Fd when it does not
-// exist; a folder or any other failure is exit 4. st receives its fstat.
+// exist; a folder or any other failure is exit 4. st receives its fstat. A
+// link is followed by the rule of resolve_symlinks (not another user's link
+// in a sticky world-writable folder).
 Fd open_to_read(const std::string& path, struct stat& st);
 
 // The rule for the files the tools write, lock or delete (lock files, saves,
@@ -64,6 +66,10 @@ struct AtomicWrite {
   mode_t mode = 0600;  // for a new file
   bool keep_existing_mode = true;
   bool sync = true;  // fsync the data and the folder
+  // A failed fsync of the folder comes after the commit point: a warning
+  // (warn), or exit 4 for a caller that undoes the change then (the lock
+  // tools, under the folder's lock: undo_and_fail)
+  enum FolderSyncFailure { warn, undo_and_fail } folder_sync_failure = warn;
   // true: a symlink at path is followed, and its final target replaced.
   // false: a symlink or any other non-regular file at path is refused
   // (exit 4), nothing written: see the rule above.
@@ -79,24 +85,21 @@ struct AtomicWrite {
   bool only_if_present = false;
 };
 
-// Write data to a temporary file beside path, fsync it, rename it over path
-// and fsync the folder: a reader sees the old or the new file, whole. The
-// temporary name is fixed per target (".NAME.tmp"), so a writer killed mid-way
-// leaves at most one stray, which the next write replaces. A FIFO, device or
-// socket at the target is refused (exit 4), as is a folder. Returns true,
-// or false when how.only_if_present and the file had gone (nothing written).
+// Write data to a temporary file beside path (a TempFile: sys/tempfile.hpp),
+// fsync it, rename it over path and fsync the folder: a reader sees the old
+// or the new file, whole. The rename is the commit point: a failure before
+// it leaves path and the folder as they were (exit 4); the folder's fsync
+// after it is a warning (warn_system), and the call returns true. A FIFO,
+// device or socket at the target is refused (exit 4), as is a folder.
+// Returns true, or false when how.only_if_present and the file had gone
+// (nothing written). With how.exclusive, the file is linked into place
+// (link_new_file) and an existing name is exit 4 (EEXIST).
 bool write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how = {});
 // The same, with the bytes written by fill to the temporary file's
-// descriptor (so a big file is streamed, never held in memory). Not for
-// how.exclusive.
+// descriptor (so a big file is streamed, never held in memory); subject is
+// the name fill's messages give. Not for how.exclusive.
 bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
-                            const std::function<void(int fd, const std::string& tmp)>& fill);
-
-// Create tmp afresh (a stray of a killed writer is replaced; a symlink there
-// is never followed), write data, set mode, fsync it when sync, and close it.
-// With owner, root keeps that file's owner. Returns the new file's stat.
-struct stat write_new_file(const std::string& tmp, std::string_view data, mode_t mode, bool sync,
-                           const struct stat* owner = nullptr);
+                            const std::function<void(int fd, const std::string& subject)>& fill);
 
 // Append with one write() on an O_APPEND descriptor under an exclusive flock,
 // so that readers without the lock never see a torn entry; on failure the
@@ -128,8 +131,9 @@ struct LockedForReplace {
 LockedForReplace lock_for_replace(const std::string& path, bool view = true);
 
 // Create path holding data, atomically also on NFS, as liblockfile does: a
-// temporary file named after path and our pid is written and synced, then
-// link()ed to path, which fails when path exists. The folder is not synced
+// temporary file (a TempFile, unnamed where the file system allows) is
+// written and synced, then linked to path, which fails when path exists. The
+// folder is not synced
 // (the caller decides what a failure to do so means). Returns the new
 // file's identity, or nullopt when path already exists; exit 4 otherwise,
 // leaving neither path nor the temporary file.

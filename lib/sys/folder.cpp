@@ -36,11 +36,40 @@ void make_dirs(const std::string& path, mode_t mode) {
   if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) fail_system(errno, "create folder", path);
 }
 
-void fsync_dir(const std::string& dir) {
+namespace {
+// 0 or the errno of fsync(2); some file systems cannot fsync a folder,
+// which is no reason to fail
+int sync_error(int fd) {
+  if (fsync(fd) == 0 || errno == EINVAL || errno == ENOTSUP) return 0;
+  return errno;
+}
+}  // namespace
+
+Folder::Folder(const std::string& dir) : fd_(open_fd(dir, O_RDONLY | O_DIRECTORY)), path_(dir) {
+  if (!fd_) fail_system(errno, "open folder", dir);
+}
+
+std::string Folder::shown(std::string_view name) const {
+  if (path_ == ".") return std::string(name);
+  std::string s = path_;
+  if (s.back() != '/') s += '/';
+  return s.append(name);
+}
+
+void Folder::sync() const {
+  if (int err = sync_error(fd_.get())) fail_system(err, "sync folder", path_);
+}
+
+void Folder::sync_after_commit() const {
+  if (int err = sync_error(fd_.get())) warn_system(err, "sync folder", path_);
+}
+
+void fsync_dir(const std::string& dir) { Folder(dir).sync(); }
+
+void sync_folder_after_commit(const std::string& dir) {
   Fd d = open_fd(dir, O_RDONLY | O_DIRECTORY);
-  if (!d) fail_system(errno, "open folder", dir);
-  // Some filesystems cannot fsync a folder; that is no reason to fail.
-  if (fsync(d.get()) != 0 && errno != EINVAL && errno != ENOTSUP) fail_system(errno, "sync folder", dir);
+  if (!d) warn_system(errno, "open folder", dir);
+  else if (int err = sync_error(d.get())) warn_system(err, "sync folder", dir);
 }
 
 bool is_folder(const std::string& path) {

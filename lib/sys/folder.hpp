@@ -3,6 +3,7 @@
 // one folder (the lock tools rely on it).
 #pragma once
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -14,10 +15,37 @@ namespace loopkit {
 std::string dir_name(const std::string& path);
 std::string base_name(const std::string& path);
 
+// An open folder through which files in it are created, linked, renamed
+// and removed by their own names (*at() calls): the folder is opened once,
+// so that each of them acts in that one folder even if a link on the way
+// to it is changed meanwhile. Links on the way to it are followed (the
+// caller's layout); the names used through it are single components.
+class Folder {
+public:
+  explicit Folder(const std::string& dir);  // exit 4 when it cannot be opened
+  Folder(Fd fd, std::string dir) : fd_(std::move(fd)), path_(std::move(dir)) {}
+  int fd() const { return fd_.get(); }
+  const std::string& path() const { return path_; }
+  // "DIR/name" for messages ("name" alone in ".")
+  std::string shown(std::string_view name) const;
+  // fsync(2), so that a rename or link in it survives a crash; exit 4
+  void sync() const;
+  // The same after a commit point, where a failure is a warning (exit
+  // status 0): the change is made, and saying otherwise would make a caller
+  // that retries apply it twice.
+  void sync_after_commit() const;
+
+private:
+  Fd fd_;
+  std::string path_;
+};
+
 // mkdir -p; new folders get mode
 void make_dirs(const std::string& path, mode_t mode = 0755);
 // fsync(2) of the folder, so that a rename or link in it survives a crash
 void fsync_dir(const std::string& dir);
+// the same after a commit point: a failure is a warning (Folder::sync_after_commit)
+void sync_folder_after_commit(const std::string& dir);
 bool is_folder(const std::string& path);  // follows symlinks
 
 // The names in a folder that end in suffix (dot files excluded), sorted.

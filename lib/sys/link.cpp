@@ -10,12 +10,28 @@
 
 namespace loopkit {
 
+namespace {
+// The kernel's fs.protected_symlinks rule, which our own readlink() walk
+// would otherwise bypass: in a sticky world-writable folder (/tmp), a link
+// is followed only if the follower or the folder's owner owns it; another
+// user's link there can send a writer anywhere that user chose.
+void check_may_follow(const std::string& link) {
+  struct stat l, d;
+  if (lstat(link.c_str(), &l) != 0 || stat(dir_name(link).c_str(), &d) != 0) return;  // gone: not followed
+  if ((d.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return;
+  if (l.st_uid == d.st_uid || l.st_uid == geteuid()) return;
+  fail(Exit::system,
+       "cannot follow " + quoted(link) + ": a symbolic link of another user in a sticky world-writable folder");
+}
+}  // namespace
+
 std::string resolve_symlinks(const std::string& path) {
   std::string p = path;
   for (int hops = 0; hops < 40; ++hops) {
     char buf[PATH_MAX];
     ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
     if (n < 0) return p;  // not a link (or missing): the path itself
+    check_may_follow(p);
     std::string target(buf, static_cast<size_t>(n));
     if (target.empty() || target[0] != '/') {
       std::string dir = dir_name(p);

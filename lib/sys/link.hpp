@@ -8,6 +8,10 @@
 namespace loopkit {
 
 // The file that path names after following symlinks (path itself if none).
+// A link in a sticky world-writable folder is followed only if the caller
+// (euid) or the folder's owner owns it, as the kernel's fs.protected_symlinks
+// has it: exit 4 otherwise, "cannot follow 'p': a symbolic link of another
+// user in a sticky world-writable folder".
 std::string resolve_symlinks(const std::string& path);
 bool path_exists(const std::string& path);  // lstat: a dangling symlink exists
 

@@ -1,0 +1,144 @@
+// lib/sys/tempfile: create, commit or roll back; nothing left behind on
+// any path, unnamed (O_TMPFILE) or named (where the file system has none).
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <dirent.h>
+#include <fcntl.h>
+#include <string>
+#include <sys/file.h>
+#include <unistd.h>
+#include <vector>
+
+#include "sys/error.hpp"
+#include "sys/fd.hpp"
+#include "sys/folder.hpp"
+#include "sys/tempfile.hpp"
+#include "scratch.hpp"
+
+using namespace loopkit;
+
+namespace {
+struct Scratch : testing::Scratch {
+  Scratch() : testing::Scratch("sys-tempfile-test") {}
+};
+
+// the names in dir, dot files too, sorted
+std::string listing(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  while (struct dirent* e = readdir(d))
+    if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") names.emplace_back(e->d_name);
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  std::string s;
+  for (auto& n : names) s += n + " ";
+  return s;
+}
+
+// each case runs on both paths
+struct Named {
+  explicit Named(bool named) { set_unnamed_temp_files(!named); }
+  ~Named() { set_unnamed_temp_files(true); }
+};
+
+void write(TempFile& t, const std::string& text) { write_all(t.fd(), text, t.subject()); }
+}  // namespace
+
+TEST_CASE("TempFile: link_new creates, or changes nothing when the name exists", "[tempfile]") {
+  for (bool named : {false, true}) {
+    Named n(named);
+    Scratch d;
+    Folder f(d.dir);
+    {
+      TempFile t(f, "a.lock", true);
+      write(t, "one");
+      t.finish(0644, nullptr, true);
+      CHECK(t.link_new());
+    }
+    {
+      TempFile t(f, "a.lock", true);
+      write(t, "two");
+      t.finish(0644, nullptr, false);
+      CHECK_FALSE(t.link_new());
+    }
+    CHECK(d.read("a.lock") == "one");
+    CHECK(listing(d.dir) == "a.lock ");
+  }
+}
+
+TEST_CASE("TempFile: rename_over replaces; a rollback leaves nothing", "[tempfile]") {
+  for (bool named : {false, true}) {
+    Named n(named);
+    Scratch d;
+    d.write("s.json", "old");
+    Folder f(d.dir);
+    {
+      TempFile t(f, "s.json", false);
+      write(t, "never");
+      if (named) CHECK(listing(d.dir) == ".s.json.tmp s.json ");
+      else CHECK(listing(d.dir) == "s.json ");
+    }  // dropped without a commit
+    CHECK(listing(d.dir) == "s.json ");
+    TempFile t(f, "s.json", false);
+    write(t, "new");
+    t.finish(0600, nullptr, true);
+    CHECK(t.rename_over(true));
+    CHECK(d.read("s.json") == "new");
+    CHECK(listing(d.dir) == "s.json ");
+  }
+}
+
+TEST_CASE("TempFile: only_if_present never brings back a file deleted meanwhile", "[tempfile]") {
+  for (bool named : {false, true}) {
+    Named n(named);
+    Scratch d;
+    Folder f(d.dir);
+    TempFile t(f, "gone", false);
+    write(t, "x");
+    CHECK_FALSE(t.rename_over(true));
+    CHECK(listing(d.dir) == "");
+  }
+}
+
+TEST_CASE("TempFile: our stray at .TARGET.tmp is replaced; another's name is left, a random one used", "[tempfile]") {
+  for (bool named : {false, true}) {
+    Named n(named);
+    Scratch d;
+    d.write(".s.json.tmp", "stray of a killed writer");
+    Folder f(d.dir);
+    TempFile t(f, "s.json", false);
+    write(t, "1");
+    CHECK(t.rename_over(false));
+    CHECK(listing(d.dir) == "s.json ");
+    // a link there (as another user's file would be) is not ours to remove
+    REQUIRE(symlink("elsewhere", d.path(".s.json.tmp").c_str()) == 0);
+    TempFile u(f, "s.json", false);
+    write(u, "2");
+    CHECK(u.rename_over(false));
+    CHECK(d.read("s.json") == "2");
+    CHECK(d.is_link(".s.json.tmp"));
+    CHECK(listing(d.dir) == ".s.json.tmp s.json ");
+  }
+}
+
+TEST_CASE("remove_stray_temp_files: dead writers' random names go, a live writer's stays", "[tempfile]") {
+  Scratch d;
+  d.write(".a.lock.0123456789ab.tmp", "dead");
+  d.write(".a.lock.zzzzzzzzzzzz.tmp", "live");
+  d.write(".a.lock.tmp.keep", "not ours to judge");
+  d.write(".b.lock.0123456789ab.tmp", "another target's");
+  Fd live = open_fd(d.path(".a.lock.zzzzzzzzzzzz.tmp"), O_RDWR);
+  REQUIRE(flock(live.get(), LOCK_EX) == 0);
+  Folder f(d.dir);
+  remove_stray_temp_files(f, "a.lock");
+  CHECK(listing(d.dir) == ".a.lock.tmp.keep .a.lock.zzzzzzzzzzzz.tmp .b.lock.0123456789ab.tmp ");
+}
+
+TEST_CASE("Folder::sync_after_commit warns instead of failing", "[tempfile]") {
+  Scratch d;
+  Folder f(d.dir);
+  f.sync();
+  f.sync_after_commit();
+  CHECK(f.shown("x") == d.dir + "/x");
+  CHECK(Folder(Fd(), ".").shown("x") == "x");
+}
