@@ -74,6 +74,15 @@ std::optional<int64_t> integer_member(const json::object& o, std::string_view ke
   return std::nullopt;
 }
 
+// A time a record may hold: epoch seconds from 0 to max_epoch (the range
+// LOOPKIT_NOW takes), a fraction dropped. Anything else (negative,
+// INT64_MIN, 1e300, milliseconds) is no time at all: ages are computed only
+// from times in this range, so none can overflow or make a lock ageless.
+std::optional<int64_t> valid_epoch(std::optional<int64_t> t) {
+  if (t && *t >= 0 && *t <= max_epoch) return t;
+  return std::nullopt;
+}
+
 // a process id: a whole number from 1 to INT_MAX
 std::optional<pid_t> pid_member(const json::object& o, std::string_view key) {
   auto n = integer_member(o, key);
@@ -161,14 +170,14 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
     r.host = string_member(r.fields, "host");
     r.boot_id = string_member(r.fields, "boot_id");
     if (auto s = integer_member(r.fields, "pid_start"); s && *s >= 0) r.pid_start = static_cast<uint64_t>(*s);
-    r.heartbeat_epoch = integer_member(r.fields, "heartbeat_epoch");
-    if (!r.heartbeat_epoch) r.heartbeat_epoch = parse_iso8601(string_member(r.fields, "heartbeat"));
+    r.heartbeat_epoch = valid_epoch(integer_member(r.fields, "heartbeat_epoch"));
+    if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_member(r.fields, "heartbeat")));
     r.has_heartbeat = r.heartbeat_epoch.has_value();
     if (const json::value* e = r.fields.if_contains("heartbeat_every"); e && e->is_number()) {
       double every = e->to_number<double>();
       if (std::isfinite(every) && every > 0 && every <= 1e9) r.heartbeat_every = every;
     }
-    if (!r.heartbeat_epoch) r.heartbeat_epoch = parse_iso8601(string_member(r.fields, "started_at"));
+    if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_member(r.fields, "started_at")));
   }
   return r;
 }
@@ -207,23 +216,24 @@ Owner owner_process(pid_t pid) {
 
 bool is_owner_running(const Owner& owner) { return is_same_process_alive(owner.pid, owner.start); }
 
-Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
-  Verdict v;
-  if (lock.state == LockFile::missing) return v;
+namespace {
+// Why a local lock's owner is gone, or "" while it runs.
+std::string owner_gone(const LockRecord& r) {
+  if (is_earlier_boot(r)) return "taken before the host rebooted";
+  if (!is_pid_alive(r.pid))
+    return is_zombie(r.pid) ? fmt::format("pid {} has exited, a zombie not yet reaped", r.pid)
+                            : fmt::format("pid {} is not running", r.pid);
+  if (r.pid_start) {
+    auto start = process_start_time(r.pid);
+    if (start && *start != *r.pid_start) return fmt::format("pid {} now belongs to another process", r.pid);
+  }
+  return "";
+}
+
+// The limit on a heartbeat's age that applies to this lock, if any.
+std::optional<double> age_limit(const LockFile& lock, const StalePolicy& policy) {
   const LockRecord& r = lock.record;
   bool readable = lock.state == LockFile::readable;
-  v.age = now_epoch() - (readable && r.heartbeat_epoch ? *r.heartbeat_epoch : lock.mtime);
-  if (readable && is_local(r)) {
-    if (is_earlier_boot(r)) {
-      v.reason = "taken before the host rebooted";
-    } else if (!is_pid_alive(r.pid)) {
-      v.reason = is_zombie(r.pid) ? fmt::format("pid {} has exited, a zombie not yet reaped", r.pid)
-                                  : fmt::format("pid {} is not running", r.pid);
-    } else if (r.pid_start) {
-      auto start = process_start_time(r.pid);
-      if (start && *start != *r.pid_start) v.reason = fmt::format("pid {} now belongs to another process", r.pid);
-    }
-  }
   // Other hosts' processes cannot be seen, only their heartbeats; an
   // unreadable file ages by its mtime, and only when the caller asks.
   std::optional<double> limit = policy.stale_after;
@@ -231,11 +241,30 @@ Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
   // A live local owner that declared its beat (heartbeat_every) is late
   // only after missing three beats, whatever --stale-after says: a sweep
   // with a short limit must not reap an engine between two of its beats.
-  if (limit && readable && is_local(r) && v.reason.empty() && r.heartbeat_every)
-    limit = std::max(*limit, 3 * *r.heartbeat_every);
-  if (v.reason.empty() && limit && *v.age > *limit)
+  if (limit && readable && is_local(r) && r.heartbeat_every) limit = std::max(*limit, 3 * *r.heartbeat_every);
+  return limit;
+}
+}  // namespace
+
+// Ages are read from the clock at each judgement (current_epoch), never
+// from a time kept since start-up, and computed saturating: a heartbeat is
+// within 0..max_epoch (valid_epoch), an mtime may be anything.
+Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
+  Verdict v;
+  if (lock.state == LockFile::missing) return v;
+  const LockRecord& r = lock.record;
+  bool readable = lock.state == LockFile::readable;
+  v.age = age_between(current_epoch(), readable && r.heartbeat_epoch ? *r.heartbeat_epoch : lock.mtime);
+  if (readable && is_local(r)) v.reason = owner_gone(r);
+  std::optional<double> limit = v.reason.empty() ? age_limit(lock, policy) : std::nullopt;
+  if (limit && static_cast<double>(*v.age) > *limit)
     v.reason = readable ? fmt::format("no heartbeat for {}s (over {}s)", *v.age, *limit)
                         : fmt::format("unreadable and unchanged for {}s (over {}s)", *v.age, *limit);
+  // a heartbeat from further ahead than the limit is no sign of life either:
+  // a record dated in year 9999 must not keep a lock for ever (an mtime
+  // ahead of a LOOPKIT_NOW in the past is no such sign)
+  else if (limit && readable && r.heartbeat_epoch && static_cast<double>(*v.age) < -*limit)
+    v.reason = fmt::format("heartbeat {}s in the future (over {}s)", -*v.age, *limit);
   v.stale = !v.reason.empty();
   return v;
 }
@@ -260,9 +289,13 @@ json::object new_lock_record(const std::string& session, const Owner& owner, int
 
 namespace {
 // One attempt: create, or decide about the existing lock under the flock.
-AcquireResult try_acquire(const std::string& path, const json::object& mine, const AcquireRequest& req) {
+// The record is made at each attempt: one made when a wait began would be
+// as old as the wait the moment it is written, stale at once for anyone
+// with a --stale-after shorter than that.
+AcquireResult try_acquire(const std::string& path, const AcquireRequest& req) {
   AcquireResult res;
   for (;;) {
+    const json::object mine = new_lock_record(req.session, req.owner, current_epoch());
     if (create_lock_exclusively(path, mine)) {
       res.outcome = AcquireResult::created;
       res.record = mine;
@@ -273,7 +306,7 @@ AcquireResult try_acquire(const std::string& path, const json::object& mine, con
     if (held.state == LockFile::missing) continue;  // released meanwhile: create it afresh
     if (held.state == LockFile::readable && is_lock_ours(held.record, req.owner)) {
       res.outcome = AcquireResult::refreshed;
-      res.record = refreshed_record(held, req.owner, now_epoch(), std::nullopt);
+      res.record = refreshed_record(held, req.owner, current_epoch(), std::nullopt);
       if (!replace_lock_under_flock(path, res.record, held.text)) continue;  // deleted meanwhile
       return res;
     }
@@ -296,7 +329,6 @@ AcquireResult try_acquire(const std::string& path, const json::object& mine, con
 // and link(), rename() and unlink() act on the name itself, never its target.
 AcquireResult acquire_lock(const std::string& path, const AcquireRequest& req) {
   make_dirs(dir_name(path));
-  const json::object mine = new_lock_record(req.session, req.owner, now_epoch());
   const double deadline = monotonic_seconds() + req.wait_seconds;
   // Jittered exponential backoff, so waiters spread out instead of
   // stampeding the folder's flock at the same instants.
@@ -304,7 +336,7 @@ AcquireResult acquire_lock(const std::string& path, const AcquireRequest& req) {
                           static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
   double backoff = 0.01;
   for (;;) {
-    AcquireResult res = try_acquire(path, mine, req);
+    AcquireResult res = try_acquire(path, req);
     double left = deadline - monotonic_seconds();
     if (res.outcome != AcquireResult::held || left <= 0) return res;
     double nap = std::min(left, backoff * (0.5 + static_cast<double>(jitter() % 1000) / 1000.0));
@@ -545,7 +577,8 @@ std::string describe_holder(const LockFile& lock) {
   std::string since = string_member(r.fields, "started_at");
   if (!since.empty()) s += " since " + since;
   if (r.heartbeat_epoch)
-    s += fmt::format(", last heartbeat {}s ago", std::max<int64_t>(0, now_epoch() - *r.heartbeat_epoch));
+    s +=
+        fmt::format(", last heartbeat {}s ago", std::max<int64_t>(0, age_between(current_epoch(), *r.heartbeat_epoch)));
   return s;
 }
 

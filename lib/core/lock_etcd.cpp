@@ -77,12 +77,13 @@ Acquired acquire(etcd::Client& client, const std::string& key, const AcquireRequ
   const double deadline = monotonic_seconds() + req.wait_seconds;
   double backoff = 0.05;
   int64_t lease = client.lease_grant(ttl);
-  json::object record = new_lock_record(req.session, req.owner, now_epoch());
-  // the lease is the heartbeat here: a record's heartbeat would never move
-  record.erase("heartbeat");
-  record.erase("heartbeat_epoch");
-  record["lease"] = std::to_string(lease);  // as a number it would exceed what jq keeps exact
   for (;;) {
+    // made at each attempt: started_at is when the lock was got, not when the wait began
+    json::object record = new_lock_record(req.session, req.owner, current_epoch());
+    // the lease is the heartbeat here: a record's heartbeat would never move
+    record.erase("heartbeat");
+    record.erase("heartbeat_epoch");
+    record["lease"] = std::to_string(lease);  // as a number it would exceed what jq keeps exact
     etcd::GuardedPut put;
     put.key = key;
     put.value = record_text(record);
@@ -132,10 +133,7 @@ Acquired acquire(etcd::Client& client, const std::string& key, const AcquireRequ
       return a;
     }
     // a long wait must not outlive the lease that the new record will carry
-    if (!keep_alive(client, lease)) {
-      lease = client.lease_grant(ttl);
-      record["lease"] = std::to_string(lease);
-    }
+    if (!keep_alive(client, lease)) lease = client.lease_grant(ttl);
   }
 }
 
