@@ -164,8 +164,12 @@ public:
   std::string describe(const std::string& name, const LockEntry& e, const Verdict& v) const override {
     return etcdlock::describe(name, e, v);
   }
+  // with the lease's TTL left, read now when the entry was read without it
   std::string to_json(const std::string& name, const LockEntry& e, const Verdict& v) const override {
-    return etcdlock::to_json(name, e, v);
+    if (e.ttl || !e.lease) return etcdlock::to_json(name, e, v);
+    LockEntry with_ttl = e;
+    add_ttl(client_, with_ttl);
+    return etcdlock::to_json(name, with_ttl, v);
   }
 
   etcd::Client& client() { return client_; }
@@ -189,7 +193,7 @@ private:
 
   etcd::Target target_;
   StoreOptions options_;
-  etcd::Client client_;
+  mutable etcd::Client client_;  // a const question (the TTL left) is a request too
 };
 
 void Session::stamp(json::object& record, int64_t) {
