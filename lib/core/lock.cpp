@@ -52,6 +52,9 @@ AcquireResult try_acquire(LockStore& store, LockSession& session, const AcquireR
       res.holder = std::move(held);
       return res;
     }
+    // dated again: the wait for the folder's flock may have been long
+    mine = new_lock_record(req.session, req.owner, current_epoch());
+    session.stamp(mine, current_epoch());
     if (!store.replace(held, mine)) continue;  // changed or deleted meanwhile
     res.outcome = AcquireResult::took_over;
     res.record = std::move(mine);
