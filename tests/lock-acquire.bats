@@ -440,4 +440,44 @@ lock-acquire: try 'lock-acquire --help'"
   [ "$rc" -ne 0 ]
   assert_equal "$(ls -A)" ""
   run -0 lock-acquire --pid $$ a.lock
+
+@test "issue 22: a lock got after --wait is dated when it was got, live for --stale-after 3" {
+  need_strace
+  echo "$LOOPKIT_NOW" >clock
+  holder=$(live) waiter=$(live) rival=$(live)
+  LOOPKIT_NOW=@clock lock-acquire --pid "$holder" a.lock
+  # strace shows the waiter's first nap: its first attempt has failed
+  LOOPKIT_NOW=@clock strace -o naps -e trace=nanosleep,clock_nanosleep \
+    lock-acquire --wait 30 --pid "$waiter" a.lock &
+  for _ in $(seq 200); do [[ -s naps ]] && break; sleep 0.05; done
+  assert [ -s naps ]
+  echo $((LOOPKIT_NOW + 4)) >clock # the wait lasted 4 s
+  # one more nap: the attempt that may have read the clock before it moved
+  # is over, and every later one reads the new time
+  n=$(wc -l <naps)
+  for _ in $(seq 200); do (($(wc -l <naps) > n)) && break; sleep 0.05; done
+  lock-release --pid "$holder" a.lock
+  wait $!
+  run -0 state-get a.lock pid heartbeat_epoch
+  assert_output "$waiter"$'\n'$((LOOPKIT_NOW + 4))
+  LOOPKIT_NOW=@clock run -1 lock-acquire --stale-after 3 --pid "$rival" a.lock
+  LOOPKIT_NOW=@clock run -0 lock-status --stale-after 3 a.lock
+}
+
+@test "issue 22: LOOPKIT_NOW=@FILE that holds no time is exit 2" {
+  echo 12.5 >clock
+  LOOPKIT_NOW=@clock run -2 --separate-stderr lock-acquire --pid $$ a.lock
+  assert_equal "$stderr" "lock-acquire: LOOPKIT_NOW: 'clock' holds no epoch seconds from 0 to 253402300799: '12.5'"
+  LOOPKIT_NOW=@none run -2 --separate-stderr lock-acquire --pid $$ a.lock
+  assert_equal "$stderr" "lock-acquire: LOOPKIT_NOW: cannot read 'none': No such file or directory"
+  assert [ ! -e a.lock ]
+}
+
+@test "issue 22: a crafted heartbeat_epoch of INT64_MIN or year 9999 keeps no lock for ever" {
+  for epoch in -9223372036854775808 9223372036854775807 -1 1e300 253402300799; do
+    printf '{"session":"s","pid":1,"host":"elsewhere.invalid","heartbeat_epoch":%s}\n' "$epoch" >a.lock
+    touch -d @$((LOOPKIT_NOW - 1000)) a.lock
+    run -0 lock-acquire --pid $$ a.lock
+    assert_equal "$(state-get a.lock pid)" $$
+  done
 }

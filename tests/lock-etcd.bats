@@ -164,3 +164,15 @@ keepers() { pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/" || true; }
   [[ $stderr == *"127.0.0.1:$port"* ]]
   run -4 lock-status --timeout 1 "etcd://127.0.0.1:$port/k"
 }
+
+@test "issue 22: a lock is dated by the clock read when it is got; the held JSON names revision and ttl" {
+  echo "$LOOPKIT_NOW" >clock
+  holder=$(live) waiter=$(live)
+  LOOPKIT_NOW=@clock lock-acquire --no-keeper --pid "$holder" "$U"
+  run -1 --separate-stderr lock-acquire -j --pid "$waiter" "$U"
+  [ "$(jq -r '.pid, (.revision > 0), (.ttl > 0)' <<<"$output")" = "$holder"$'\ntrue\ntrue' ]
+  echo $((LOOPKIT_NOW + 4)) >clock
+  lock-release --pid "$holder" "$U"
+  LOOPKIT_NOW=@clock run -0 lock-acquire --no-keeper -j --wait 10 --pid "$waiter" "$U"
+  [ "$(jq -r .started_at <<<"$output")" = "$(date -u -d @$((LOOPKIT_NOW + 4)) +%Y-%m-%dT%H:%M:%SZ)" ]
+}

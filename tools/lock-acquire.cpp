@@ -8,9 +8,9 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
-#include "core/lock_etcd.hpp"
 #include "sys/etcd_url.hpp"
 #include "sys/clock.hpp"
+#include "sys/folder.hpp"
 #include "sys/spawn.hpp"
 
 using namespace loopkit;
@@ -27,7 +27,7 @@ struct Config {
   long long conflict_exit = 1;
   bool json = false;
   bool verbose = false;
-  long long ttl = etcdlock::default_ttl;  // etcd URLs
+  long long ttl = StoreOptions{}.ttl;  // etcd URLs
   double timeout = 5;
   bool no_keeper = false;
 };
@@ -61,8 +61,8 @@ static void options(cli::Options& o, Config& c) {
 
 // Held (at once or when --wait ran out): the holder on stdout with --json,
 // as lock-status --json prints it, and the -E status.
-static int refuse(const std::string& file, const Config& c, const AcquireResult& r) {
-  if (c.json) cli::out(lock_json(file, r.holder, r.verdict) + "\n");
+static int refuse(const std::string& file, const Config& c, LockStore& store, const AcquireResult& r) {
+  if (c.json) cli::out(store.to_json(file, r.holder, r.verdict) + "\n");
   std::string within = c.request.wait_seconds > 0 ? fmt::format(" within {}s", c.request.wait_seconds) : "";
   cli::no(fmt::format("cannot acquire {}{}: {}", quoted(file), within, describe_holder(r.holder)));
   return static_cast<int>(c.conflict_exit);
@@ -77,110 +77,72 @@ static void report_got(const std::string& file, const Config& c, const AcquireRe
   cli::say(fmt::format("got {} after {:.3f}s: {}", quoted(file), monotonic_seconds() - started, how));
 }
 
+namespace {
+// The beats while COMMAND runs. A lock lost is said once; where a lost
+// lock may be taken at once (etcd), COMMAND is ended too, and so is a lock
+// that could not be beaten for longer than the store allows.
+struct Beater {
+  const std::string& file;
+  LockStore& store;
+  const Config& c;
+  bool lost = false;
+  double last_ok = monotonic_seconds();
+
+  void lose(const std::string& why) {
+    if (lost) return;
+    lost = true;
+    if (store.lost_ends_command()) terminate_child();
+    else cli::warn(fmt::format("lost the lock {}: {}", quoted(file), why));
+  }
+  void operator()() {
+    if (lost && store.lost_ends_command()) return;
+    try {
+      auto b = refresh_heartbeat(store, c.request.owner, current_epoch(), c.heartbeat);
+      if (b.outcome == RefreshResult::refreshed) last_ok = monotonic_seconds();
+      else lose(b.outcome == RefreshResult::missing ? "it was removed" : describe_holder(b.holder));
+    } catch (const Error& e) {
+      // out of reach: the lease may live on until its TTL has passed
+      if (store.outage_limit() > 0 && monotonic_seconds() - last_ok > store.outage_limit()) lose(e.what());
+      else cli::warn(e.what());
+    }
+  }
+};
+}  // namespace
+
 // Hold the lock while the command runs; every way out releases it.
-static int run_command(const std::string& file, Config& c, const std::vector<std::string>& command) {
+static int run_command(const std::string& file, Config& c, LockStore& store, const std::vector<std::string>& command) {
   HeldSignals signals;
   c.request.pause = [&](double s) { return signals.pause(s) == 0; };
   const double started = monotonic_seconds();
-  AcquireResult r = acquire_lock(file, c.request);
+  AcquireResult r = acquire_lock(store, c.request);
   if (r.outcome == AcquireResult::interrupted) return 128 + signals.received();
-  if (r.outcome == AcquireResult::held) return refuse(file, c, r);
+  if (r.outcome == AcquireResult::held) return refuse(file, c, store, r);
   report_got(file, c, r, started);
-  bool lost = false;
-  auto beat = [&] {
-    try {
-      auto b = refresh_heartbeat(file, c.request.owner, current_epoch(), c.heartbeat);
-      if (b.outcome != RefreshResult::refreshed && !lost) {
-        lost = true;
-        cli::warn(fmt::format("lost the lock {}: {}", quoted(file),
-                              b.outcome == RefreshResult::missing ? "it was removed" : describe_holder(b.holder)));
-      }
-    } catch (const Error& e) {
-      cli::warn(e.what());
-    }
-  };
+  // the fencing token (etcd): the revision of the write that got the lock
+  if (int64_t rev = r.session->revision()) setenv("LOOPKIT_LOCK_REVISION", std::to_string(rev).c_str(), 1);
+  Beater beat{file, store, c};
   auto release = [&] {
     try {
-      release_lock(file, c.request.owner, false);
+      release_lock(store, c.request.owner, false);
     } catch (const Error& e) {
-      cli::warn(e.what());
+      cli::warn(e.what());  // a lease runs out by itself
     }
   };
   ChildStatus st;
   try {
-    st = run_child(command, c.heartbeat, beat);
+    st = run_child(command, store.beat_every(c.heartbeat), std::ref(beat));
   } catch (...) {
     release();
     throw;
+  }
+  if (beat.lost && store.lost_ends_command()) {
+    cli::say(fmt::format("lock lost: the lease of {} ran out; {} was sent SIGTERM", quoted(file), quoted(command[0])));
+    return static_cast<int>(Exit::system);
   }
   release();
   if (st.exec_errno) cli::say(fmt::format("cannot run {}: {}", quoted(command[0]), std::strerror(st.exec_errno)));
   return st.status;
 }
-
-#if LOOPKIT_ETCD
-// An etcd URL (contract section 9): the same outcomes and output; the lease
-// is the heartbeat, kept alive every TTL/3 while COMMAND runs, else by a
-// keeper in the background. A lost lease ends COMMAND (SIGTERM) and is exit 4.
-static int run_etcd(const std::string& url, Config& c, const std::vector<std::string>& command) {
-  etcd::Target target = etcd::parse_etcd_url(url);
-  if (target.is_folder) fail_usage(fmt::format("{}: a lock is one key, not a folder (the URL ends in '/')", url));
-  etcd::Client client(target, c.timeout);
-  std::optional<HeldSignals> signals;
-  if (!command.empty()) {
-    signals.emplace();
-    c.request.pause = [&](double s) { return signals->pause(s) == 0; };
-  }
-  const double started = monotonic_seconds();
-  etcdlock::Acquired got = etcdlock::acquire(client, target.key, c.request, c.ttl);
-  AcquireResult& r = got.result;
-  if (r.outcome == AcquireResult::interrupted) return 128 + signals->received();
-  if (r.outcome == AcquireResult::held) {
-    if (c.json) cli::out(etcdlock::to_json(url, got.holder, {}) + "\n");
-    std::string within = c.request.wait_seconds > 0 ? fmt::format(" within {}s", c.request.wait_seconds) : "";
-    cli::no(fmt::format("cannot acquire {}{}: {}", quoted(url), within, describe_holder(r.holder)));
-    return static_cast<int>(c.conflict_exit);
-  }
-  report_got(url, c, r, started);
-  if (command.empty()) {
-    if (!c.no_keeper && r.outcome != AcquireResult::refreshed)
-      etcdlock::start_keeper(target, target.key, c.request.owner, got.lease, c.ttl, c.timeout);
-    return 0;
-  }
-  setenv("LOOPKIT_LOCK_REVISION", std::to_string(got.revision).c_str(), 1);
-  bool lost = false;
-  double last_ok = monotonic_seconds();
-  auto beat = [&] {
-    if (lost) return;
-    try {
-      if (etcdlock::keep_alive(client, got.lease)) {
-        last_ok = monotonic_seconds();
-        return;
-      }
-    } catch (const Error& e) {
-      // out of reach: the lease may live on until its TTL has passed
-      if (monotonic_seconds() - last_ok <= static_cast<double>(c.ttl)) {
-        cli::warn(e.what());
-        return;
-      }
-    }
-    lost = true;
-    terminate_child();
-  };
-  ChildStatus st = run_child(command, std::max(static_cast<double>(c.ttl) / 3, 0.2), beat);
-  if (lost) {
-    cli::say(fmt::format("lock lost: the lease of {} ran out; {} was sent SIGTERM", quoted(url), quoted(command[0])));
-    return static_cast<int>(Exit::system);
-  }
-  try {
-    etcdlock::release_lease(client, got.lease);
-  } catch (const Error& e) {
-    cli::warn(e.what());  // the lease runs out by itself
-  }
-  if (st.exec_errno) cli::say(fmt::format("cannot run {}: {}", quoted(command[0]), std::strerror(st.exec_errno)));
-  return st.status;
-}
-#endif
 
 static void check_operands(const Args& a) {
   if (a.operands.empty()) fail_usage("missing LOCKFILE");
@@ -203,14 +165,15 @@ static int run(Config& c, const Args& a) {
   c.request.session = c.session ? *c.session : session_of_path(file);
   if (!is_owner_running(c.request.owner))
     return cli::no(fmt::format("cannot acquire {} for pid {}: it is not running", quoted(file), c.request.owner.pid));
-#if LOOPKIT_ETCD
-  if (etcd::is_etcd_url(file)) return run_etcd(file, c, a.command);
-#endif
-  if (!a.command.empty()) return run_command(file, c, a.command);
+  if (!etcd::is_etcd_url(file)) make_dirs(dir_name(file));
+  std::unique_ptr<LockStore> store = open_lock_store(file, {.timeout = c.timeout, .ttl = c.ttl});
+  if (!a.command.empty()) return run_command(file, c, *store, a.command);
   const double started = monotonic_seconds();
-  AcquireResult r = acquire_lock(file, c.request);
-  if (r.outcome == AcquireResult::held) return refuse(file, c, r);
+  AcquireResult r = acquire_lock(*store, c.request);
+  if (r.outcome == AcquireResult::held) return refuse(file, c, *store, r);
   report_got(file, c, r, started);
+  // without COMMAND (etcd): a keeper keeps the lease alive while the owner lives
+  if (!c.no_keeper && r.outcome != AcquireResult::refreshed) r.session->keep_in_background(c.request.owner);
   return 0;
 }
 

@@ -3,7 +3,6 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
-#include "core/lock_etcd.hpp"
 #include "sys/etcd_url.hpp"
 
 using namespace loopkit;
@@ -26,24 +25,21 @@ static void options(cli::Options& o, Config& c) {
       .etcd_timeout(c.timeout);
 }
 
-#if LOOPKIT_ETCD
 // An etcd URL: expired leases free their keys by themselves; what is left
 // to reap is the lock of a dead owner of this host, removed only if the key
 // is still the one judged (its mod revision), its lease revoked.
-static void reap_etcd(const std::string& url, const Config& c) {
-  etcd::Target t = etcd::parse_etcd_url(url);
-  etcd::Client client(t, c.timeout);
-  for (const auto& [name, k] : etcdlock::read_operand(client, url, t, false)) {
-    Verdict v = etcdlock::judge(k);
+static void reap_store(const std::string& url, const Config& c) {
+  std::unique_ptr<LockStore> store = open_lock_store(url, {.timeout = c.timeout}, true);
+  for (const auto& [name, e] : store->list(url, false)) {
+    Verdict v = store->judge(e, c.policy);
     if (!v.stale) continue;
-    if (!c.dry_run && !etcdlock::remove_if_unchanged(client, k)) continue;  // changed meanwhile: not the one judged
-    if (c.json) cli::out(lock_json(name, k.lock, v) + "\n");
+    if (!c.dry_run && !store->remove(e)) continue;  // changed meanwhile: not the one judged
+    if (c.json) cli::out(lock_json(name, e, v) + "\n");
     else
-      cli::out(fmt::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", name,
-                           describe_owner(k.lock.record), v.reason));
+      cli::out(fmt::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", name, describe_owner(e.record),
+                           v.reason));
   }
 }
-#endif
 
 static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing DIR or LOCKFILE");
@@ -51,9 +47,7 @@ static int run(Config& c, const Args& a) {
   std::vector<std::string> operands;
   for (const auto& operand : a.operands) {
     if (!etcd::is_etcd_url(operand)) operands.push_back(operand);
-#if LOOPKIT_ETCD
-    else reap_etcd(operand, c);
-#endif
+    else reap_store(operand, c);
   }
   if (operands.empty()) return 0;
   int code = 0;

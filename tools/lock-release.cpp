@@ -3,7 +3,6 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
-#include "core/lock_etcd.hpp"
 #include "sys/etcd_url.hpp"
 
 using namespace loopkit;
@@ -30,28 +29,16 @@ static int run(Config& c, const Args& a) {
   const std::string& file = lock_operand(a.operands[0]);
   cli::need_etcd(a.operands);
   const pid_t pid = cli::owner_pid(c.pid);
-#if LOOPKIT_ETCD
-  if (etcd::is_etcd_url(file)) {
-    // the key goes only while it holds the lease read; then the lease is revoked
-    etcd::Target t = etcd::parse_etcd_url(file);
-    if (t.is_folder) fail_usage(fmt::format("{}: a lock is one key, not a folder (the URL ends in '/')", file));
-    etcd::Client client(t, c.timeout);
-    switch (etcdlock::release(client, t.key, owner_process(pid), c.force)) {
-      case Released::removed: return 0;
-      case Released::missing: return cli::no(describe_not_ours(file, pid, nullptr));
-      case Released::not_ours: break;
-    }
-    LockFile holder = etcdlock::read(client, t.key, false).lock;
-    return cli::no(describe_not_ours(file, pid, &holder));
-  }
-#endif
-  // the mark tells a lock-heartbeat --every of this lock that it may end
-  switch (release_lock(file, owner_process(pid), c.force, true)) {
+  // on etcd the key goes only while it holds the revision read, then its
+  // lease is revoked; on files the mark tells a lock-heartbeat --every of
+  // this lock that it may end
+  std::unique_ptr<LockStore> store = open_lock_store(file, {.timeout = c.timeout});
+  switch (release_lock(*store, owner_process(pid), c.force, true)) {
     case Released::removed: return 0;
     case Released::missing: return cli::no(describe_not_ours(file, pid, nullptr));
     case Released::not_ours: break;
   }
-  LockFile holder = read_lock_file(file);
+  LockEntry holder = store->read();
   return cli::no(describe_not_ours(file, pid, &holder));
 }
 

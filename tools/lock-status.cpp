@@ -3,7 +3,6 @@
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
-#include "core/lock_etcd.hpp"
 #include "sys/etcd_url.hpp"
 
 using namespace loopkit;
@@ -25,22 +24,20 @@ static void options(cli::Options& o, Config& c) {
       .etcd_timeout(c.timeout);
 }
 
-#if LOOPKIT_ETCD
 // An etcd URL: a key, or a folder (ending in '/') of keys; the lease is the
 // heartbeat, so only a dead owner of this host makes a lock stale.
-static int status_etcd(const std::string& url, const Config& c) {
-  etcd::Target t = etcd::parse_etcd_url(url);
-  etcd::Client client(t, c.timeout);
+static int status_store(const std::string& url, const Config& c) {
+  std::unique_ptr<LockStore> store = open_lock_store(url, {.timeout = c.timeout}, true);
+  const bool one = url.back() != '/';
   int code = 0;
-  for (const auto& [name, k] : etcdlock::read_operand(client, url, t, true)) {
-    Verdict v = etcdlock::judge(k);
-    if (!cli::quiet()) cli::out((c.json ? etcdlock::to_json(name, k, v) : etcdlock::describe(name, k, v)) + "\n");
-    if (!t.is_folder && k.lock.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
-    else if (!t.is_folder && (k.lock.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
+  for (const auto& [name, e] : store->list(url, true)) {
+    Verdict v = store->judge(e, c.policy);
+    if (!cli::quiet()) cli::out((c.json ? store->to_json(name, e, v) : store->describe(name, e, v)) + "\n");
+    if (one && e.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
+    else if (one && (e.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
   }
   return code;
 }
-#endif
 
 static int run_files(Config& c, const std::vector<std::string>& operands) {
   const bool one = names_one_lock(operands);
@@ -70,9 +67,7 @@ static int run(Config& c, const Args& a) {
   int etcd_code = 0;
   for (const auto& operand : a.operands) {
     if (!etcd::is_etcd_url(operand)) files.push_back(operand);
-#if LOOPKIT_ETCD
-    else if (int code = status_etcd(operand, c)) etcd_code = code;
-#endif
+    else if (int code = status_store(operand, c)) etcd_code = code;
   }
   if (files.empty()) return etcd_code;
   if (int code = run_files(c, files)) return code;

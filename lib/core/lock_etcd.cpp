@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sys/clock.hpp"
+#include "sys/etcd_url.hpp"
 #include "sys/proc.hpp"
 #include "sys/spawn.hpp"
 
@@ -15,13 +16,13 @@ LockKey from_kv(const etcd::KeyValue& kv) {
   k.key = kv.key;
   k.revision = kv.mod_revision;
   k.lease = kv.lease;
-  k.lock.text = kv.value;
+  k.text = kv.value;
   try {
-    k.lock.record = parse_lock_record(kv.value, kv.key);
-    k.lock.state = LockFile::readable;
+    k.record = parse_lock_record(kv.value, kv.key);
+    k.state = LockFile::readable;
   } catch (const Error& e) {
-    k.lock.state = LockFile::unreadable;
-    k.lock.problem = e.what();
+    k.state = LockFile::unreadable;
+    k.problem = e.what();
   }
   return k;
 }
@@ -30,8 +31,6 @@ void add_ttl(etcd::Client& client, LockKey& k) {
   if (!k.lease) return;
   if (auto st = client.lease_time_to_live(k.lease)) k.ttl = st->ttl;
 }
-
-std::string record_text(const json::object& record) { return json::compact(record) + "\n"; }
 
 }  // namespace
 
@@ -56,11 +55,15 @@ std::vector<LockKey> read_folder(etcd::Client& client, const std::string& prefix
   return out;
 }
 
-Verdict judge(const LockKey& k) {
-  if (k.lock.state != LockFile::readable) return {};
-  // every heartbeat age is far younger than this: only the local rules
-  // (owner gone, pid reused, earlier boot) can find the lock stale
-  return judge_lock(k.lock, StalePolicy{.stale_after = 1e15});
+namespace {
+// every heartbeat age is far younger than this: only the local rules
+// (owner gone, pid reused, earlier boot) can find the lock stale
+constexpr StalePolicy lease_policy{.stale_after = 1e15};
+}  // namespace
+
+Verdict judge(const LockEntry& k) {
+  if (k.state != LockFile::readable) return {};
+  return judge_lock(k, lease_policy);
 }
 
 bool remove_if_unchanged(etcd::Client& client, const LockKey& k) {
@@ -72,128 +75,25 @@ bool remove_if_unchanged(etcd::Client& client, const LockKey& k) {
   return removed;
 }
 
-Acquired acquire(etcd::Client& client, const std::string& key, const AcquireRequest& req, int64_t ttl) {
-  Acquired a;
-  const double deadline = monotonic_seconds() + req.wait_seconds;
-  double backoff = 0.05;
-  int64_t lease = client.lease_grant(ttl);
-  json::object record = new_lock_record(req.session, req.owner, now_epoch());
-  // the lease is the heartbeat here: a record's heartbeat would never move
-  record.erase("heartbeat");
-  record.erase("heartbeat_epoch");
-  record["lease"] = std::to_string(lease);  // as a number it would exceed what jq keeps exact
-  for (;;) {
-    etcd::GuardedPut put;
-    put.key = key;
-    put.value = record_text(record);
-    put.lease = lease;  // our own, fresh: a lost answer is told by value and lease alone
-    if (auto rev = client.put_if_unchanged(put)) {
-      if (a.result.outcome != AcquireResult::took_over) a.result.outcome = AcquireResult::created;
-      a.result.record = record;
-      a.lease = lease;
-      a.revision = *rev;
-      return a;
-    }
-    LockKey held = read(client, key, false);
-    if (held.lock.state == LockFile::missing) continue;  // released meanwhile: try again at once
-    if (held.lock.state == LockFile::readable && is_lock_ours(held.lock.record, req.owner)) {
-      client.lease_revoke(lease);
-      if (!keep_alive(client, held.lease)) continue;  // ours, but its lease just ran out
-      a.result.outcome = AcquireResult::refreshed;
-      a.result.record = held.lock.record.fields;
-      a.lease = held.lease;
-      a.revision = held.revision;
-      return a;
-    }
-    Verdict v = judge(held);
-    if (v.stale) {
-      // step one of a takeover; step two is the conditioned create above,
-      // which exactly one of racing contenders wins
-      if (remove_if_unchanged(client, held)) {
-        a.result.outcome = AcquireResult::took_over;
-        a.result.verdict = v;
-      }
-      continue;
-    }
-    double now = monotonic_seconds();
-    if (now >= deadline) {
-      client.lease_revoke(lease);
-      a.result.outcome = AcquireResult::held;
-      a.result.holder = held.lock;
-      a.holder = held;
-      add_ttl(client, a.holder);
-      return a;
-    }
-    double pause = std::min(backoff, deadline - now);
-    backoff = std::min(backoff * 2, 1.0);
-    if (req.pause ? !req.pause(pause) : (sleep_seconds(pause), false)) {
-      client.lease_revoke(lease);
-      a.result.outcome = AcquireResult::interrupted;
-      return a;
-    }
-    // a long wait must not outlive the lease that the new record will carry
-    if (!keep_alive(client, lease)) {
-      lease = client.lease_grant(ttl);
-      record["lease"] = std::to_string(lease);
-    }
-  }
-}
-
 bool keep_alive(etcd::Client& client, int64_t lease) { return lease && client.lease_keepalive(lease).has_value(); }
-
-Released release(etcd::Client& client, const std::string& key, const Owner& owner, bool force) {
-  for (;;) {
-    LockKey k = read(client, key, false);
-    if (k.lock.state == LockFile::missing) return Released::missing;
-    if (!force && (k.lock.state != LockFile::readable || !is_lock_ours(k.lock.record, owner)))
-      return Released::not_ours;
-    if (k.lease) {
-      // only the key's holder knows its lease, so a key that still carries it
-      // is still the one judged; gone, it was lost or taken: judge it again
-      if (client.lease_revoke(k.lease)) return Released::removed;
-      continue;
-    }
-    // a key without a lease (put by hand) is deleted only as it was read
-    etcd::Txn t;
-    t.compare.push_back(etcd::Compare::of(key, etcd::Field::mod_revision, etcd::Relation::equal, k.revision));
-    t.compare.push_back(etcd::Compare::of(key, etcd::Field::lease, etcd::Relation::equal, 0));
-    t.success.push_back(etcd::Op::remove_key(key));
-    if (client.txn(t).succeeded) return Released::removed;
-  }
-}
 
 bool release_lease(etcd::Client& client, int64_t lease) { return lease && client.lease_revoke(lease); }
 
-RefreshResult refresh(etcd::Client& client, const std::string& key, const Owner& owner, int64_t* lease) {
-  RefreshResult r;
-  LockKey k = read(client, key, false);
-  if (k.lock.state == LockFile::missing) return r;
-  if (k.lock.state != LockFile::readable || !is_lock_ours(k.lock.record, owner)) {
-    r.outcome = RefreshResult::not_ours;
-    r.holder = k.lock;
-    return r;
-  }
-  if (lease) *lease = k.lease;
-  if (!keep_alive(client, k.lease)) return r;  // the lease ran out: the key went with it
-  r.outcome = RefreshResult::refreshed;
-  return r;
-}
-
-std::string describe(const std::string& url, const LockKey& k, const Verdict& v) {
-  if (k.lock.state != LockFile::readable) return describe_lock(url, k.lock, v);
+std::string describe(const std::string& url, const LockEntry& k, const Verdict& v) {
+  if (k.state != LockFile::readable) return describe_lock(url, k, v);
   // the lease, not a heartbeat in the record, says that its holder lives
-  std::string s = url + ": " + state_name(k.lock, v);
+  std::string s = url + ": " + state_name(k, v);
   if (v.stale) s += " (" + v.reason + ")";
-  s += ", " + describe_owner(k.lock.record);
+  s += ", " + describe_owner(k.record);
   if (v.age) s += fmt::format(", taken {}s ago", std::max<int64_t>(0, *v.age));
   s += fmt::format(", revision {}", k.revision);
   if (k.ttl) s += fmt::format(", lease expires in {}s", *k.ttl);
   return s;
 }
 
-std::string to_json(const std::string& url, const LockKey& k, const Verdict& v) {
-  json::value o = json::parse(lock_json(url, k.lock, v), "lock_json");
-  if (k.lock.state != LockFile::missing) {
+std::string to_json(const std::string& url, const LockEntry& k, const Verdict& v) {
+  json::value o = json::parse(lock_json(url, k, v), "lock_json");
+  if (k.state != LockFile::missing) {
     o.as_object()["revision"] = k.revision;
     if (k.ttl) o.as_object()["ttl"] = *k.ttl;
   }
@@ -214,15 +114,130 @@ std::vector<Named> read_operand(etcd::Client& client, const std::string& url, co
   return out;
 }
 
-void start_keeper(const etcd::Target& target, const std::string& key, const Owner& owner, int64_t lease, int64_t ttl,
-                  double timeout) {
+namespace {
+class Store;
+
+// The lease is the session: granted at the first record stamped, kept
+// alive during a wait, given back when the lock was not got.
+class Session : public LockSession {
+public:
+  Session(Store& store, const Owner& owner) : store_(store), owner_(owner) {}
+  void stamp(json::object& record, int64_t now) override;
+  std::optional<json::object> beat(const LockEntry& held, int64_t now, std::optional<double> every) override;
+  void waited() override;
+  void abandon() override;
+  int64_t revision() const override;
+  void keep_in_background(const Owner& owner) override;
+
+private:
+  Store& store_;
+  Owner owner_;
+  int64_t lease_ = 0;
+};
+
+class Store : public LockStore {
+public:
+  Store(const etcd::Target& target, const StoreOptions& options)
+      : target_(target), options_(options), client_(target, options.timeout) {}
+  bool create(const json::object& record) override { return put(record, 0); }
+  LockEntry read() override { return etcdlock::read(client_, target_.key, false); }
+  Fd hold() override { return Fd{}; }  // every write below compares the revision read
+  bool replace(const LockEntry& seen, const json::object& record) override {
+    if (!put(record, seen.revision)) return false;
+    if (seen.lease) client_.lease_revoke(seen.lease);  // the old holder's, dead: its keeper has nothing left
+    return true;
+  }
+  bool remove(const LockEntry& seen) override { return remove_if_unchanged(client_, seen); }
+  std::unique_ptr<LockSession> session(const Owner& owner) override { return std::make_unique<Session>(*this, owner); }
+  Verdict judge(const LockEntry& e, const StalePolicy&) const override { return etcdlock::judge(e); }
+  std::vector<Named> list(const std::string& url, bool with_ttl) override {
+    std::vector<Named> out;
+    for (auto& [name, k] : read_operand(client_, url, target_, with_ttl))
+      out.push_back({std::move(name), std::move(k)});
+    return out;
+  }
+  bool was_released(const Owner&, const std::string&, bool missing) override { return missing; }
+  bool tolerates_outage() const override { return true; }
+  double beat_every(double) const override { return std::max(static_cast<double>(options_.ttl) / 3, 0.2); }
+  double outage_limit() const override { return static_cast<double>(options_.ttl); }
+  bool lost_ends_command() const override { return true; }
+  std::string describe(const std::string& name, const LockEntry& e, const Verdict& v) const override {
+    return etcdlock::describe(name, e, v);
+  }
+  // with the lease's TTL left, read now when the entry was read without it
+  std::string to_json(const std::string& name, const LockEntry& e, const Verdict& v) const override {
+    if (e.ttl || !e.lease) return etcdlock::to_json(name, e, v);
+    LockEntry with_ttl = e;
+    add_ttl(client_, with_ttl);
+    return etcdlock::to_json(name, with_ttl, v);
+  }
+
+  etcd::Client& client() { return client_; }
+  const etcd::Target& target() const { return target_; }
+  const StoreOptions& options() const { return options_; }
+  int64_t last_revision = 0;
+
+private:
+  // the record's own lease (our session's, fresh): a lost answer is told
+  // by value and lease alone
+  bool put(const json::object& record, int64_t expect_revision) {
+    etcd::GuardedPut p;
+    p.key = target_.key;
+    p.value = lock_text(record);
+    p.lease = std::stoll(record_string(record, "lease"));
+    p.expect_mod_revision = expect_revision;
+    auto rev = client_.put_if_unchanged(p);
+    if (rev) last_revision = *rev;
+    return rev.has_value();
+  }
+
+  etcd::Target target_;
+  StoreOptions options_;
+  mutable etcd::Client client_;  // a const question (the TTL left) is a request too
+};
+
+void Session::stamp(json::object& record, int64_t) {
+  if (!lease_) lease_ = store_.client().lease_grant(store_.options().ttl);
+  // the lease is the heartbeat here: a record's heartbeat would never move
+  record.erase("heartbeat");
+  record.erase("heartbeat_epoch");
+  record["lease"] = std::to_string(lease_);  // as a number it would exceed what jq keeps exact
+}
+
+std::optional<json::object> Session::beat(const LockEntry& held, int64_t, std::optional<double>) {
+  if (lease_ && lease_ != held.lease) store_.client().lease_revoke(lease_);
+  lease_ = 0;
+  if (!keep_alive(store_.client(), held.lease)) return std::nullopt;  // ours, but its lease just ran out
+  lease_ = held.lease;
+  store_.last_revision = held.revision;
+  return held.record.fields;
+}
+
+// a long wait must not outlive the lease that the new record will carry
+void Session::waited() {
+  if (lease_ && !keep_alive(store_.client(), lease_)) lease_ = 0;
+}
+
+void Session::abandon() {
+  if (lease_) store_.client().lease_revoke(lease_);
+  lease_ = 0;
+}
+
+int64_t Session::revision() const { return store_.last_revision; }
+
+// A process in the background that keeps the lease alive every ttl/3 while
+// the owner lives and the lock is ours; when the owner dies it releases the
+// lock, when the lock is released or lost it ends.
+void start_keeper(const etcd::Target& target, const Owner& owner, int64_t lease, const StoreOptions& options) {
   start_detached([=] {
-    etcd::Client client(target, timeout);
+    Store store(target, options);
+    etcd::Client& client = store.client();
+    const int64_t ttl = options.ttl;
     const double every = std::max(static_cast<double>(ttl) / 3, 0.5);
     double last_ok = monotonic_seconds();
     for (;;) {
       if (wait_for_exit(owner.pid, every) || !is_owner_running(owner)) {
-        release(client, key, owner, false);  // the owner died holding it: free it now, not a TTL later
+        release_lock(store, owner, false);  // the owner died holding it: free it now, not a TTL later
         return;
       }
       try {
@@ -234,6 +249,16 @@ void start_keeper(const etcd::Target& target, const std::string& key, const Owne
       }
     }
   });
+}
+
+void Session::keep_in_background(const Owner& owner) { start_keeper(store_.target(), owner, lease_, store_.options()); }
+}  // namespace
+
+std::unique_ptr<LockStore> store(const std::string& url, const StoreOptions& options, bool folder) {
+  etcd::Target target = etcd::parse_etcd_url(url);
+  if (target.is_folder && !folder)
+    fail_usage(fmt::format("{}: a lock is one key, not a folder (the URL ends in '/')", url));
+  return std::make_unique<Store>(target, options);
 }
 
 }  // namespace loopkit::etcdlock

@@ -1,42 +1,60 @@
 #include "sys/clock.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
-#include <string_view>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <string_view>
 
 #include "sys/error.hpp"
+#include "sys/fd.hpp"
 
 namespace loopkit {
 
 namespace {
+// Epoch seconds written as plain digits, in the range that ISO 8601 years
+// 0000-9999 can show: a sign, a fraction or a value past
+// 9999-12-31T23:59:59Z would be written as nonsense.
+std::optional<int64_t> epoch_digits(std::string_view s) {
+  if (s.empty() || s.size() > 12) return std::nullopt;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  if (v > max_epoch) return std::nullopt;
+  return v;
+}
+
+// LOOPKIT_NOW=@FILE: the time is what FILE holds now (a trailing newline
+// allowed), so that a test moves a running tool's clock by rewriting FILE.
+int64_t clock_file_time(std::string_view path) {
+  Fd fd = open_fd(std::string(path), O_RDONLY | O_CLOEXEC);
+  if (!fd) fail_usage(fmt::format("LOOPKIT_NOW: cannot read {}: {}", quoted(path), std::strerror(errno)));
+  std::string text = read_up_to(fd.get(), 64, path);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  auto v = epoch_digits(text);
+  if (!v)
+    fail_usage(
+        fmt::format("LOOPKIT_NOW: {} holds no epoch seconds from 0 to {}: {}", quoted(path), max_epoch, quoted(text)));
+  return *v;
+}
+
 // LOOPKIT_NOW when set and not empty (an empty value means unset, as for
-// TMPDIR). Only plain digits in the range that ISO 8601 years 0000-9999 can
-// show are taken: a sign, a fraction or a value past 9999-12-31T23:59:59Z
-// would be written as nonsense, so it is a usage error instead.
+// TMPDIR): read at each call, never kept, so that a file clock can move.
 std::optional<int64_t> clock_override() {
   const char* env = std::getenv("LOOPKIT_NOW");
   if (!env || !*env) return std::nullopt;
   std::string_view s(env);
-  int64_t v = 0;
-  bool ok = s.size() <= 12;
-  for (char c : s) {
-    if (!ok || c < '0' || c > '9') {
-      ok = false;
-      break;
-    }
-    v = v * 10 + (c - '0');
-  }
-  if (!ok || v > max_epoch)
-    fail_usage(fmt::format("LOOPKIT_NOW: not epoch seconds from 0 to {}: {}", max_epoch, quoted(s)));
+  if (s[0] == '@' && s.size() > 1) return clock_file_time(s.substr(1));
+  auto v = epoch_digits(s);
+  if (!v) fail_usage(fmt::format("LOOPKIT_NOW: not epoch seconds from 0 to {}: {}", max_epoch, quoted(s)));
   return v;
 }
-}  // namespace
 
-void check_clock_override() { (void)clock_override(); }
-
-namespace {
 // time(2) reads the kernel's coarse clock, which can lag a tick behind the
 // CLOCK_REALTIME that date(1) shows: a script that saw `date +%s` pass a second
 // could still be stamped with the one before. Read the same clock as date.
@@ -47,20 +65,22 @@ int64_t realtime_seconds() {
 }
 }  // namespace
 
+void check_clock_override() { (void)clock_override(); }
+
 int64_t now_epoch() {
-  static const int64_t now = [] {
-    if (auto v = clock_override()) return *v;
-    return realtime_seconds();
-  }();
+  static const int64_t now = current_epoch();
   return now;
 }
 
 int64_t current_epoch() {
-  static const bool faked = [] {
-    const char* env = std::getenv("LOOPKIT_NOW");
-    return env && *env;
-  }();
-  return faked ? now_epoch() : realtime_seconds();
+  if (auto v = clock_override()) return *v;
+  return realtime_seconds();
+}
+
+int64_t age_between(int64_t now, int64_t then) {
+  int64_t age;
+  if (!__builtin_sub_overflow(now, then, &age)) return age;
+  return then < 0 ? INT64_MAX : -INT64_MAX;  // so that -age never overflows either
 }
 
 std::string iso8601_utc(int64_t epoch) {

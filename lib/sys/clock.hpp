@@ -1,4 +1,6 @@
-// The clock seam: LOOPKIT_NOW replaces "now" for every time written or aged.
+// The clock seam: LOOPKIT_NOW replaces "now" for every time written or aged:
+// epoch seconds (a stopped clock), or @FILE, the epoch seconds that FILE
+// holds when the clock is read (a clock that a test moves without sleeping).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -9,16 +11,21 @@ namespace loopkit {
 
 // The largest "now" LOOPKIT_NOW may name: 9999-12-31T23:59:59Z.
 inline constexpr int64_t max_epoch = 253402300799;
-// Exit 2 unless LOOPKIT_NOW is unset, empty, or epoch seconds from 0 to
-// max_epoch (every tool checks it at start, before touching anything).
+// Exit 2 unless LOOPKIT_NOW is unset, empty, epoch seconds from 0 to
+// max_epoch or @FILE holding such (every tool checks it at start, before
+// touching anything; a clock file that goes bad later is exit 2 then).
 void check_clock_override();
-// Epoch seconds; the same value for the whole run (all "now"s of one
-// invocation are one instant). LOOPKIT_NOW overrides it.
+// The instant of this invocation's write, read once: all "now"s written by
+// one state-set, event-append or ctx-save are the same. Never for deciding
+// about a lock, which takes current_epoch() at each decision.
 int64_t now_epoch();
-// "Now" for a process that outlives an instant (a heartbeat loop writes a
-// fresh time at each beat): LOOPKIT_NOW when set, else the wall clock read
-// afresh on each call.
+// The clock read now: LOOPKIT_NOW (its file read again), else the wall
+// clock. Read where a decision is made (each attempt, each record written,
+// each age judged), so that no value frozen at start-up ages a lock.
 int64_t current_epoch();
+// now - then, saturating instead of overflowing (a crafted epoch of
+// INT64_MIN is a huge age, not a negative one).
+int64_t age_between(int64_t now, int64_t then);
 std::string iso8601_utc(int64_t epoch);                       // 2025-01-10T10:05:30Z
 std::optional<int64_t> parse_iso8601(std::string_view text);  // UTC forms only
 std::string local_date(int64_t epoch);                        // YYYY-MM-DD in local time

@@ -12,9 +12,11 @@
 #include "sys/error.hpp"
 #include "sys/file.hpp"
 #include "sys/proc.hpp"
+#include "clock_seam.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;
+using loopkit::testing::FixedClock;
 
 namespace {
 struct ScratchFolder : testing::Scratch {
@@ -111,7 +113,8 @@ TEST_CASE("local locks live and die with their process", "[lock]") {
     CHECK(v.stale);
   }
   SECTION("an old heartbeat matters only with stale_after") {
-    auto text = record_text(getpid(), fmt::format(R"(,"heartbeat_epoch":{})", now_epoch() - 1000));
+    FixedClock clock;
+    auto text = record_text(getpid(), fmt::format(R"(,"heartbeat_epoch":{})", clock.now - 1000));
     CHECK_FALSE(judge_lock(readable(text), policy).stale);
     policy.stale_after = 60;
     CHECK(judge_lock(readable(text), policy).stale);
@@ -119,9 +122,10 @@ TEST_CASE("local locks live and die with their process", "[lock]") {
 }
 
 TEST_CASE("other hosts' locks go stale by heartbeat age", "[lock]") {
+  FixedClock clock;
   auto at = [](int64_t age) {
     return readable(
-        record_text(1, fmt::format(R"(,"host":"elsewhere.invalid","heartbeat_epoch":{})", now_epoch() - age)));
+        record_text(1, fmt::format(R"(,"host":"elsewhere.invalid","heartbeat_epoch":{})", FixedClock::now - age)));
   };
   StalePolicy policy;
   CHECK_FALSE(judge_lock(at(10), policy).stale);
@@ -166,8 +170,9 @@ TEST_CASE("an unreadable lock is held, unless unchanged past stale_after", "[loc
   AcquireRequest me{"j", owner_process(getpid()), {}, 0, {}};
   CHECK(acquire_lock(d.path("j.lock"), me).outcome == AcquireResult::held);
   CHECK(reap_lock(d.path("j.lock"), {}, false).outcome == ReapResult::unreadable);
+  FixedClock clock;
   struct utimbuf old {
-    now_epoch() - 1000, now_epoch() - 1000
+    clock.now - 1000, clock.now - 1000
   };
   utime(d.path("j.lock").c_str(), &old);
   CHECK(acquire_lock(d.path("j.lock"), me).outcome == AcquireResult::held);
@@ -178,8 +183,9 @@ TEST_CASE("an unreadable lock is held, unless unchanged past stale_after", "[loc
 TEST_CASE("an unreadable lock is reaped once unchanged past stale_after", "[lock]") {
   ScratchFolder d;
   d.write("e.lock", "");
+  FixedClock clock;
   struct utimbuf old {
-    now_epoch() - 1000, now_epoch() - 1000
+    clock.now - 1000, clock.now - 1000
   };
   utime(d.path("e.lock").c_str(), &old);
   CHECK(reap_lock(d.path("e.lock"), {}, false).outcome == ReapResult::unreadable);

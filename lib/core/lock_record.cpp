@@ -1,0 +1,289 @@
+// Lock records: parsing, owner liveness, verdicts, and the words that say
+// who holds a lock (lock_record.hpp).
+#include "core/lock_record.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "sys/clock.hpp"
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/proc.hpp"
+
+namespace loopkit {
+
+namespace {
+const std::string& this_host() {
+  static const std::string h = host_name();
+  return h;
+}
+const std::string& this_boot() {
+  static const std::string b = boot_id();
+  return b;
+}
+
+bool is_local(const LockRecord& r) { return r.host.empty() || r.host == this_host(); }
+bool is_earlier_boot(const LockRecord& r) {
+  return is_local(r) && !r.boot_id.empty() && !this_boot().empty() && r.boot_id != this_boot();
+}
+
+std::optional<int64_t> integer_member(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  if (it == o.end()) return std::nullopt;
+  const json::value& v = it->value();
+  if (v.is_int64()) return v.get_int64();
+  if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get_uint64());
+  // a double out of int64's range would be undefined to convert
+  if (v.is_double() && v.get_double() > -9.2e18 && v.get_double() < 9.2e18) return static_cast<int64_t>(v.get_double());
+  if (v.is_string()) {  // "12345" from a shell that quoted everything
+    const auto& s = v.get_string();
+    if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return std::stoll(std::string(s));
+  }
+  return std::nullopt;
+}
+
+// A time a record may hold: epoch seconds from 0 to max_epoch (the range
+// LOOPKIT_NOW takes), a fraction dropped. Anything else (negative,
+// INT64_MIN, 1e300, milliseconds) is no time at all: ages are computed only
+// from times in this range, so none can overflow or make a lock ageless.
+std::optional<int64_t> valid_epoch(std::optional<int64_t> t) {
+  if (t && *t >= 0 && *t <= max_epoch) return t;
+  return std::nullopt;
+}
+
+// a process id: a whole number from 1 to INT_MAX
+std::optional<pid_t> pid_member(const json::object& o, std::string_view key) {
+  auto n = integer_member(o, key);
+  if (!n || *n <= 0 || *n > INT_MAX) return std::nullopt;
+  return static_cast<pid_t>(*n);
+}
+
+std::string string_member(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
+}
+
+}  // namespace
+
+std::string record_string(const json::object& o, std::string_view key) { return string_member(o, key); }
+
+std::string lock_text(const json::object& record) { return json::compact(record) + "\n"; }
+
+json::object refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every) {
+  json::object o =
+      lock.record.bare_pid ? new_lock_record(std::string(lock.record.session), owner, now) : lock.record.fields;
+  o["heartbeat"] = iso8601_utc(now);
+  o["heartbeat_epoch"] = now;
+  if (every) {
+    o["heartbeat_every"] = *every;
+    o["heartbeat_pid"] = getpid();  // the beater, for release_lock's mark
+  }
+  return o;
+}
+
+LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
+  LockRecord r;
+  auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) fail_data(quoted(subject) + ": empty lock file");
+  auto last = text.find_last_not_of(" \t\r\n");
+  std::string_view core = text.substr(first, last - first + 1);
+  if (core.size() <= 9 && std::all_of(core.begin(), core.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    r.pid = static_cast<pid_t>(std::stol(std::string(core)));  // a bare pid, as `echo $$ >F` leaves
+    r.bare_pid = true;
+    r.fields["pid"] = r.pid;
+  } else {
+    json::value v = json::parse(text, subject);
+    if (!v.is_object()) fail_data(quoted(subject) + ": not a lock record: not a JSON object");
+    r.fields = std::move(v.as_object());
+    auto pid = pid_member(r.fields, "pid");
+    if (!pid) fail_data(quoted(subject) + ": not a lock record: no valid pid");
+    r.pid = *pid;
+    r.heartbeat_pid = pid_member(r.fields, "heartbeat_pid");
+    r.session = string_member(r.fields, "session");
+    r.host = string_member(r.fields, "host");
+    r.boot_id = string_member(r.fields, "boot_id");
+    if (auto s = integer_member(r.fields, "pid_start"); s && *s >= 0) r.pid_start = static_cast<uint64_t>(*s);
+    r.heartbeat_epoch = valid_epoch(integer_member(r.fields, "heartbeat_epoch"));
+    if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_member(r.fields, "heartbeat")));
+    r.has_heartbeat = r.heartbeat_epoch.has_value();
+    if (const json::value* e = r.fields.if_contains("heartbeat_every"); e && e->is_number()) {
+      double every = e->to_number<double>();
+      if (std::isfinite(every) && every > 0 && every <= 1e9) r.heartbeat_every = every;
+    }
+    if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_member(r.fields, "started_at")));
+  }
+  return r;
+}
+
+LockFile read_lock_file(const std::string& path) {
+  LockFile f;
+  auto snap = read_file_snapshot(path, max_lock_bytes);
+  if (!snap) return f;
+  f.mtime = snap->mtime;
+  f.id = snap->id;
+  f.text = std::move(snap->data);
+  if (snap->too_big) {
+    // /dev/zero behind a link is refused before this; a huge regular file is
+    // garbage, not something to allocate for
+    f.state = LockFile::unreadable;
+    f.problem = fmt::format("larger than {} bytes: not a lock file", max_lock_bytes);
+    return f;
+  }
+  try {
+    f.record = parse_lock_record(f.text, path);
+    f.state = LockFile::readable;
+  } catch (const Error& e) {
+    if (e.code() != Exit::data) throw;
+    f.state = LockFile::unreadable;
+    std::string prefix = quoted(path) + ": ";
+    f.problem = e.what();
+    if (f.problem.rfind(prefix, 0) == 0) f.problem.erase(0, prefix.size());
+  }
+  return f;
+}
+
+Owner owner_process(pid_t pid) {
+  if (!is_pid_alive(pid)) return {pid, std::nullopt};  // a zombie has a start time, but is no owner
+  return {pid, process_start_time(pid)};
+}
+
+bool is_owner_running(const Owner& owner) { return is_same_process_alive(owner.pid, owner.start); }
+
+namespace {
+// Why a local lock's owner is gone, or "" while it runs.
+std::string owner_gone(const LockRecord& r) {
+  if (is_earlier_boot(r)) return "taken before the host rebooted";
+  if (!is_pid_alive(r.pid))
+    return is_zombie(r.pid) ? fmt::format("pid {} has exited, a zombie not yet reaped", r.pid)
+                            : fmt::format("pid {} is not running", r.pid);
+  if (r.pid_start) {
+    auto start = process_start_time(r.pid);
+    if (start && *start != *r.pid_start) return fmt::format("pid {} now belongs to another process", r.pid);
+  }
+  return "";
+}
+
+// The limit on a heartbeat's age that applies to this lock, if any.
+std::optional<double> age_limit(const LockFile& lock, const StalePolicy& policy) {
+  const LockRecord& r = lock.record;
+  bool readable = lock.state == LockFile::readable;
+  // Other hosts' processes cannot be seen, only their heartbeats; an
+  // unreadable file ages by its mtime, and only when the caller asks.
+  std::optional<double> limit = policy.stale_after;
+  if (!limit && readable && !is_local(r)) limit = static_cast<double>(default_remote_stale_after);
+  // A live local owner that declared its beat (heartbeat_every) is late
+  // only after missing three beats, whatever --stale-after says: a sweep
+  // with a short limit must not reap an engine between two of its beats.
+  if (limit && readable && is_local(r) && r.heartbeat_every) limit = std::max(*limit, 3 * *r.heartbeat_every);
+  return limit;
+}
+}  // namespace
+
+// Ages are read from the clock at each judgement (current_epoch), never
+// from a time kept since start-up, and computed saturating: a heartbeat is
+// within 0..max_epoch (valid_epoch), an mtime may be anything.
+Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
+  Verdict v;
+  if (lock.state == LockFile::missing) return v;
+  const LockRecord& r = lock.record;
+  bool readable = lock.state == LockFile::readable;
+  v.age = age_between(current_epoch(), readable && r.heartbeat_epoch ? *r.heartbeat_epoch : lock.mtime);
+  if (readable && is_local(r)) v.reason = owner_gone(r);
+  std::optional<double> limit = v.reason.empty() ? age_limit(lock, policy) : std::nullopt;
+  if (limit && static_cast<double>(*v.age) > *limit)
+    v.reason = readable ? fmt::format("no heartbeat for {}s (over {}s)", *v.age, *limit)
+                        : fmt::format("unreadable and unchanged for {}s (over {}s)", *v.age, *limit);
+  // a heartbeat from further ahead than the limit is no sign of life either:
+  // a record dated in year 9999 must not keep a lock for ever (an mtime
+  // ahead of a LOOPKIT_NOW in the past is no such sign)
+  else if (limit && readable && r.heartbeat_epoch && static_cast<double>(*v.age) < -*limit)
+    v.reason = fmt::format("heartbeat {}s in the future (over {}s)", -*v.age, *limit);
+  v.stale = !v.reason.empty();
+  return v;
+}
+
+bool is_lock_ours(const LockRecord& r, const Owner& owner) {
+  if (!is_local(r) || is_earlier_boot(r) || r.pid != owner.pid) return false;
+  return !r.pid_start || !owner.start || *r.pid_start == *owner.start;
+}
+
+json::object new_lock_record(const std::string& session, const Owner& owner, int64_t now) {
+  json::object o;
+  o["session"] = session;
+  o["pid"] = owner.pid;
+  o["host"] = this_host();
+  if (owner.start) o["pid_start"] = *owner.start;
+  o["started_at"] = iso8601_utc(now);
+  o["heartbeat"] = iso8601_utc(now);
+  o["heartbeat_epoch"] = now;
+  if (!this_boot().empty()) o["boot_id"] = this_boot();
+  return o;
+}
+
+std::string state_name(const LockFile& lock, const Verdict& verdict) {
+  if (lock.state == LockFile::missing) return "free";
+  if (verdict.stale) return "stale";
+  return lock.state == LockFile::unreadable ? "unreadable" : "live";
+}
+
+namespace {
+std::string pid_on_host(const LockRecord& r) {
+  return r.host.empty() ? fmt::format("pid {}", r.pid) : fmt::format("pid {} on {}", r.pid, r.host);
+}
+}  // namespace
+
+std::string describe_owner(const LockRecord& r) {
+  return r.session.empty() ? pid_on_host(r) : fmt::format("session {}, {}", quoted(r.session), pid_on_host(r));
+}
+
+std::string describe_lock(const std::string& file, const LockFile& lock, const Verdict& verdict) {
+  std::string state = state_name(lock, verdict);
+  std::string line = file + ": " + state;
+  if (verdict.stale) line += " (" + verdict.reason + ")";
+  if (lock.state == LockFile::unreadable)
+    return line + (verdict.stale ? ": " : " (") + lock.problem + (verdict.stale ? "" : ")");
+  if (lock.state == LockFile::missing) return line;
+  line += ", " + describe_owner(lock.record);
+  if (lock.record.heartbeat_epoch && verdict.age)
+    line += fmt::format(", {} {}s ago", lock.record.has_heartbeat ? "heartbeat" : "no heartbeat, taken",
+                        std::max<int64_t>(0, *verdict.age));
+  else line += ", no heartbeat";
+  return line;
+}
+
+std::string lock_json(const std::string& file, const LockFile& lock, const Verdict& verdict) {
+  json::object o = lock.state == LockFile::readable ? lock.record.fields : json::object();
+  o["file"] = file;
+  o["state"] = state_name(lock, verdict);
+  if (verdict.stale) o["reason"] = verdict.reason;
+  else if (lock.state == LockFile::unreadable) o["reason"] = lock.problem;
+  if (verdict.stale && lock.state == LockFile::unreadable) o["problem"] = lock.problem;
+  if (verdict.age) o["age"] = *verdict.age;
+  return json::compact(o);
+}
+
+std::string describe_not_ours(const std::string& file, pid_t pid, const LockFile* holder) {
+  if (!holder) return fmt::format("no lock {}", quoted(file));
+  return fmt::format("{} is not ours (pid {}): {}", quoted(file), pid, describe_holder(*holder));
+}
+
+std::string describe_holder(const LockFile& lock) {
+  if (lock.state == LockFile::missing) return "nobody holds it now";
+  if (lock.state != LockFile::readable) return "held by an unknown owner (" + lock.problem + ")";
+  const LockRecord& r = lock.record;
+  std::string s = "held by " + pid_on_host(r);
+  if (!r.session.empty()) s += " (session " + quoted(r.session) + ")";
+  std::string since = string_member(r.fields, "started_at");
+  if (!since.empty()) s += " since " + since;
+  if (r.heartbeat_epoch)
+    s +=
+        fmt::format(", last heartbeat {}s ago", std::max<int64_t>(0, age_between(current_epoch(), *r.heartbeat_epoch)));
+  return s;
+}
+
+}  // namespace loopkit

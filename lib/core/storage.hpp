@@ -1,0 +1,111 @@
+// One storage interface for locks (issue 22): a lock is a record at a name
+// that can be created if absent, read, and replaced or removed only if
+// unchanged since it was read. Files in a folder (lock_files.cpp) and etcd
+// keys (lock_etcd.cpp) implement it; acquire, wait, refresh, takeover,
+// release and reap are written once over it (lock.cpp). A session keeps a
+// held lock alive: the heartbeat in the record for files, the lease for
+// etcd (etcd's concurrency.Session and Mutex are the model).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "core/lock_record.hpp"
+#include "sys/fd.hpp"
+
+namespace loopkit {
+
+// What a store holds at the lock's name, and what the store knows of it.
+struct LockEntry : LockFile {
+  std::string key;             // etcd: the key; files: ""
+  int64_t revision = 0;        // etcd: the mod revision, the fencing token; files: 0
+  int64_t lease = 0;           // etcd: the lease the key is put with
+  std::optional<int64_t> ttl;  // etcd: seconds left on that lease, when asked
+};
+
+// What keeps a lock alive while its owner holds it.
+class LockSession {
+public:
+  virtual ~LockSession() = default;
+  // Completes a new record for this store (files: heartbeat fields; etcd:
+  // the session's lease, granted at the first call).
+  virtual void stamp(json::object& record, int64_t now) = 0;
+  // Keeps `held`, which is ours, alive: files write a fresh heartbeat (with
+  // `every` as heartbeat_every), etcd keeps its lease alive and adopts it.
+  // The record now held, or nullopt when the lock went meanwhile.
+  virtual std::optional<json::object> beat(const LockEntry& held, int64_t now, std::optional<double> every) = 0;
+  // A wait's pause went by (etcd: the lease it will put must outlive it).
+  virtual void waited() {}
+  // The lock was not got: what the session made for it is given back.
+  virtual void abandon() {}
+  // The revision of the last write that got the lock (etcd), else 0.
+  virtual int64_t revision() const { return 0; }
+  // Keeps the lock alive in the background while its owner lives, after
+  // the tool has gone (etcd's keeper; files: the owner beats itself).
+  virtual void keep_in_background(const Owner&) {}
+};
+
+class LockStore {
+public:
+  virtual ~LockStore() = default;
+  // Writes the record where nothing is; false when something is there.
+  virtual bool create(const json::object& record) = 0;
+  virtual LockEntry read() = 0;
+  // Held while deciding about an entry to replace or remove (files: the
+  // folder's flock, under which the entry is read again; etcd: nothing,
+  // its writes compare the revision read).
+  virtual Fd hold() = 0;
+  // Only the entry read: false, changing nothing, when it changed or went.
+  virtual bool replace(const LockEntry& seen, const json::object& record) = 0;
+  virtual bool remove(const LockEntry& seen) = 0;
+  virtual std::unique_ptr<LockSession> session(const Owner& owner) = 0;
+  // Whether an entry is stale (judge_lock; etcd: leases, not heartbeats,
+  // say who lives on other hosts, and an unreadable key is never stale).
+  virtual Verdict judge(const LockEntry& e, const StalePolicy& asked) const { return judge_lock(e, asked); }
+  // The locks under an operand of lock-status or lock-reap, named as the
+  // user would (etcd: the key, or every key under a URL ending in '/').
+  struct Named {
+    std::string name;
+    LockEntry entry;
+  };
+  virtual std::vector<Named> list(const std::string& operand, bool with_ttl);
+  // Files: an owner releasing a lock that its own beater still refreshes
+  // leaves the released mark (lock.hpp); etcd: nothing to say.
+  virtual void mark_released(const LockEntry&) {}
+  // Whether a lock that `owner` held since taken_at and that is no longer
+  // there as it was went by its owner's release (a clean end for a beater).
+  virtual bool was_released(const Owner& owner, const std::string& taken_at, bool missing) = 0;
+  // Whether a failed beat of keep_heartbeat is said and tried again at the
+  // next (etcd out of reach: the lease may live on) rather than the end.
+  virtual bool tolerates_outage() const { return false; }
+  // What holding a lock while a command runs means here: how often a beat
+  // is due for a --heartbeat of `asked` seconds, how long beats may fail
+  // before the lock counts as lost, and whether a lost lock ends the
+  // command (etcd: another may take it at once) or is only said (files).
+  virtual double beat_every(double asked) const { return asked; }
+  virtual double outage_limit() const { return 0; }
+  virtual bool lost_ends_command() const { return false; }
+  // lock-status's and lock-acquire's words for an entry at `name`.
+  virtual std::string describe(const std::string& name, const LockEntry& e, const Verdict& v) const;
+  virtual std::string to_json(const std::string& name, const LockEntry& e, const Verdict& v) const;
+};
+
+// The store of a LOCKFILE operand: a file, or an etcd URL (only in
+// loopkit-etcd, where lock_store_on_etcd is set; the tools in bin/ hand
+// such a call over to it before they get here).
+struct StoreOptions {
+  double timeout = 5;  // etcd: per call
+  int64_t ttl = 60;    // etcd: the lease of a new lock
+};
+std::unique_ptr<LockStore> file_lock_store(const std::string& path);
+// A folder (for list) is accepted only when `folder`.
+std::unique_ptr<LockStore> open_lock_store(const std::string& operand, const StoreOptions& options,
+                                           bool folder = false);
+using LockStoreOnEtcd = std::unique_ptr<LockStore> (*)(const std::string& url, const StoreOptions& options,
+                                                       bool folder);
+extern LockStoreOnEtcd lock_store_on_etcd;
+
+}  // namespace loopkit
