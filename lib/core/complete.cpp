@@ -83,10 +83,42 @@ std::vector<std::string> keys_at(const std::string& file, const std::string& pat
   return keys;
 }
 
+// Where the '=' of an assignment (PATH=TEXT, PATH:=JSON, ...) is in WORD,
+// outside any quoted name, or npos.
+std::size_t assignment_equals(std::string_view word) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    char c = word[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '=') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The values offered after an assignment's operator: a JSON literal after
+// ":=" (the whole word, as typed up to the operator); nothing after "=",
+// "+=" or "*=", whose TEXT, NUMBER or OBJECT no list can guess.
+std::vector<std::string> complete_value(std::string_view word, std::size_t equals) {
+  std::vector<std::string> out;
+  if (equals == 0 || word[equals - 1] != ':') return out;
+  const std::string_view typed = word.substr(equals + 1);
+  for (std::string_view literal : {"true", "false", "null"})
+    if (literal.substr(0, typed.size()) == typed)
+      out.push_back(std::string(word.substr(0, equals + 1)) + std::string(literal));
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> complete_path(const std::string& file, std::string_view word) {
   std::vector<std::string> out;
+  if (auto equals = assignment_equals(word); equals != std::string_view::npos) return complete_value(word, equals);
   if (file == "-") return out;  // stdin belongs to the command, not to completion
   const std::size_t cut = last_segment_start(word);
   const std::string parent(word.substr(0, cut));
