@@ -8,27 +8,39 @@ if set -q __loopkit_completions_loaded
 end
 set -g __loopkit_completions_loaded 1
 
-# __loopkit_paths OPTION...: the JSON paths in the FILE already on the line
-# (its first operand; each OPTION named takes a value, skipped with it)
-function __loopkit_paths
-    set -l words (commandline -opc)
-    set -l file
+# __loopkit_file OPTION...: print the FILE already on the line, its first
+# operand, as the command gets it (quotes off, a leading ~ expanded); false
+# when there is none yet. Each OPTION named takes a value, skipped with it
+# (OPTION=2: two values).
+function __loopkit_file
     set -l skip 0
-    for w in $words[2..-1]
+    for w in (commandline -opc)[2..-1]
         if test $skip -gt 0
             set skip (math $skip - 1)
+        else if test "$w" = --
+            return 1
         else if string match -q -- '--*=*' $w
             continue
         else if string match -q -- '-?*' $w
             contains -- $w $argv; and set skip 1
             contains -- $w=2 $argv; and set skip 2
         else
-            set file $w
-            break
+            string replace -r '^~(?=/|$)' $HOME -- $w
+            return 0
         end
     end
-    test -n "$file"; or return
-    state-get --complete-path (commandline -ct) $file 2>/dev/null
+    return 1
+end
+
+# __loopkit_paths OPTION...: the JSON paths (or an assignment's values) in
+# that FILE that complete the word being typed, unquoted (fish quotes what
+# it inserts)
+function __loopkit_paths
+    set -l file (__loopkit_file $argv); or return
+    set -l raw (commandline -ct)
+    set -l word (string unescape -- "$raw")
+    set word (string replace -r -- '^--[^=]*=' '' "$word")
+    state-get --complete-path "$word" $file 2>/dev/null
 end
 
 # ctx-resume
@@ -158,7 +170,7 @@ complete -c progress-show -s h -l help -d 'print this help and exit'
 complete -c progress-show -s V -l version -d 'print the version and exit'
 
 # state-get
-complete -c state-get -a '(__loopkit_paths -d --default --timeout --arg --arg=2)'
+complete -c state-get -n '__loopkit_file -d --default --timeout --arg --arg=2 >/dev/null' -f -a '(__loopkit_paths -d --default --timeout --arg --arg=2)'
 complete -c state-get -s d -l default -d 'print VALUE for a missing or null value' -x
 complete -c state-get -s e -l exists -d 'print nothing; exit 0 if every PATH exists'
 complete -c state-get -s j -l json -d 'print every value as JSON'
@@ -174,15 +186,15 @@ complete -c state-get -s h -l help -d 'print this help and exit'
 complete -c state-get -s V -l version -d 'print the version and exit'
 
 # state-set
-complete -c state-set -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
-complete -c state-set -l delete -d 'remove the member or element at PATH' -x
-complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)' -x
-complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds (PATH?: only if missing or null)' -x
-complete -c state-set -l expect -d 'change nothing (exit 1) unless PATH holds this value' -x
+complete -c state-set -n '__loopkit_file --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout >/dev/null' -f -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
+complete -c state-set -l delete -d 'remove the member or element at PATH' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
+complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
+complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds (PATH?: only if missing or null)' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
+complete -c state-set -l expect -d 'change nothing (exit 1) unless PATH holds this value' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
 complete -c state-set -l init -d 'the document to start from when FILE is missing' -x
 complete -c state-set -l no-create -d 'exit 1 if FILE is missing'
 complete -c state-set -l arg -d '[$NAME] in a path is the member named VALUE (repeatable)' -x
-complete -c state-set -l require -d 'the existing document must hold this value' -x
+complete -c state-set -l require -d 'the existing document must hold this value' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
 complete -c state-set -l on-invalid -d 'fail, or backup FILE and start again' -x -a 'fail backup'
 complete -c state-set -l redact -d 'replace secrets in the values set with [REDACTED]'
 complete -c state-set -s p -l print -d 'print the resulting document'
