@@ -12,6 +12,7 @@
 # last unquoted "=" or ":", where readline (COMP_WORDBREAKS) starts a word.
 _loopkit_words() {
   local line=${COMP_LINE:0:COMP_POINT} w='' c q='' started=0 i n
+  local var='^[$]([{]([A-Za-z_][A-Za-z0-9_]*)[}]|([A-Za-z_][A-Za-z0-9_]*))'
   n=${#line}
   _loopkit_w=() _loopkit_cut=0
   for ((i = 0; i < n; i++)); do
@@ -23,7 +24,7 @@ _loopkit_words() {
       # inside "...", a backslash quotes only $ ` " \ and a newline
       [[ $q != '"' || ${line:i:1} == [\$\`\"\\] ]] || w+=\\
       w+=${line:i:1} started=1
-    elif [[ $c == '$' && $line =~ ^.{$i}\$(\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)) ]]; then
+    elif [[ $c == '$' && ${line:i} =~ $var ]]; then
       c=${BASH_REMATCH[2]}${BASH_REMATCH[3]}
       w+=${!c-} started=1
       i=$((i + ${#BASH_REMATCH[0]} - 1))
@@ -350,8 +351,8 @@ complete -F _loopkit_state_set state-set
 _loopkit_drain_engine() {
   _loopkit_complete 1 0 \
     '|--next|command' \
-    '|--state|words FILE URL' \
-    '|--locks|words DIR URL' \
+    '|--state|file' \
+    '|--locks|dir' \
     '|--max-attempts|none' \
     '|--poll|none' \
     '|--retries|none' \
@@ -367,8 +368,8 @@ _loopkit_loop_engine() {
   _loopkit_complete 1 0 \
     '|--session|none' \
     '-r|--root|dir' \
-    '|--state|words FILE URL' \
-    '|--locks|words DIR URL' \
+    '|--state|file' \
+    '|--locks|dir' \
     '|--max-iterations|none' \
     '|--plateau-after|none' \
     '|--verify|command' \
@@ -386,8 +387,8 @@ _loopkit_pipeline_engine() {
   _loopkit_complete 0 0 \
     '|--session|none' \
     '-r|--root|dir' \
-    '|--state|words FILE URL' \
-    '|--locks|words DIR URL' \
+    '|--state|file' \
+    '|--locks|dir' \
     '|--plateau-after|none' \
     '|--retries|none' \
     '|--retry-delay|none' \

@@ -212,8 +212,8 @@ complete -c state-set -s V -l version -d 'print the version and exit'
 # drain-engine
 complete -c drain-engine -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
 complete -c drain-engine -l next -d 'the command listing the ready items (required)' -x -a '(__fish_complete_command)'
-complete -c drain-engine -l state -d 'the state file or etcd key (default .atari/state.json)' -x -a 'FILE URL'
-complete -c drain-engine -l locks -d 'claim items by lock files or keys here, so that several workers can share the queue' -x -a 'DIR URL'
+complete -c drain-engine -l state -d 'the state file or etcd key (default .atari/state.json)' -r -F
+complete -c drain-engine -l locks -d 'claim items by lock files or keys here, so that several workers can share the queue' -x -a '(__fish_complete_directories)'
 complete -c drain-engine -l max-attempts -d 'failures before an item is abandoned (default 3)' -x
 complete -c drain-engine -l poll -d 'how often a paused drain looks again (default 1)' -x
 complete -c drain-engine -l retries -d 'run an agent that exits non-zero again at once, up to N times, for the same attempt (default 0)' -x
@@ -227,8 +227,8 @@ complete -c drain-engine -s V -l version -d 'show the version'
 complete -c loop-engine -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
 complete -c loop-engine -l session -d 'session name (required)' -x
 complete -c loop-engine -s r -l root -d 'where the session files live (default .claude)' -x -a '(__fish_complete_directories)'
-complete -c loop-engine -l state -d 'the state file or etcd key (default ROOT/pipeline-runs/NAME/state.json)' -x -a 'FILE URL'
-complete -c loop-engine -l locks -d 'the folder of session locks, files or etcd keys (default ROOT/locks): an engine on another host given the same URL is refused the session' -x -a 'DIR URL'
+complete -c loop-engine -l state -d 'the state file or etcd key (default ROOT/pipeline-runs/NAME/state.json)' -r -F
+complete -c loop-engine -l locks -d 'the folder of session locks, files or etcd keys (default ROOT/locks): an engine on another host given the same URL is refused the session' -x -a '(__fish_complete_directories)'
 complete -c loop-engine -l max-iterations -d 'stop after N iterations (default 10)' -x
 complete -c loop-engine -l plateau-after -d 'stop after N consecutive plateau votes (default 2; 0 never stops on a plateau)' -x
 complete -c loop-engine -l verify -d 'the progress file\'s Verify: line' -x -a '(__fish_complete_command)'
@@ -243,8 +243,8 @@ complete -c loop-engine -s V -l version -d 'show the version'
 # pipeline-engine
 complete -c pipeline-engine -l session -d 'session name (required)' -x
 complete -c pipeline-engine -s r -l root -d 'where the session files live (default .claude)' -x -a '(__fish_complete_directories)'
-complete -c pipeline-engine -l state -d 'the state file or etcd key (default ROOT/pipeline-runs/NAME/state.json)' -x -a 'FILE URL'
-complete -c pipeline-engine -l locks -d 'the folder of session locks, files or etcd keys (default ROOT/locks): an engine on another host given the same URL is refused the session' -x -a 'DIR URL'
+complete -c pipeline-engine -l state -d 'the state file or etcd key (default ROOT/pipeline-runs/NAME/state.json)' -r -F
+complete -c pipeline-engine -l locks -d 'the folder of session locks, files or etcd keys (default ROOT/locks): an engine on another host given the same URL is refused the session' -x -a '(__fish_complete_directories)'
 complete -c pipeline-engine -l plateau-after -d 'a stage ends after N consecutive plateau votes (default 2; 0: never; a stage\'s "plateau_after" member overrides it)' -x
 complete -c pipeline-engine -l retries -d 'run a failing command again up to N times (default 0)' -x
 complete -c pipeline-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
