@@ -34,7 +34,7 @@ bash_offers() {
 # zsh_types LINE [KEYS]: "buffer: LINE AFTER" and "matches: A|B" (${lines[0..1]})
 zsh_types() {
   command -v zsh >/dev/null || skip "zsh is not installed (Debian: zsh)"
-  run "$LOOPKIT_SOURCE/tests/complete-zsh" "$C" "$@"
+  run "$LOOPKIT_SOURCE/tests/complete-zsh" "${ZSH_FPATH:-$C}" "$@"
   [ "$status" -ne 77 ] || skip "$output"
   [ "$status" -eq 0 ]
 }
@@ -240,4 +240,41 @@ fish_offers() {
   assert_output zz-file.txt
   fish_offers 'state-set --on-invalid '
   assert_output $'backup\nfail'
+}
+
+# --- as installed -------------------------------------------------------------
+
+@test "installed: one copy of each script, a link per command, found where each shell looks" {
+  [[ -n ${LOOPKIT_BUILD:-} && -f $LOOPKIT_BUILD/completions/cmake_install.cmake ]] ||
+    skip "LOOPKIT_BUILD is not set (CTest sets it)"
+  run -0 cmake -DCMAKE_INSTALL_PREFIX="$W/inst" -P "$LOOPKIT_BUILD/completions/cmake_install.cmake"
+  local share=$W/inst/share cmd n=0
+  [ -f "$share/bash-completion/completions/loopkit" ] && [ ! -L "$share/bash-completion/completions/loopkit" ]
+  [ -f "$share/fish/vendor_completions.d/loopkit.fish" ] && [ ! -L "$share/fish/vendor_completions.d/loopkit.fish" ]
+  for cmd in $(commands); do
+    [ "$(readlink "$share/bash-completion/completions/$cmd")" = loopkit ]
+    [ "$(readlink "$share/fish/vendor_completions.d/$cmd.fish")" = loopkit.fish ]
+    n=$((n + 1))
+  done
+  [ "$n" -ge 16 ]
+  [ -f "$share/zsh/site-functions/_loopkit" ]
+  # bash-completion loads a command's file by its name, from XDG_DATA_DIRS
+  if [[ -r /usr/share/bash-completion/bash_completion ]]; then
+    run -0 env XDG_DATA_DIRS="$share" bash -c 'source /usr/share/bash-completion/bash_completion
+      __load_completion state-set || exit 1
+      COMP_LINE="state-set s.json --delete st" COMP_POINT=${#COMP_LINE}
+      COMP_WORDS=(state-set s.json --delete st) COMP_CWORD=3
+      compopt() { :; }
+      _loopkit_state_set state-set st --delete; printf "%s\n" "${COMPREPLY[@]}"'
+    assert_output status
+  fi
+  if command -v fish >/dev/null; then
+    # (its config, not --no-config: that sets the folders from XDG_DATA_DIRS)
+    run -0 env XDG_DATA_DIRS="$share" fish -c 'complete -C "state-set s.json --delete st"'
+    [ "${output%%$'\t'*}" = status ]
+  fi
+  if command -v zsh >/dev/null; then
+    ZSH_FPATH=$share/zsh/site-functions zsh_types 'state-get s.json .history[1'
+    [ "${lines[0]}" = 'buffer: state-get s.json .history\[1\]' ]
+  fi
 }
