@@ -50,7 +50,9 @@ _loopkit_words() {
 # (-o filenames), so that a "[" or a space reaches the command as typed.
 _loopkit_paths() {
   local p
-  compopt -o filenames -o nospace 2>/dev/null
+  compopt -o filenames 2>/dev/null
+  # a path may go on (.a.b, .a[0]); a value is done
+  [[ $2 == *=* ]] || compopt -o nospace 2>/dev/null
   COMPREPLY=()
   while IFS= read -r p; do
     COMPREPLY+=("${p:_loopkit_cut}")

@@ -183,6 +183,15 @@ fish_offers() {
   [[ ${lines[1]} == 'matches: '*1* ]]
 }
 
+@test "zsh: with the completions last in \$fpath, '[' works after a loopkit command's first completion" {
+  # zsh's own _subscript then has the context at compinit; the first
+  # completion of a loopkit command takes it over
+  LOOPKIT_FPATH_LAST=1 zsh_types 'state-get s.json .st'$'\t''; state-get s.json .history[1'
+  [ "${lines[0]}" = 'buffer: state-get s.json .status; state-get s.json .history\[1\]' ]
+  LOOPKIT_FPATH_LAST=1 zsh_types 'state-get s.json .st'$'\t''; echo $fpath['
+  [[ ${lines[1]} == 'matches: .status|1|'* ]]
+}
+
 @test "zsh: options and files for every command" {
   local cmd n=0
   touch zz-file.txt
