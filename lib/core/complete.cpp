@@ -1,5 +1,7 @@
 #include "core/complete.hpp"
 
+#include <algorithm>
+
 #include "core/json.hpp"
 #include "core/path.hpp"
 #include "core/state.hpp"
@@ -61,8 +63,22 @@ std::string quoted_segment(std::string_view name) {
   return out + "\"]";
 }
 
+// Adds the member names of V (or its indices: array set) not yet in KEYS.
+void add_keys(const json::value& v, std::vector<std::string>& keys, bool& array) {
+  auto add = [&keys](std::string key) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  };
+  if (const auto* o = v.if_object()) {
+    for (const auto& member : *o) add(std::string(member.key()));
+  } else if (const auto* a = v.if_array()) {
+    array = true;
+    for (std::size_t i = 0; i < a->size(); ++i) add(std::to_string(i));
+  }
+}
+
 // The member names of the object at PATH, or the indices of the array
-// (array set); nothing for any other value.
+// (array set); nothing for any other value. A path through "[]" has a value
+// per item: their names together, each once, in the order first met.
 std::vector<std::string> keys_at(const std::string& file, const std::string& path, bool& array) {
   Query q;
   q.file = file;
@@ -73,12 +89,12 @@ std::vector<std::string> keys_at(const std::string& file, const std::string& pat
   QueryResult r = query_state(q);
   std::vector<std::string> keys;
   if (!r.no.empty() || !r.missing.empty()) return keys;
-  json::value v = json::parse(r.out, "the value to complete");
-  if (const auto* o = v.if_object()) {
-    for (const auto& member : *o) keys.emplace_back(member.key());
-  } else if (const auto* a = v.if_array()) {
-    array = true;
-    for (std::size_t i = 0; i < a->size(); ++i) keys.push_back(std::to_string(i));
+  // one compact value a line (a newline in a string is written \n)
+  std::string_view out = r.out;
+  while (!out.empty()) {
+    const std::size_t end = std::min(out.find('\n'), out.size());
+    if (end > 0) add_keys(json::parse(out.substr(0, end), "the value to complete"), keys, array);
+    out.remove_prefix(std::min(end + 1, out.size()));
   }
   return keys;
 }
@@ -125,7 +141,9 @@ std::vector<std::string> complete_path(const std::string& file, std::string_view
   const std::string_view tail = word.substr(cut);
   try {
     bool array = false;
-    const std::vector<std::string> keys = keys_at(file, parent.empty() ? "." : parent, array);
+    std::vector<std::string> keys = keys_at(file, parent.empty() ? "." : parent, array);
+    // every item ([]: state-get's iteration, state-set's append) before each one
+    if (array) keys.insert(keys.begin(), "");
     // the segment as begun: after a '.' typed, ".name", ".[3]" or
     // .["name"]; after a '[', [3] or ["name"]; a first segment typed bare
     // completes bare
