@@ -141,9 +141,7 @@ std::vector<std::string> complete_path(const std::string& file, std::string_view
   const std::string_view tail = word.substr(cut);
   try {
     bool array = false;
-    std::vector<std::string> keys = keys_at(file, parent.empty() ? "." : parent, array);
-    // every item ([]: state-get's iteration, state-set's append) before each one
-    if (array) keys.insert(keys.begin(), "");
+    const std::vector<std::string> keys = keys_at(file, parent.empty() ? "." : parent, array);
     // the segment as begun: after a '.' typed, ".name", ".[3]" or
     // .["name"]; after a '[', [3] or ["name"]; a first segment typed bare
     // completes bare
