@@ -7,7 +7,8 @@
 
 # _loopkit_words: the words of the line up to the cursor as the command will
 # get them (quotes and backslashes taken off, a leading "~" and $NAME
-# expanded) in _loopkit_w, the last the word being typed ("" after a blank);
+# expanded) in _loopkit_w, from the command's name to the word being typed
+# (the last; "" after a blank);
 # _loopkit_cut is how much of that word readline does not replace: up to its
 # last unquoted "=" or ":", where readline (COMP_WORDBREAKS) starts a word.
 _loopkit_words() {
@@ -43,6 +44,11 @@ _loopkit_words() {
     fi
   done
   _loopkit_w+=("$w")
+  # the command's name first: no VAR=VALUE before it (bash gives them in
+  # COMP_LINE)
+  while ((${#_loopkit_w[@]} > 1)) && [[ ${_loopkit_w[0]} =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+    _loopkit_w=("${_loopkit_w[@]:1}")
+  done
 }
 
 # _loopkit_paths FILE WORD: the JSON paths (or assignment values) in FILE

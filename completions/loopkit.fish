@@ -14,7 +14,12 @@ set -g __loopkit_completions_loaded 1
 # (OPTION=2: two values).
 function __loopkit_file
     set -l skip 0
-    for w in (commandline -opc)[2..-1]
+    set -l words (commandline -opc)
+    # the command's name first: no VAR=VALUE before it
+    while set -q words[2]; and string match -qr -- '^[A-Za-z_][A-Za-z0-9_]*=' $words[1]
+        set -e words[1]
+    end
+    for w in $words[2..-1]
         if test $skip -gt 0
             set skip (math $skip - 1)
         else if test "$w" = --

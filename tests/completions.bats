@@ -62,6 +62,8 @@ fish_offers() {
   assert_output .status
   bash_offers 'state-set --delete x s.json st'
   assert_output status
+  bash_offers 'LOOPKIT_X=1 state-get s.json .hi'
+  assert_output .history
 }
 
 @test "bash: FILE as the command gets it: ~, quotes, spaces, \$HOME" {
@@ -169,6 +171,8 @@ fish_offers() {
   [ "${lines[0]}" = 'buffer: state-get --default 0 s.json .items' ]
   zsh_types 'state-set s.json --delete st'
   [ "${lines[0]}" = 'buffer: state-set s.json --delete status' ]
+  zsh_types 'LOOPKIT_X=1 state-get s.json .hi'
+  [ "${lines[0]}" = 'buffer: LOOPKIT_X=1 state-get s.json .history' ]
 }
 
 @test "zsh: nothing after =, JSON literals after :=" {
@@ -227,6 +231,8 @@ fish_offers() {
   assert_output '.["odd key"]'
   fish_offers 'state-set s.json --delete st'
   assert_output status
+  fish_offers 'LOOPKIT_X=1 state-get s.json .hi'
+  assert_output .history
 }
 
 @test "fish: nothing after = (no file names either), JSON literals after :=" {
