@@ -13,6 +13,8 @@
 # last unquoted "=" or ":", where readline (COMP_WORDBREAKS) starts a word.
 _loopkit_words() {
   local line=${COMP_LINE:0:COMP_POINT} w='' c q='' started=0 i n
+  # a caller that sets COMP_WORDS alone (as bash always sets both): its words
+  [[ -n ${COMP_LINE-} ]] || line="${COMP_WORDS[*]:0:COMP_CWORD+1}"
   local var='^[$]([{]([A-Za-z_][A-Za-z0-9_]*)[}]|([A-Za-z_][A-Za-z0-9_]*))'
   n=${#line}
   _loopkit_w=() _loopkit_cut=0
@@ -54,11 +56,13 @@ _loopkit_words() {
 # _loopkit_paths FILE WORD: the JSON paths (or assignment values) in FILE
 # that complete WORD, as readline replaces them; quoted by readline
 # (-o filenames), so that a "[" or a space reaches the command as typed.
+# compopt fails outside readline's completion (a test calling the function,
+# under set -e): no reason to stop.
 _loopkit_paths() {
   local p
-  compopt -o filenames 2>/dev/null
+  compopt -o filenames 2>/dev/null || :
   # a path may go on (.a.b, .a[0]); a value is done
-  [[ $2 == *=* ]] || compopt -o nospace 2>/dev/null
+  [[ $2 == *=* ]] || compopt -o nospace 2>/dev/null || :
   COMPREPLY=()
   while IFS= read -r p; do
     COMPREPLY+=("${p:_loopkit_cut}")
@@ -70,7 +74,7 @@ _loopkit_files() {
   if declare -F _filedir >/dev/null; then
     _filedir "$@"
   else
-    compopt -o filenames 2>/dev/null
+    compopt -o filenames 2>/dev/null || :
     mapfile -t COMPREPLY < <(compgen "${1:--f}" -- "$cur")
   fi
 }
