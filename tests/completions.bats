@@ -1,10 +1,11 @@
 #!/usr/bin/env bats
 # The shell completions (completions/) as a person meets them: bash's
 # function called as readline calls it under bash-completion
-# (tests/complete-bash), keys and Tab typed into an interactive zsh with
-# compinit (tests/complete-zsh, zsh/zpty), and fish's `complete -C`
+# (tests/complete-bash), and keys and Tab typed into an interactive bash
+# (tests/complete-bash-typed) and zsh with compinit (tests/complete-zsh),
+# both on a pseudo-terminal through zsh/zpty; fish's `complete -C`
 # (tests/complete-fish). Each shell's cases skip, saying why, where that
-# shell (or bash-completion) is not installed.
+# shell (or bash-completion, or zsh to drive bash) is not installed.
 
 load helpers
 
@@ -136,6 +137,35 @@ fish_offers() {
   assert_output ''
   bash_offers 'lock-acquire x.lock -- state-g'
   assert_output state-get
+}
+
+# bash_types LINE [KEYS]: "buffer: LINE AFTER", typed into an interactive bash
+bash_types() {
+  command -v zsh >/dev/null || skip "zsh is not installed (Debian: zsh), which drives bash on a pseudo-terminal"
+  run "$LOOPKIT_SOURCE/tests/complete-bash-typed" "$C/loopkit.bash" "$@"
+  [ "$status" -ne 77 ] || skip "$output"
+  [ "$status" -eq 0 ]
+}
+
+@test "bash, typed: readline inserts the paths quoted as the word is, and the line runs" {
+  bash_types 'state-get s.json .history[1'
+  assert_output 'buffer: state-get s.json .history\[1\]'
+  run -0 bash -O failglob -c 'state-get -j s.json .history\[1\]'
+  assert_output '{"b":2}'
+  bash_types "state-get s.json '.history[1"
+  assert_output "buffer: state-get s.json '.history[1]'"
+  bash_types "state-get s.json '.[\"o"
+  assert_output "buffer: state-get s.json '.[\"odd key\"]'"
+  bash_types 'state-get s.json .\[\"o'
+  assert_output 'buffer: state-get s.json .\[\"odd\ key\"\]'
+  run -0 bash -c 'state-get s.json .\[\"odd\ key\"\]'
+  assert_output 1
+  bash_types "state-get ~/lk/s.json .st"
+  assert_output "buffer: state-get ~/lk/s.json .status"
+  bash_types 'state-set s.json done:=f'
+  assert_output 'buffer: state-set s.json done:=false '
+  bash_types 'state-set s.json status='
+  assert_output 'buffer: state-set s.json status='
 }
 
 # --- zsh ----------------------------------------------------------------------
