@@ -1,5 +1,7 @@
 #include "core/complete.hpp"
 
+#include <algorithm>
+
 #include "core/json.hpp"
 #include "core/path.hpp"
 #include "core/state.hpp"
@@ -61,8 +63,22 @@ std::string quoted_segment(std::string_view name) {
   return out + "\"]";
 }
 
+// Adds the member names of V (or its indices: array set) not yet in KEYS.
+void add_keys(const json::value& v, std::vector<std::string>& keys, bool& array) {
+  auto add = [&keys](std::string key) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  };
+  if (const auto* o = v.if_object()) {
+    for (const auto& member : *o) add(std::string(member.key()));
+  } else if (const auto* a = v.if_array()) {
+    array = true;
+    for (std::size_t i = 0; i < a->size(); ++i) add(std::to_string(i));
+  }
+}
+
 // The member names of the object at PATH, or the indices of the array
-// (array set); nothing for any other value.
+// (array set); nothing for any other value. A path through "[]" has a value
+// per item: their names together, each once, in the order first met.
 std::vector<std::string> keys_at(const std::string& file, const std::string& path, bool& array) {
   Query q;
   q.file = file;
@@ -73,20 +89,52 @@ std::vector<std::string> keys_at(const std::string& file, const std::string& pat
   QueryResult r = query_state(q);
   std::vector<std::string> keys;
   if (!r.no.empty() || !r.missing.empty()) return keys;
-  json::value v = json::parse(r.out, "the value to complete");
-  if (const auto* o = v.if_object()) {
-    for (const auto& member : *o) keys.emplace_back(member.key());
-  } else if (const auto* a = v.if_array()) {
-    array = true;
-    for (std::size_t i = 0; i < a->size(); ++i) keys.push_back(std::to_string(i));
+  // one compact value a line (a newline in a string is written \n)
+  std::string_view out = r.out;
+  while (!out.empty()) {
+    const std::size_t end = std::min(out.find('\n'), out.size());
+    if (end > 0) add_keys(json::parse(out.substr(0, end), "the value to complete"), keys, array);
+    out.remove_prefix(std::min(end + 1, out.size()));
   }
   return keys;
+}
+
+// Where the '=' of an assignment (PATH=TEXT, PATH:=JSON, ...) is in WORD,
+// outside any quoted name, or npos.
+std::size_t assignment_equals(std::string_view word) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    char c = word[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '=') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The values offered after an assignment's operator: a JSON literal after
+// ":=" (the whole word, as typed up to the operator); nothing after "=",
+// "+=" or "*=", whose TEXT, NUMBER or OBJECT no list can guess.
+std::vector<std::string> complete_value(std::string_view word, std::size_t equals) {
+  std::vector<std::string> out;
+  if (equals == 0 || word[equals - 1] != ':') return out;
+  const std::string_view typed = word.substr(equals + 1);
+  for (std::string_view literal : {"true", "false", "null"})
+    if (literal.substr(0, typed.size()) == typed)
+      out.push_back(std::string(word.substr(0, equals + 1)) + std::string(literal));
+  return out;
 }
 
 }  // namespace
 
 std::vector<std::string> complete_path(const std::string& file, std::string_view word) {
   std::vector<std::string> out;
+  if (auto equals = assignment_equals(word); equals != std::string_view::npos) return complete_value(word, equals);
   if (file == "-") return out;  // stdin belongs to the command, not to completion
   const std::size_t cut = last_segment_start(word);
   const std::string parent(word.substr(0, cut));
