@@ -148,9 +148,15 @@ QueryResult query_state(const Query& q) {
       answer("{}", q.file, q, want, nullptr, arena, r, shell_out);  // a missing file reads as {}
     } else {
       MappedFile file(fd.get(), q.file);
-      if (is_gzip(file.text(), q.file))
-        answer(gunzip(file.text(), q.file), q.file, q, want, nullptr, arena, r, shell_out);
-      else answer(file.text(), q.file, q, want, &file, arena, r, shell_out);
+      try {
+        if (is_gzip(file.text(), q.file))
+          answer(gunzip(file.text(), q.file), q.file, q, want, nullptr, arena, r, shell_out);
+        else answer(file.text(), q.file, q, want, &file, arena, r, shell_out);
+      } catch (const Error&) {
+        file.check_whole();  // the file shrank under the map (see MappedFile): that, not what its zeros caused
+        throw;
+      }
+      file.check_whole();
     }
   }
   // eval must never see half an answer
@@ -278,6 +284,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
       why = unmet_requirement(u, text, root);
       if (!why.empty() && !u.backup_invalid) fail_data(why);
     } catch (const Error& e) {
+      if (file) file->check_whole();  // zeros past a new end are not a bad file to back up
       if (e.code() != Exit::data || !u.backup_invalid) throw;
       why = e.what();
     }
@@ -314,6 +321,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
   // 3. the new file: the old text's untouched slices and the new values
   if (from_file && !plan.changed() && !u.layout) {
     if (u.want_text || filter) r.text = std::string(text);
+    if (file) file->check_whole();
     return r;
   }
   AtomicWrite how{.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync};
@@ -323,6 +331,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
       textedit::FdSink out(fd, tmp, release ? &*file : nullptr);
       plan.write(out);
       out.flush();
+      if (file) file->check_whole();  // before the rename: never zeros for the file's end
     });
     r.written = true;
     return r;
@@ -336,6 +345,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
     edited.text = std::move(restyled.text);
   }
   r.text = std::move(edited.text);
+  if (file) file->check_whole();
   if (from_file && r.text == text) return r;  // reformatted as it was: no write
   r.written = true;
   if (filter) return r;
