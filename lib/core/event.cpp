@@ -58,10 +58,17 @@ std::optional<int64_t> seq_of_line(std::string_view line) {
     if (!v.is_object()) return std::nullopt;
     const json::value* s = v.get_object().if_contains("seq");
     if (s && s->is_int64()) return s->get_int64();
-    if (s && s->is_uint64() && s->get_uint64() <= INT64_MAX) return static_cast<int64_t>(s->get_uint64());
+    // past int64: as the largest, which has no next (see following)
+    if (s && s->is_uint64()) return static_cast<int64_t>(std::min<uint64_t>(s->get_uint64(), INT64_MAX));
   } catch (const Error&) {
   }
   return std::nullopt;
+}
+
+// The seq after s; the largest one has none: refused, never a negative seq.
+int64_t following(int64_t s) {
+  if (s == INT64_MAX) fail_data(fmt::format("seq {} is the last an event log can number; start a new log", INT64_MAX));
+  return s + 1;
 }
 
 // The log's last bytes, more of them each time, until next_seq can tell.
@@ -143,18 +150,17 @@ std::optional<int64_t> next_seq(std::string_view tail, bool whole) {
     std::size_t nl = end >= 2 ? tail.rfind('\n', end - 2) : std::string_view::npos;
     std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
     if (start == 0 && !whole) return std::nullopt;
-    if (auto s = seq_of_line(tail.substr(start, end - 1 - start))) return std::max(*s, floor) + 1;
+    if (auto s = seq_of_line(tail.substr(start, end - 1 - start))) return following(std::max(*s, floor));
     end = start;
   }
   if (!whole) return std::nullopt;
-  return floor + 1;
+  return following(floor);
 }
 
-int64_t append(const std::string& path, const AppendRequest& r) {
-  check_type(r.type);
-  const std::string session = r.session.empty() ? session_of_path(path) : r.session;
-  const std::string ts = iso8601_utc(now_epoch());
-  int64_t written = 0;
+namespace {
+// The event numbered under the append lock, after the log's last seq.
+void append_with_seq(const std::string& path, const AppendRequest& r, const std::string& session, const std::string& ts,
+                     int64_t& written) {
   append_locked_with(
       path, 4096,
       [&](off_t size, std::string_view tail) {
@@ -166,6 +172,20 @@ int64_t append(const std::string& path, const AppendRequest& r) {
         return out;
       },
       0666, r.sync);
+}
+}  // namespace
+
+int64_t append(const std::string& path, const AppendRequest& r) {
+  check_type(r.type);
+  const std::string session = r.session.empty() ? session_of_path(path) : r.session;
+  const std::string ts = iso8601_utc(now_epoch());
+  int64_t written = 0;
+  try {
+    append_with_seq(path, r, session, ts, written);
+  } catch (const Error& e) {
+    if (e.code() != Exit::data) throw;
+    fail_data(loopkit::quoted(path) + ": " + e.what());  // the seq refused: nothing written
+  }
   return written;
 }
 

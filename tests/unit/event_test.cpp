@@ -56,3 +56,18 @@ TEST_CASE("check_type refuses spaces and empty types") {
   CHECK_THROWS_AS(event::check_type(""), Error);
   CHECK_THROWS_AS(event::check_type("a b"), Error);
 }
+
+// issue 22: the seq after INT64_MAX was negative
+TEST_CASE("next_seq refuses to number past the largest seq, never overflowing") {
+  const std::string last = "{\"seq\":9223372036854775807}\n";
+  CHECK(event::next_seq("{\"seq\":9223372036854775806}\n", true) == INT64_MAX);
+  try {
+    event::next_seq(last, true);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == Exit::data);
+    CHECK(std::string(e.what()) == "seq 9223372036854775807 is the last an event log can number; start a new log");
+  }
+  // a seq past int64 counts as the largest
+  CHECK_THROWS_AS(event::next_seq("{\"seq\":18446744073709551615}\n", true), Error);
+}
