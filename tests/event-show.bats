@@ -69,3 +69,13 @@ mklog() {
   run -0 event-show --type complete - <e.jsonl
   [[ $output == "6 "* ]]
 }
+
+# issue 22: a gzip file of several members read as its last member only
+@test "a .gz log of several members (gzip >>) reads as all of them" {
+  mklog
+  head -n 2 e.jsonl | gzip >e.jsonl.gz
+  tail -n +3 e.jsonl | gzip >>e.jsonl.gz
+  run -0 event-show --json e.jsonl.gz
+  assert_output "$(cat e.jsonl)"
+  run -2 event-show --follow e.jsonl.gz
+}

@@ -7,11 +7,11 @@
 #include <sys/stat.h>
 
 #include "core/assign.hpp"
+#include "core/growing.hpp"
 #include "core/path.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
-#include "sys/interrupt.hpp"
 
 namespace loopkit::event {
 
@@ -239,26 +239,24 @@ struct Printer {
   }
 };
 
-// Every complete line of text from the start, in order; the offset after
-// the last complete line is returned.
-std::size_t print_forward(std::string_view text, std::size_t base, const Printer& p, bool& any) {
-  std::size_t at = 0;
-  for (;;) {
-    std::size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) return at;
-    std::string_view line = text.substr(at, nl - at);
-    if (!line.empty()) {
-      if (auto o = parse_event(line)) {
-        if (selected(*o, p.opt)) {
-          p.emit(line, *o);
-          any = true;
-        }
-      } else {
-        p.bad(base + at, false);
-      }
+// One line (without its newline) at offset: printed when it is an event
+// the options select, a warning when it is not an event.
+void print_line(std::string_view line, uint64_t offset, const Printer& p, bool& any) {
+  if (line.empty()) return;
+  if (auto o = parse_event(line)) {
+    if (selected(*o, p.opt)) {
+      p.emit(line, *o);
+      any = true;
     }
-    at = nl + 1;
+  } else {
+    p.bad(offset, false);
   }
+}
+
+// Every complete line of text from the start, in order.
+void print_forward(std::string_view text, const Printer& p, bool& any) {
+  for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string_view::npos; at = nl + 1)
+    print_line(text.substr(at, nl - at), at, p, any);
 }
 
 // --since and --last: from the end back, as far as the selection reaches
@@ -289,40 +287,26 @@ bool print_backward(std::string_view text, std::size_t end, const Printer& p) {
   return !picked.empty();
 }
 
-bool follow(const std::string& path, const Printer& p, bool any) {
-  catch_termination_signals();
-  struct stat st {};
-  std::size_t offset = 0;
-  ino_t inode = 0;
-  bool first = true;
-  while (termination_signal() == 0) {
-    Fd fd = open_to_read(path, st);
-    if (fd) {
-      std::size_t size = static_cast<std::size_t>(st.st_size);
-      if (!first && (st.st_ino != inode || size < offset)) {
-        p.warn(fmt::format("{}: replaced or truncated; reading it from the start", loopkit::quoted(path)));
-        offset = 0;
-      }
-      inode = st.st_ino;
-      if (first) {
-        // what is there now, as without --follow; then only what is new
-        std::string all = read_at(fd.get(), 0, size, path);
-        std::size_t end = all.rfind('\n');
-        end = end == std::string::npos ? 0 : end + 1;
-        if (p.opt.since || p.opt.last) {
-          any = print_backward(all, end, p) || any;
-        } else {
-          print_forward(std::string_view(all).substr(0, end), 0, p, any);
-        }
-        offset = end;
-        first = false;
-      } else if (size > offset) {
-        std::string fresh = read_at(fd.get(), static_cast<off_t>(offset), size - offset, path);
-        offset += print_forward(fresh, offset, p, any);
-      }
-    }
-    sleep_seconds(p.opt.poll);
-  }
+// The first look as without --follow, then each line appended once it is
+// whole, through the one reader of growing files (core/growing.hpp).
+// false: no file.
+bool follow(const std::string& path, const Printer& p) {
+  std::optional<growing::Look> first = growing::first_look(path);
+  if (!first) return false;
+  std::string all = first->read(0, first->size);
+  std::size_t end = all.rfind('\n');
+  end = end == std::string::npos ? 0 : end + 1;
+  bool any = false;
+  if (p.opt.since || p.opt.last) print_backward(all, end, p);
+  else print_forward(std::string_view(all).substr(0, end), p, any);
+  auto line_end = [](std::string_view text) {
+    std::size_t nl = text.find('\n');
+    return nl == std::string_view::npos ? nl : nl + 1;
+  };
+  growing::follow(
+      path, *first, end, growing::Records{[](const growing::Look&) { return uint64_t(0); }, line_end}, p.opt.poll,
+      [&](std::string_view line, uint64_t offset) { print_line(line.substr(0, line.size() - 1), offset, p, any); },
+      [&] { p.warn(fmt::format("{}: replaced or truncated; reading it from the start", loopkit::quoted(path))); });
   return true;
 }
 
@@ -331,11 +315,7 @@ bool follow(const std::string& path, const Printer& p, bool any) {
 Shown show(const std::string& path, const ShowOptions& opt, const Sink& sink, const Sink& warn) {
   auto shown = [](bool any) { return any ? Shown::selected : Shown::none; };
   Printer p{path, opt, sink, warn};
-  if (opt.follow) {
-    struct stat st {};
-    if (!open_to_read(path, st)) return Shown::no_file;
-    return shown(follow(path, p, false));
-  }
+  if (opt.follow) return follow(path, p) ? Shown::selected : Shown::no_file;
   auto view = view_file_if_exists(path);
   if (!view) return Shown::no_file;
   std::string_view text = view->view();
@@ -344,7 +324,7 @@ Shown show(const std::string& path, const ShowOptions& opt, const Sink& sink, co
   if (end < text.size()) p.bad(end, true);
   if (opt.since || opt.last) return shown(print_backward(text, end, p));
   bool any = false;
-  print_forward(text.substr(0, end), 0, p, any);
+  print_forward(text.substr(0, end), p, any);
   return shown(any);
 }
 
