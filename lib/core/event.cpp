@@ -12,6 +12,8 @@
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
+#include "sys/gz.hpp"
+#include "sys/mapped.hpp"
 
 namespace loopkit::event {
 
@@ -229,10 +231,12 @@ struct Printer {
   const ShowOptions& opt;
   const Sink& sink;
   const Sink& warn;
+  const MappedFile* file = nullptr;  // the log's mapping, when it is one
   void emit(std::string_view line, const json::object& o) const {
     sink(opt.json ? std::string(line) + "\n" : text_of(o) + "\n");
   }
   void bad(std::size_t offset, bool last) const {
+    if (file) file->check_whole();  // zeros past a truncation under the map: that is the error
     warn(last ? fmt::format("{}: skipped the incomplete last line at byte {} (a writer stopped mid-line)",
                             loopkit::quoted(path), offset)
               : fmt::format("{}: skipped a line that is not an event at byte {}", loopkit::quoted(path), offset));
@@ -310,15 +314,54 @@ bool follow(const std::string& path, const Printer& p) {
   return true;
 }
 
+// A log's bytes for one show: a regular file as a settled look sees it (no
+// append in flight: core/growing.hpp), mapped, and guarded against a
+// truncation under the map (sys/mapped.hpp); else read whole (standard
+// input, a pipe), gzip decompressed, every member.
+struct LogText {
+  std::optional<growing::Look> look;
+  std::optional<MappedFile> mapped;
+  std::string owned;
+  std::string_view text;
+
+  bool read(const std::string& path) {
+    struct stat st {};
+    Fd fd = path == "-" ? Fd() : open_to_read(path, st);
+    if (path != "-" && !fd) return false;
+    if (fd && S_ISREG(st.st_mode)) {
+      look = growing::look_at(std::move(fd), st.st_ino, path);
+      mapped.emplace(look->fd.get(), path);
+      text = mapped->text().substr(0, look->size);
+    } else {
+      owned = read_all(fd ? fd.get() : 0, fd ? path : "standard input");
+      text = owned;
+    }
+    if (!is_gzip(text, path)) return true;
+    owned = gunzip(text, path);
+    text = owned;
+    mapped.reset();
+    return true;
+  }
+};
+
+Shown show_text(std::string_view text, const Printer& p);
 }  // namespace
 
 Shown show(const std::string& path, const ShowOptions& opt, const Sink& sink, const Sink& warn) {
-  auto shown = [](bool any) { return any ? Shown::selected : Shown::none; };
   Printer p{path, opt, sink, warn};
   if (opt.follow) return follow(path, p) ? Shown::selected : Shown::no_file;
-  auto view = view_file_if_exists(path);
-  if (!view) return Shown::no_file;
-  std::string_view text = view->view();
+  LogText log;
+  if (!log.read(path)) return Shown::no_file;
+  p.file = log.mapped ? &*log.mapped : nullptr;
+  const Shown result = show_text(log.text, p);
+  if (log.mapped) log.mapped->check_whole();
+  return result;
+}
+
+namespace {
+Shown show_text(std::string_view text, const Printer& p) {
+  auto shown = [](bool any) { return any ? Shown::selected : Shown::none; };
+  const ShowOptions& opt = p.opt;
   std::size_t end = text.rfind('\n');
   end = end == std::string_view::npos ? 0 : end + 1;
   if (end < text.size()) p.bad(end, true);
@@ -327,6 +370,7 @@ Shown show(const std::string& path, const ShowOptions& opt, const Sink& sink, co
   print_forward(text.substr(0, end), p, any);
   return shown(any);
 }
+}  // namespace
 
 std::string text_of(const json::object& o) {
   auto member = [&](std::string_view name) {
