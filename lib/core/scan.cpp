@@ -521,9 +521,11 @@ private:
 }  // namespace
 
 std::size_t string_end(std::string_view t, std::size_t p) {
+  // bounded all the same: a mapped file cut short under the reader reads as
+  // zeros past its new end (sys/mapped.hpp), and its scan was valid before
   ++p;
-  while (t[p] != '"') p += t[p] == '\\' ? 2 : 1;
-  return p + 1;
+  while (p < t.size() && t[p] != '"') p += t[p] == '\\' ? 2 : 1;
+  return std::min(p + 1, t.size());
 }
 
 std::string key_name(std::string_view text, std::size_t key) {

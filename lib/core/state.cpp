@@ -152,7 +152,7 @@ QueryResult query_state(const Query& q) {
         if (is_gzip(file.text(), q.file))
           answer(gunzip(file.text(), q.file), q.file, q, want, nullptr, arena, r, shell_out);
         else answer(file.text(), q.file, q, want, &file, arena, r, shell_out);
-      } catch (const Error&) {
+      } catch (...) {
         file.check_whole();  // the file shrank under the map (see MappedFile): that, not what its zeros caused
         throw;
       }
@@ -167,6 +167,19 @@ QueryResult query_state(const Query& q) {
 // ---- state-set ------------------------------------------------------------------
 
 namespace {
+
+// Runs f, which reads text mapped from file: when the file shrank under the
+// map meanwhile (see MappedFile), that is the error, not what its zeros caused.
+template <class F>
+void reading(const std::optional<MappedFile>& file, F&& f) {
+  try {
+    f();
+  } catch (...) {
+    if (file) file->check_whole();
+    throw;
+  }
+  if (file) file->check_whole();
+}
 
 // The edits as they are applied: with --redact, each value set has its
 // secrets replaced first (the warning names where, never the secret).
@@ -329,23 +342,25 @@ UpdateResult update_document(const Update& u, const Document* given) {
     // the common case, streamed: big untouched slices never enter memory
     write_file_atomic_with(u.file, how, [&](int fd, const std::string& tmp) {
       textedit::FdSink out(fd, tmp, release ? &*file : nullptr);
-      plan.write(out);
-      out.flush();
-      if (file) file->check_whole();  // before the rename: never zeros for the file's end
+      reading(file, [&] {  // before the rename: never zeros for the file's end
+        plan.write(out);
+        out.flush();
+      });
     });
     r.written = true;
     return r;
   }
   textedit::StringSink edited;
-  if (plan.changed()) plan.write(edited);
-  else edited.text = text;
+  reading(file, [&] {
+    if (plan.changed()) plan.write(edited);
+    else edited.text = text;
+  });
   if (u.layout) {
     textedit::StringSink restyled;
     textedit::restyle(edited.text, *u.layout, restyled);
     edited.text = std::move(restyled.text);
   }
   r.text = std::move(edited.text);
-  if (file) file->check_whole();
   if (from_file && r.text == text) return r;  // reformatted as it was: no write
   r.written = true;
   if (filter) return r;

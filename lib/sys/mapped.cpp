@@ -186,7 +186,12 @@ std::size_t MappedFile::offset_of(std::string_view b) const {
 bool MappedFile::cut_short() const { return guard_ >= 0 && guard_cut[guard_] != 0; }
 
 void MappedFile::check_whole() const {
-  if (cut_short()) fail(Exit::system, "cannot read " + quoted(subject_) + ": the file shrank while it was read");
+  // a fault caught, or a shrink that the kernel met first (a write() from
+  // the map fails with EFAULT instead)
+  struct stat st;
+  bool shrank =
+      cut_short() || (map_ && !buffer_ && fstat(fd_, &st) == 0 && static_cast<std::size_t>(st.st_size) < len_);
+  if (shrank) fail(Exit::system, "cannot read " + quoted(subject_) + ": the file shrank while it was read");
 }
 
 void copy_range(int in_fd, off_t at, int out_fd, std::size_t n, std::string_view subject) {
