@@ -319,17 +319,20 @@ UpdateResult update_document(const Update& u, const Document* given) {
   }
 
   // 2. --expect, then the edits in order
-  for (const auto& [path, want] : u.expects) {
-    json::value have = textedit::value_in(text, root, path);
-    if (!json::equal(have, want)) {
-      r.no = fmt::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have),
-                         json::compact(want));
-      return r;
+  reading(file, [&] {
+    for (const auto& [path, want] : u.expects) {
+      json::value have = textedit::value_in(text, root, path);
+      if (!json::equal(have, want)) {
+        r.no = fmt::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have),
+                           json::compact(want));
+        return;
+      }
     }
-  }
+  });
+  if (!r.no.empty()) return r;
   const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
   Planned plan(text, layout, subject, std::move(root));
-  plan.apply(edits, release);
+  reading(file, [&] { plan.apply(edits, release); });
 
   // 3. the new file: the old text's untouched slices and the new values
   if (from_file && !plan.changed() && !u.layout) {
