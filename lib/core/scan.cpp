@@ -521,8 +521,6 @@ private:
 }  // namespace
 
 std::size_t string_end(std::string_view t, std::size_t p) {
-  // bounded all the same: a mapped file cut short under the reader reads as
-  // zeros past its new end (sys/mapped.hpp), and its scan was valid before
   ++p;
   while (p < t.size() && t[p] != '"') p += t[p] == '\\' ? 2 : 1;
   return std::min(p + 1, t.size());
