@@ -232,11 +232,12 @@ struct Printer {
   const Sink& sink;
   const Sink& warn;
   const MappedFile* file = nullptr;  // the log's mapping, when it is one
+  std::size_t used = 0;              // the bytes of it read: as far as a settled look saw
   void emit(std::string_view line, const json::object& o) const {
     sink(opt.json ? std::string(line) + "\n" : text_of(o) + "\n");
   }
   void bad(std::size_t offset, bool last) const {
-    if (file) file->check_whole();  // zeros past a truncation under the map: that is the error
+    if (file) file->check_whole(used);  // zeros past a truncation under the map: that is the error
     warn(last ? fmt::format("{}: skipped the incomplete last line at byte {} (a writer stopped mid-line)",
                             loopkit::quoted(path), offset)
               : fmt::format("{}: skipped a line that is not an event at byte {}", loopkit::quoted(path), offset));
@@ -353,8 +354,9 @@ Shown show(const std::string& path, const ShowOptions& opt, const Sink& sink, co
   LogText log;
   if (!log.read(path)) return Shown::no_file;
   p.file = log.mapped ? &*log.mapped : nullptr;
+  p.used = log.text.size();
   const Shown result = show_text(log.text, p);
-  if (log.mapped) log.mapped->check_whole();
+  if (log.mapped) log.mapped->check_whole(log.text.size());
   return result;
 }
 

@@ -185,12 +185,12 @@ std::size_t MappedFile::offset_of(std::string_view b) const {
 
 bool MappedFile::cut_short() const { return guard_ >= 0 && guard_cut[guard_] != 0; }
 
-void MappedFile::check_whole() const {
+void MappedFile::check_whole(std::size_t used) const {
   // a fault caught, or a shrink that the kernel met first (a write() from
   // the map fails with EFAULT instead)
   struct stat st;
-  bool shrank =
-      cut_short() || (map_ && !buffer_ && fstat(fd_, &st) == 0 && static_cast<std::size_t>(st.st_size) < len_);
+  bool shrank = cut_short() || (map_ && !buffer_ && fstat(fd_, &st) == 0 &&
+                                static_cast<std::size_t>(st.st_size) < std::min(len_, used));
   if (shrank) fail(Exit::system, "cannot read " + quoted(subject_) + ": the file shrank while it was read");
 }
 

@@ -51,7 +51,9 @@ public:
   // first thing when the pass failed (a parse error on those zeros is not
   // the file's fault).
   bool cut_short() const;
-  void check_whole() const;
+  // Only the first used bytes count when given: a log whose append in
+  // flight was taken back shrinks, but never below what a settled look saw.
+  void check_whole(std::size_t used = std::string_view::npos) const;
 
 private:
   int fd_;
