@@ -18,6 +18,14 @@ constexpr std::size_t kMinLimit = std::size_t(256) << 20;
 constexpr std::size_t kRatio = 100;
 constexpr std::size_t kChunk = std::size_t(1) << 30;  // zlib counts in uInt
 
+// gzip's trailer ends with the last member's size (mod 2^32): a first
+// guess of the output's size that spares most regrowth (and its copies)
+std::size_t size_hint(std::string_view data) {
+  if (data.size() < 18) return 0;
+  auto b = [&](std::size_t i) { return std::size_t(static_cast<unsigned char>(data[data.size() - 4 + i])); };
+  return b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24;
+}
+
 bool only_zeros(const Bytef* p, std::size_t n) {
   return std::all_of(p, p + n, [](Bytef b) { return b == 0; });
 }
@@ -55,7 +63,8 @@ std::string gunzip(std::string_view data, std::string_view subject, std::size_t 
   for (;;) {
     if (used == out.size()) {
       check_limit();
-      out.resize(std::min(limit + 1, std::max({out.size() * 2, data.size() * 4, std::size_t(1024)})));
+      std::size_t guess = out.empty() ? size_hint(data) : 0;
+      out.resize(std::min(limit + 1, std::max({out.size() * 2, data.size() * 4, guess, std::size_t(1024)})));
     }
     z.next_in = const_cast<Bytef*>(in);
     z.avail_in = static_cast<uInt>(std::min(in_left, kChunk));
