@@ -19,11 +19,12 @@ constexpr std::size_t kRatio = 100;
 constexpr std::size_t kChunk = std::size_t(1) << 30;  // zlib counts in uInt
 
 // gzip's trailer ends with the last member's size (mod 2^32): a first
-// guess of the output's size that spares most regrowth (and its copies)
+// guess of the output's size that spares most regrowth (and its copies),
+// never past deflate's own limit (1032 to 1), whatever the trailer claims
 std::size_t size_hint(std::string_view data) {
   if (data.size() < 18) return 0;
   auto b = [&](std::size_t i) { return std::size_t(static_cast<unsigned char>(data[data.size() - 4 + i])); };
-  return b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24;
+  return std::min(b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24, data.size() * 1032);
 }
 
 bool only_zeros(const Bytef* p, std::size_t n) {
