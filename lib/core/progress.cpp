@@ -90,13 +90,20 @@ std::string closing_after(std::string_view tail, bool whole) {
   return (tail.back() == '\n' ? "\n" : "\n\n") + std::string(kRule) + "\n";
 }
 
-std::string entry_after(std::string_view tail, const Entry& entry, bool whole) {
-  std::string close = closing_after(tail, whole);
-  if (!close.empty()) return close + entry_text(entry);
+namespace {
+// The entry after tail, its leading blank line dropped or a newline added
+// so that the layout holds.
+std::string placed_after(std::string_view tail, const Entry& entry) {
   std::string s = entry_text(entry);
   if (ends_with(tail, "\n\n")) return s.substr(1);
   if (!tail.empty() && tail.back() != '\n') return "\n" + s;
   return s;
+}
+}  // namespace
+
+std::string entry_after(std::string_view tail, const Entry& entry, bool whole) {
+  std::string close = closing_after(tail, whole);
+  return close.empty() ? placed_after(tail, entry) : close + entry_text(entry);
 }
 
 std::string add_patterns(std::string_view doc, const std::vector<std::string>& patterns) {
@@ -173,8 +180,10 @@ std::string header_from_template(std::string_view tmpl, std::string_view session
 std::string appended(std::string_view doc, const std::string& path, const AppendRequest& r) {
   std::string out = doc.empty() ? header_for(path, r) : std::string(doc);
   if (!r.patterns.empty()) out = add_patterns(out, r.patterns);
-  if (r.entry)
-    out += entry_after(std::string_view(out).substr(out.size() - std::min(kTail, out.size())), *r.entry, true);
+  if (!r.entry) return out;
+  std::string_view tail = std::string_view(out).substr(out.size() - std::min(kTail, out.size()));
+  // a new document's header is as given (a template may have no rule), as in a new file
+  out += doc.empty() && r.patterns.empty() ? placed_after(tail, *r.entry) : entry_after(tail, *r.entry, true);
   return out;
 }
 
