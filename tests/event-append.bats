@@ -86,4 +86,17 @@ load helpers
   assert_equal "$stderr" \
     "event-append: cannot follow 'shared/e.jsonl': a symbolic link of another user in a sticky world-writable folder"
   [ ! -e planted.jsonl ]
+
+# issue 22: the seq after INT64_MAX came out negative
+@test "a last seq of INT64_MAX: refused with exit 3, the log left as it was" {
+  printf '{"seq":9223372036854775806,"ts":"2025-01-10T00:00:00Z","type":"a","session":"s"}\n' >e.jsonl
+  run -0 event-append --print-seq --session s e.jsonl b
+  assert_output 9223372036854775807
+  cp e.jsonl before
+  run -3 --separate-stderr event-append --session s e.jsonl c
+  assert_equal "$stderr" "event-append: 'e.jsonl': seq 9223372036854775807 is the last an event log can number; start a new log"
+  cmp before e.jsonl
+  # a seq past int64 counts as the largest
+  printf '{"seq":18446744073709551615,"ts":"2025-01-10T00:00:00Z","type":"a","session":"s"}\n' >f.jsonl
+  run -3 event-append --session s f.jsonl c
 }

@@ -69,3 +69,39 @@ mklog() {
   run -0 event-show --type complete - <e.jsonl
   [[ $output == "6 "* ]]
 }
+
+# issue 22: a gzip file of several members read as its last member only
+@test "a .gz log of several members (gzip >>) reads as all of them" {
+  mklog
+  head -n 2 e.jsonl | gzip >e.jsonl.gz
+  tail -n +3 e.jsonl | gzip >>e.jsonl.gz
+  run -0 event-show --json e.jsonl.gz
+  assert_output "$(cat e.jsonl)"
+  run -2 event-show --follow e.jsonl.gz
+}
+
+# one reader of growing files (core/growing) for events and progress alike
+@test "--follow: whole lines only; a log put in place goes on after the events seen, a rotation starts again" {
+  mklog
+  event-show --follow --poll 0.05 --json e.jsonl >out 2>err &
+  f=$!
+  wait_grep '"seq":6,' out
+  # a line written in two parts is printed once, whole
+  printf '{"seq":7,"ts":"2025-01-10T00:00:00Z","type":"half",' >>e.jsonl
+  printf '"session":"demo"}\n' >>e.jsonl
+  wait_grep '"seq":7,' out
+  # the same events and more, put in place by rename: only the new one
+  { cat e.jsonl; printf '{"seq":8,"ts":"2025-01-10T00:00:00Z","type":"moved","session":"demo"}\n'; } >tmp
+  mv tmp e.jsonl
+  wait_grep '"seq":8,' out
+  # a rotation: the new log from its first event, with a warning
+  mv e.jsonl old.jsonl
+  event-append --session demo e.jsonl fresh
+  wait_grep '"type":"fresh"' out
+  kill "$f"
+  wait "$f" || true
+  run -0 cut -d, -f1 out
+  assert_output "$(printf '{"seq":%s\n' 1 2 3 4 5 6 7 8 1)"
+  grep -q "warning: 'e.jsonl': replaced or truncated; reading it from the start" err
+  [ "$(grep -c warning err)" = 1 ]
+}

@@ -133,18 +133,20 @@ lines'
   progress-append --id x --date 2025-01-11 a.md one
   [ "$(tail -n 5 a.md)" = $'\n## 2025-01-11 - x\n- one\n\n---' ]
   [ "$(grep -c '^$' a.md)" -eq 5 ]
+  # no "---" line at the end: closed first, or the entry would be read as part of it
   printf 'hand written' >b.md
   progress-append --id y --date 2025-01-11 b.md two
-  [ "$(cat b.md)" = $'hand written\n\n## 2025-01-11 - y\n- two\n\n---' ]
+  [ "$(cat b.md)" = $'hand written\n\n---\n\n## 2025-01-11 - y\n- two\n\n---' ]
+  run -0 progress-show --json --id y b.md
 }
 
-@test "an append reads at most the last two bytes of the file" {
+@test "an append reads at most the last 64 bytes of the file" {
   need_strace
   first_two
   for i in $(seq 2000); do printf '\n## 2025-01-11 - f%s\n- filler entry number %s\n\n---\n' $i $i; done >>$P
   strace -o trace -P $P -e trace=read,pread64 progress-append --id z --date 2025-01-12 $P last
   run -0 awk '/^(read|pread64)\(/ { n = $NF; if (n > 0) total += n } END { print total + 0 }' trace
-  [ "$output" -le 2 ]
+  [ "$output" -le 64 ]
   [ "$(tail -n 1 $P)" = '---' ]
 }
 
@@ -354,4 +356,25 @@ lines'
   ln -s ../victim.md shared/own.md
   run -0 progress-append shared/own.md z
   grep -q '^- z' victim.md
+
+# issue 22: an entry torn by a kill swallowed every later one
+@test "after a kill -9 mid-entry: the torn entry is closed, every later entry is found" {
+  first_two
+  printf '\n## 2025-01-11 - torn\n- half a bul' >>$P # what a killed appender leaves
+  progress-append --id next --date 2025-01-12 $P 'after the crash'
+  progress-append --id later --date 2025-01-13 $P 'and later'
+  run -0 progress-show --id next $P
+  assert_output --partial $'## 2025-01-12 - next\n- after the crash\n\n---'
+  run -0 progress-show --json --last 3 $P
+  assert_output '{"date":"2025-01-11","id":"torn","bullets":["half a bul"],"files":[],"learning":[]}
+{"date":"2025-01-12","id":"next","bullets":["after the crash"],"files":[],"learning":[]}
+{"date":"2025-01-13","id":"later","bullets":["and later"],"files":[],"learning":[]}'
+  # torn right after its heading, and with --pattern (the rewrite) too
+  printf '\n## 2025-01-14 - torn2\n' >>$P
+  progress-append --pattern 'a pattern' --id p --date 2025-01-15 $P 'with a pattern'
+  run -0 progress-show --json --id p $P
+  [ "${#lines[@]}" = 1 ]
+  # a filter closes it the same way
+  run -0 bash -c "printf '# P\n\n---\n\n## 2025-01-10 - t\n- x' | progress-append --id f --date 2025-01-16 - y"
+  assert_output $'# P\n\n---\n\n## 2025-01-10 - t\n- x\n\n---\n\n## 2025-01-16 - f\n- y\n\n---'
 }

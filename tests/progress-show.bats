@@ -350,3 +350,13 @@ whole_entries() {
   run -0 cat out
   assert_output '{"date":"2025-01-21","id":"keep","bullets":["this"],"files":[],"learning":[]}'
 }
+
+# issue 22: a gzip file of several members read as its last member only
+@test "a .gz file of several members (gzip >>) reads as all of them" {
+  seed >$P
+  head -n 10 $P | gzip >$P.gz
+  tail -n +11 $P | gzip >>$P.gz
+  progress-show $P.gz >out
+  cmp $P out
+  cmp <(progress-show --last 1 $P.gz) <(progress-show --last 1 $P)
+}

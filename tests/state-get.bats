@@ -379,4 +379,15 @@ JSON
   # one document or several still read as before
   run -0 bash -c "printf '{\"status\":1}\n{\"status\":2}' | state-get - status"
   assert_output $'1\n2'
+
+# issue 22: a 1 MB bomb took 4.9 GB and 16 s before "out of memory"; gzip >> read as its last member
+@test "a .gz bomb stops at the inflate limit, exit 3; every member of a .gz is read" {
+  head -c 30000000 /dev/zero | gzip >zeros.gz # 30 KB; ten members of it inflate to 300 MB
+  for i in $(seq 10); do cat zeros.gz; done >bomb.json.gz
+  run -3 --separate-stderr state-get bomb.json.gz a
+  assert_equal "$stderr" "state-get: 'bomb.json.gz': gzip data inflates past 268435456 bytes, the limit for its size (100 times it, at least 256 MiB)"
+  printf '{"a":' | gzip >m.json.gz
+  printf '[1,2]}' | gzip >>m.json.gz
+  run -0 state-get m.json.gz 'a[1]'
+  assert_output 2
 }

@@ -7,11 +7,13 @@
 #include <sys/stat.h>
 
 #include "core/assign.hpp"
+#include "core/growing.hpp"
 #include "core/path.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
-#include "sys/interrupt.hpp"
+#include "sys/gz.hpp"
+#include "sys/mapped.hpp"
 
 namespace loopkit::event {
 
@@ -58,10 +60,17 @@ std::optional<int64_t> seq_of_line(std::string_view line) {
     if (!v.is_object()) return std::nullopt;
     const json::value* s = v.get_object().if_contains("seq");
     if (s && s->is_int64()) return s->get_int64();
-    if (s && s->is_uint64() && s->get_uint64() <= INT64_MAX) return static_cast<int64_t>(s->get_uint64());
+    // past int64: as the largest, which has no next (see following)
+    if (s && s->is_uint64()) return static_cast<int64_t>(std::min<uint64_t>(s->get_uint64(), INT64_MAX));
   } catch (const Error&) {
   }
   return std::nullopt;
+}
+
+// The seq after s; the largest one has none: refused, never a negative seq.
+int64_t following(int64_t s) {
+  if (s == INT64_MAX) fail_data(fmt::format("seq {} is the last an event log can number; start a new log", INT64_MAX));
+  return s + 1;
 }
 
 // The log's last bytes, more of them each time, until next_seq can tell.
@@ -143,18 +152,17 @@ std::optional<int64_t> next_seq(std::string_view tail, bool whole) {
     std::size_t nl = end >= 2 ? tail.rfind('\n', end - 2) : std::string_view::npos;
     std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
     if (start == 0 && !whole) return std::nullopt;
-    if (auto s = seq_of_line(tail.substr(start, end - 1 - start))) return std::max(*s, floor) + 1;
+    if (auto s = seq_of_line(tail.substr(start, end - 1 - start))) return following(std::max(*s, floor));
     end = start;
   }
   if (!whole) return std::nullopt;
-  return floor + 1;
+  return following(floor);
 }
 
-int64_t append(const std::string& path, const AppendRequest& r) {
-  check_type(r.type);
-  const std::string session = r.session.empty() ? session_of_path(path) : r.session;
-  const std::string ts = iso8601_utc(now_epoch());
-  int64_t written = 0;
+namespace {
+// The event numbered under the append lock, after the log's last seq.
+void append_with_seq(const std::string& path, const AppendRequest& r, const std::string& session, const std::string& ts,
+                     int64_t& written) {
   append_locked_with(
       path, 4096,
       [&](off_t size, std::string_view tail) {
@@ -166,6 +174,20 @@ int64_t append(const std::string& path, const AppendRequest& r) {
         return out;
       },
       0666, r.sync);
+}
+}  // namespace
+
+int64_t append(const std::string& path, const AppendRequest& r) {
+  check_type(r.type);
+  const std::string session = r.session.empty() ? session_of_path(path) : r.session;
+  const std::string ts = iso8601_utc(now_epoch());
+  int64_t written = 0;
+  try {
+    append_with_seq(path, r, session, ts, written);
+  } catch (const Error& e) {
+    if (e.code() != Exit::data) throw;
+    fail_data(loopkit::quoted(path) + ": " + e.what());  // the seq refused: nothing written
+  }
   return written;
 }
 
@@ -209,36 +231,37 @@ struct Printer {
   const ShowOptions& opt;
   const Sink& sink;
   const Sink& warn;
+  const MappedFile* file = nullptr;  // the log's mapping, when it is one
+  std::size_t used = 0;              // the bytes of it read: as far as a settled look saw
   void emit(std::string_view line, const json::object& o) const {
     sink(opt.json ? std::string(line) + "\n" : text_of(o) + "\n");
   }
   void bad(std::size_t offset, bool last) const {
+    if (file) file->check_whole(used);  // zeros past a truncation under the map: that is the error
     warn(last ? fmt::format("{}: skipped the incomplete last line at byte {} (a writer stopped mid-line)",
                             loopkit::quoted(path), offset)
               : fmt::format("{}: skipped a line that is not an event at byte {}", loopkit::quoted(path), offset));
   }
 };
 
-// Every complete line of text from the start, in order; the offset after
-// the last complete line is returned.
-std::size_t print_forward(std::string_view text, std::size_t base, const Printer& p, bool& any) {
-  std::size_t at = 0;
-  for (;;) {
-    std::size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) return at;
-    std::string_view line = text.substr(at, nl - at);
-    if (!line.empty()) {
-      if (auto o = parse_event(line)) {
-        if (selected(*o, p.opt)) {
-          p.emit(line, *o);
-          any = true;
-        }
-      } else {
-        p.bad(base + at, false);
-      }
+// One line (without its newline) at offset: printed when it is an event
+// the options select, a warning when it is not an event.
+void print_line(std::string_view line, uint64_t offset, const Printer& p, bool& any) {
+  if (line.empty()) return;
+  if (auto o = parse_event(line)) {
+    if (selected(*o, p.opt)) {
+      p.emit(line, *o);
+      any = true;
     }
-    at = nl + 1;
+  } else {
+    p.bad(offset, false);
   }
+}
+
+// Every complete line of text from the start, in order.
+void print_forward(std::string_view text, const Printer& p, bool& any) {
+  for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string_view::npos; at = nl + 1)
+    print_line(text.substr(at, nl - at), at, p, any);
 }
 
 // --since and --last: from the end back, as far as the selection reaches
@@ -269,64 +292,87 @@ bool print_backward(std::string_view text, std::size_t end, const Printer& p) {
   return !picked.empty();
 }
 
-bool follow(const std::string& path, const Printer& p, bool any) {
-  catch_termination_signals();
-  struct stat st {};
-  std::size_t offset = 0;
-  ino_t inode = 0;
-  bool first = true;
-  while (termination_signal() == 0) {
-    Fd fd = open_to_read(path, st);
-    if (fd) {
-      std::size_t size = static_cast<std::size_t>(st.st_size);
-      if (!first && (st.st_ino != inode || size < offset)) {
-        p.warn(fmt::format("{}: replaced or truncated; reading it from the start", loopkit::quoted(path)));
-        offset = 0;
-      }
-      inode = st.st_ino;
-      if (first) {
-        // what is there now, as without --follow; then only what is new
-        std::string all = read_at(fd.get(), 0, size, path);
-        std::size_t end = all.rfind('\n');
-        end = end == std::string::npos ? 0 : end + 1;
-        if (p.opt.since || p.opt.last) {
-          any = print_backward(all, end, p) || any;
-        } else {
-          print_forward(std::string_view(all).substr(0, end), 0, p, any);
-        }
-        offset = end;
-        first = false;
-      } else if (size > offset) {
-        std::string fresh = read_at(fd.get(), static_cast<off_t>(offset), size - offset, path);
-        offset += print_forward(fresh, offset, p, any);
-      }
-    }
-    sleep_seconds(p.opt.poll);
-  }
+// The first look as without --follow, then each line appended once it is
+// whole, through the one reader of growing files (core/growing.hpp).
+// false: no file.
+bool follow(const std::string& path, const Printer& p) {
+  std::optional<growing::Look> first = growing::first_look(path);
+  if (!first) return false;
+  std::string all = first->read(0, first->size);
+  std::size_t end = all.rfind('\n');
+  end = end == std::string::npos ? 0 : end + 1;
+  bool any = false;
+  if (p.opt.since || p.opt.last) print_backward(all, end, p);
+  else print_forward(std::string_view(all).substr(0, end), p, any);
+  auto line_end = [](std::string_view text) {
+    std::size_t nl = text.find('\n');
+    return nl == std::string_view::npos ? nl : nl + 1;
+  };
+  growing::follow(
+      path, *first, end, growing::Records{[](const growing::Look&) { return uint64_t(0); }, line_end}, p.opt.poll,
+      [&](std::string_view line, uint64_t offset) { print_line(line.substr(0, line.size() - 1), offset, p, any); },
+      [&] { p.warn(fmt::format("{}: replaced or truncated; reading it from the start", loopkit::quoted(path))); });
   return true;
 }
 
+// A log's bytes for one show: a regular file as a settled look sees it (no
+// append in flight: core/growing.hpp), mapped, and guarded against a
+// truncation under the map (sys/mapped.hpp); else read whole (standard
+// input, a pipe), gzip decompressed, every member.
+struct LogText {
+  std::optional<growing::Look> look;
+  std::optional<MappedFile> mapped;
+  std::string owned;
+  std::string_view text;
+
+  bool read(const std::string& path) {
+    struct stat st {};
+    Fd fd = path == "-" ? Fd() : open_to_read(path, st);
+    if (path != "-" && !fd) return false;
+    if (fd && S_ISREG(st.st_mode)) {
+      look = growing::look_at(std::move(fd), st.st_ino, path);
+      mapped.emplace(look->fd.get(), path);
+      text = mapped->text().substr(0, look->size);
+    } else {
+      owned = read_all(fd ? fd.get() : 0, fd ? path : "standard input");
+      text = owned;
+    }
+    if (!is_gzip(text, path)) return true;
+    owned = gunzip(text, path);
+    text = owned;
+    mapped.reset();
+    return true;
+  }
+};
+
+Shown show_text(std::string_view text, const Printer& p);
 }  // namespace
 
 Shown show(const std::string& path, const ShowOptions& opt, const Sink& sink, const Sink& warn) {
-  auto shown = [](bool any) { return any ? Shown::selected : Shown::none; };
   Printer p{path, opt, sink, warn};
-  if (opt.follow) {
-    struct stat st {};
-    if (!open_to_read(path, st)) return Shown::no_file;
-    return shown(follow(path, p, false));
-  }
-  auto view = view_file_if_exists(path);
-  if (!view) return Shown::no_file;
-  std::string_view text = view->view();
+  if (opt.follow) return follow(path, p) ? Shown::selected : Shown::no_file;
+  LogText log;
+  if (!log.read(path)) return Shown::no_file;
+  p.file = log.mapped ? &*log.mapped : nullptr;
+  p.used = log.text.size();
+  const Shown result = show_text(log.text, p);
+  if (log.mapped) log.mapped->check_whole(log.text.size());
+  return result;
+}
+
+namespace {
+Shown show_text(std::string_view text, const Printer& p) {
+  auto shown = [](bool any) { return any ? Shown::selected : Shown::none; };
+  const ShowOptions& opt = p.opt;
   std::size_t end = text.rfind('\n');
   end = end == std::string_view::npos ? 0 : end + 1;
   if (end < text.size()) p.bad(end, true);
   if (opt.since || opt.last) return shown(print_backward(text, end, p));
   bool any = false;
-  print_forward(text.substr(0, end), 0, p, any);
+  print_forward(text.substr(0, end), p, any);
   return shown(any);
 }
+}  // namespace
 
 std::string text_of(const json::object& o) {
   auto member = [&](std::string_view name) {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 
 #include "core/json.hpp"
+#include "core/progress_text.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
@@ -16,215 +17,12 @@
 
 namespace loopkit::progress {
 
+using namespace text;
+
 namespace {
-
-constexpr std::string_view kRule = "---";
-// Reads grow from small blocks, so that a bounded show reads little beyond
-// what it prints, and double, so that a large header or entry costs linear time.
-constexpr size_t kFirstHeadRead = 512;
-constexpr size_t kFirstEntryRead = 4096;
-constexpr size_t kCopyBlock = 1 << 20;  // whole-file passes
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-bool is_blank(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
-}
-
-// Calls f(line) for each line of text, without its newline.
-template <class F>
-void for_each_line(std::string_view text, F f) {
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    f(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-}
-
-// Bytes of a progress file, whether an open regular file (read on demand)
-// or a document in memory (stdin, .gz).
-struct Source {
-  std::string name;  // for messages
-  uint64_t size;
-  std::function<std::string(uint64_t offset, size_t n)> read;
-};
-
-// The header and patterns: everything up to and including the first "---"
-// line. end == size when the file has no such line (then there are no entries).
-struct Head {
-  std::string text;
-  uint64_t end = 0;
-};
-
-Head find_head(const Source& src) {
-  Head h;
-  size_t line_start = 0, block = kFirstHeadRead;
-  for (;;) {
-    size_t nl = h.text.find('\n', line_start);
-    if (nl == std::string::npos) {
-      if (h.end >= src.size) {  // the last line has no newline
-        h.end = src.size;
-        return h;
-      }
-      std::string more = src.read(h.end, block);
-      if (more.empty()) {
-        h.end = h.text.size();
-        return h;
-      }
-      h.end += more.size();
-      h.text += more;
-      block = std::min(block * 2, kCopyBlock);
-      continue;
-    }
-    if (std::string_view(h.text).substr(line_start, nl - line_start) == kRule) {
-      h.text.resize(nl + 1);
-      h.end = nl + 1;
-      return h;
-    }
-    line_start = nl + 1;
-  }
-}
-
-// Entries from the newest back, each the text after one "---" line up to and
-// including the next (the last may lack its closing rule). Reads backwards in
-// blocks, keeping only the entry being collected; the block grows with it so
-// that a huge entry costs linear time.
-class BackwardEntries {
-public:
-  BackwardEntries(const Source& src, uint64_t lo, uint64_t hi) : src_(src), lo_(lo), pos_(hi) {}
-
-  static constexpr size_t kNoLimit = SIZE_MAX;
-  // nullopt at the start of the entries, or (too_big) when the entry being
-  // collected has grown past limit bytes before its start was found
-  std::optional<std::string> next(size_t limit, bool& too_big) {
-    too_big = false;
-    if (done_) return std::nullopt;
-    size_t searched_from = buf_.size();  // candidates at or after this index are ruled out
-    for (;;) {
-      if (auto q = find_rule(searched_from)) {
-        std::string entry = buf_.substr(*q + 4);
-        buf_.resize(*q + 4);
-        return entry;
-      }
-      if (pos_ == lo_) {
-        done_ = true;
-        if (buf_.empty()) return std::nullopt;
-        return std::move(buf_);
-      }
-      if (buf_.size() > limit) {
-        too_big = true;
-        return std::nullopt;
-      }
-      // with a limit, read just enough to decide whether the entry fits
-      // (its rule's 5 bytes "\n---\n" included); else grow geometrically
-      size_t want = limit != kNoLimit
-                        ? std::clamp<size_t>(limit + 5 - buf_.size(), 256, std::max(kCopyBlock, buf_.size()))
-                        : std::max({kFirstEntryRead, buf_.size(), std::min(2 * last_read_, kCopyBlock)});
-      size_t n = static_cast<size_t>(std::min<uint64_t>(want, pos_ - lo_));
-      last_read_ = n;
-      std::string more = src_.read(pos_ - n, n);
-      if (more.size() != n) fail_system(EIO, "read", src_.name);  // the file shrank while we read it
-      pos_ -= n;
-      buf_.insert(0, more);
-      searched_from = n + 1;  // index 0 was undecided before: its previous byte was unknown
-    }
-  }
-
-private:
-  // The last "---\n" line that ends before the end of buf_ and starts below
-  // searched_from, at a line start.
-  std::optional<size_t> find_rule(size_t searched_from) const {
-    if (buf_.size() < 5 || searched_from == 0) return std::nullopt;
-    std::string_view b(buf_);
-    size_t start = std::min(b.size() - 5, searched_from - 1);
-    for (;;) {
-      size_t q = b.rfind("---\n", start);
-      if (q == std::string_view::npos) return std::nullopt;
-      if (q > 0 ? b[q - 1] == '\n' : pos_ == lo_) return q;
-      if (q == 0) return std::nullopt;
-      start = q - 1;
-    }
-  }
-
-  const Source& src_;
-  uint64_t lo_;
-  uint64_t pos_;  // file offset of buf_[0]
-  std::string buf_;
-  size_t last_read_ = 0;
-  bool done_ = false;
-};
-
-// Pass the bytes from offset to the end through f in blocks cut at newlines.
-template <class F>
-void forward_lines(const Source& src, uint64_t offset, F f) {
-  std::string carry;
-  while (offset < src.size) {
-    std::string block = src.read(offset, kCopyBlock);
-    if (block.empty()) break;
-    offset += block.size();
-    carry += block;
-    size_t cut = carry.rfind('\n');
-    if (cut == std::string::npos) continue;
-    f(std::string_view(carry).substr(0, cut + 1));
-    carry.erase(0, cut + 1);
-  }
-  if (!carry.empty()) f(carry);
-}
-
-bool select(const Source& src, const ShowOptions& o, const Sink& sink) {
-  Head head = find_head(src);
-  const bool filtered = !o.id.empty() || !o.since.empty();
-  if (!filtered && !o.last && !o.max_bytes) {
-    if (o.learnings) {
-      forward_lines(src, head.end, [&](std::string_view text) { sink(without_rules(text)); });
-    } else {
-      sink(head.text);
-      forward_lines(src, head.end, sink);
-    }
-    return true;
-  }
-
-  const size_t budget = o.max_bytes.value_or(SIZE_MAX);
-  std::string head_out = o.learnings ? std::string() : std::move(head.text);
-  if (head_out.size() > budget) {  // whole lines of the head, as many as fit
-    size_t nl = budget == 0 ? std::string::npos : head_out.rfind('\n', budget - 1);
-    head_out.resize(nl == std::string::npos ? 0 : nl + 1);
-  }
-  size_t remaining = budget - head_out.size();
-  std::vector<std::string> picked;
-  bool matched = false;
-  BackwardEntries entries(src, head.end, src.size);
-  while (!o.last || picked.size() < *o.last) {
-    // an entry that cannot fit ends the search unless filters may skip it;
-    // without_rules takes at most its closing "---\n" away
-    size_t limit = filtered || !o.max_bytes ? BackwardEntries::kNoLimit : remaining + (o.learnings ? 4 : 0);
-    bool too_big = false;
-    auto entry = entries.next(limit, too_big);
-    if (!entry) {
-      matched = matched || too_big;
-      break;
-    }
-    auto heading = heading_of(*entry);
-    if (!heading && is_blank(without_rules(*entry))) continue;
-    if (!o.id.empty() && (!heading || heading->id != o.id)) continue;
-    if (!o.since.empty() && (!heading || heading->date.empty() || heading->date < o.since)) continue;
-    matched = true;
-    std::string text = o.learnings ? without_rules(*entry) : std::move(*entry);
-    if (text.size() > remaining) break;  // the newest entries that fit, with no gap
-    remaining -= text.size();
-    picked.push_back(std::move(text));
-  }
-  if (filtered && !matched) return false;
-  sink(head_out);
-  for (auto it = picked.rbegin(); it != picked.rend(); ++it) sink(*it);
-  return true;
-}
-
+// The bytes an append reads at the file's end: enough to see whether its
+// last line that is not blank is a rule, so that a torn entry gets closed.
+constexpr size_t kTail = 64;
 }  // namespace
 
 std::string header_text(std::string_view session, std::string_view verify) {
@@ -283,11 +81,29 @@ std::string entry_text(const Entry& e) {
   return s;
 }
 
-std::string entry_after(std::string_view tail, const Entry& entry) {
+std::string closing_after(std::string_view tail, bool whole) {
+  size_t end = tail.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos) return "";  // blank: nothing written after the last rule that we can see
+  size_t start = tail.rfind('\n', end);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  if (tail.substr(start, end + 1 - start) == kRule && (start > 0 || whole)) return "";
+  return (tail.back() == '\n' ? "\n" : "\n\n") + std::string(kRule) + "\n";
+}
+
+namespace {
+// The entry after tail, its leading blank line dropped or a newline added
+// so that the layout holds.
+std::string placed_after(std::string_view tail, const Entry& entry) {
   std::string s = entry_text(entry);
   if (ends_with(tail, "\n\n")) return s.substr(1);
   if (!tail.empty() && tail.back() != '\n') return "\n" + s;
   return s;
+}
+}  // namespace
+
+std::string entry_after(std::string_view tail, const Entry& entry, bool whole) {
+  std::string close = closing_after(tail, whole);
+  return close.empty() ? placed_after(tail, entry) : close + entry_text(entry);
 }
 
 std::string add_patterns(std::string_view doc, const std::vector<std::string>& patterns) {
@@ -364,7 +180,10 @@ std::string header_from_template(std::string_view tmpl, std::string_view session
 std::string appended(std::string_view doc, const std::string& path, const AppendRequest& r) {
   std::string out = doc.empty() ? header_for(path, r) : std::string(doc);
   if (!r.patterns.empty()) out = add_patterns(out, r.patterns);
-  if (r.entry) out += entry_after(std::string_view(out).substr(out.size() - std::min<size_t>(2, out.size())), *r.entry);
+  if (!r.entry) return out;
+  std::string_view tail = std::string_view(out).substr(out.size() - std::min(kTail, out.size()));
+  // a new document's header is as given (a template may have no rule), as in a new file
+  out += doc.empty() && r.patterns.empty() ? placed_after(tail, *r.entry) : entry_after(tail, *r.entry, true);
   return out;
 }
 
@@ -373,10 +192,10 @@ void append(const std::string& path, const AppendRequest& r) {
   constexpr mode_t mode = 0666;  // less the umask, as the shell's >> creates files
   if (r.patterns.empty()) {
     append_locked_with(
-        path, 2,
+        path, kTail,
         [&](off_t size, std::string_view tail) {
           if (size == 0) return r.entry ? header + entry_text(*r.entry) : header;
-          return r.entry ? entry_after(tail, *r.entry) : std::string();
+          return r.entry ? entry_after(tail, *r.entry, static_cast<off_t>(tail.size()) >= size) : std::string();
         },
         mode, r.sync);
     return;
@@ -390,7 +209,7 @@ void append(const std::string& path, const AppendRequest& r) {
     if (!held.exists) continue;  // removed in between: create it again
     std::string doc = add_patterns(held.contents.view(), r.patterns);
     if (r.entry)
-      doc += entry_after(std::string_view(doc).substr(doc.size() - std::min<size_t>(2, doc.size())), *r.entry);
+      doc += entry_after(std::string_view(doc).substr(doc.size() - std::min(kTail, doc.size())), *r.entry, true);
     AtomicWrite how;
     how.sync = r.sync;
     // written while held.fd keeps the lock: appenders waiting on the old
@@ -398,175 +217,6 @@ void append(const std::string& path, const AppendRequest& r) {
     write_file_atomic(path, doc, how);
     return;
   }
-}
-
-bool show_text(std::string_view doc, const ShowOptions& options, const Sink& sink) {
-  Source src{"-", doc.size(), [doc](uint64_t offset, size_t n) {
-               return offset >= doc.size() ? std::string() : std::string(doc.substr(offset, n));
-             }};
-  return select(src, options, sink);
-}
-
-namespace {
-// The size of a regular file at which no append is in flight. An appender
-// writes each entry with one write() under an exclusive flock of the file
-// (append_locked_with in lib/sys/file.cpp), but a reader without the lock
-// can see part of a large write. The size taken under a shared lock is an
-// end at which no write is in flight, and the bytes before it never
-// change: appends only add, a failed append truncates back to where it
-// began, and a --pattern rewrite renames a new file in and leaves this one
-// alone. So the lock is held for the fstat only: a slow reader (a pager on
-// stdout) never holds up the appenders. Dropping an unterminated last entry
-// instead would hide an entry written by hand without its rule, and would
-// still print an entry whose write is later taken back.
-uint64_t settled_size(int fd, const std::string& path) {
-  flock_wait(fd, false, path);
-  const uint64_t size = static_cast<uint64_t>(file_size(fd, path));
-  flock_release(fd);
-  return size;
-}
-
-Source regular_source(int fd, uint64_t size, const std::string& path) {
-  return Source{path, size, [fd, size, &path](uint64_t offset, size_t n) {
-                  if (offset >= size) return std::string();
-                  // never past the end taken under the lock: bytes beyond it may be half written
-                  return read_at(fd, static_cast<off_t>(offset),
-                                 static_cast<size_t>(std::min<uint64_t>(n, size - offset)), path);
-                }};
-}
-
-// Where the first whole entry of text ends (after its "---" line), or npos.
-size_t first_entry_end(std::string_view text) {
-  for (size_t q = text.find("---\n"); q != std::string_view::npos; q = text.find("---\n", q + 1))
-    if (q == 0 || text[q - 1] == '\n') return q + 4;
-  return std::string_view::npos;
-}
-
-// A sink that turns what select prints (the head, then whole entries) into
-// one JSON line per entry: the head is dropped, entries are cut at their
-// "---" lines.
-class JsonEntries {
-public:
-  explicit JsonEntries(const Sink& out) : out_(out) {}
-  void feed(std::string_view text) {
-    buf_ += text;
-    for (size_t end; (end = first_entry_end(buf_)) != std::string::npos; buf_.erase(0, end)) {
-      if (in_head_) in_head_ = false;
-      else emit(std::string_view(buf_).substr(0, end));
-    }
-  }
-  void finish() {  // a last entry without its rule; what comes next is whole entries
-    if (!in_head_) emit(buf_);
-    buf_.clear();
-    in_head_ = false;
-  }
-
-private:
-  void emit(std::string_view entry) {
-    if (heading_of(entry) || !is_blank(without_rules(entry))) out_(entry_json(entry) + "\n");
-  }
-  const Sink& out_;
-  std::string buf_;
-  bool in_head_ = true;
-};
-
-bool chosen(std::string_view entry, const ShowOptions& o) {
-  auto heading = heading_of(entry);
-  if (!heading && is_blank(without_rules(entry))) return false;
-  if (!o.id.empty() && (!heading || heading->id != o.id)) return false;
-  return o.since.empty() || (heading && !heading->date.empty() && heading->date >= o.since);
-}
-
-// After the first look (as without --follow), each entry appended once it
-// is whole; a file replaced (a --pattern rewrite, a rotation) is picked up
-// where its entries go past those seen.
-void follow(const std::string& path, const ShowOptions& o, const Sink& sink, const Sink& warn,
-            const std::function<void()>& first_done) {
-  catch_termination_signals();
-  struct stat st;
-  Fd fd = open_to_read(path, st);
-  if (!fd) return;
-  if (!S_ISREG(st.st_mode)) fail_usage("--follow needs a regular file: " + quoted(path));
-  uint64_t size = settled_size(fd.get(), path);
-  Source first = regular_source(fd.get(), size, path);
-  select(first, o, sink);
-  first_done();
-  uint64_t head_end = find_head(first).end, consumed = size - head_end;
-  ino_t inode = st.st_ino;
-  std::string carry;  // bytes read past the last whole entry
-  // the last bytes of the entries seen, by which a file put in place is
-  // told apart: the same entries under a new head (a --pattern rewrite)
-  // go on where they were, anything else (a rotation) starts again
-  constexpr size_t kSeenTail = 256;
-  std::string seen = first.read(size - std::min<uint64_t>(consumed, kSeenTail), kSeenTail);
-  while (termination_signal() == 0) {
-    sleep_seconds(o.poll);
-    Fd f = open_to_read(path, st);
-    if (!f || !S_ISREG(st.st_mode)) continue;  // rotated away, the new file not there yet
-    size = settled_size(f.get(), path);
-    Source src = regular_source(f.get(), size, path);
-    const bool replaced = st.st_ino != inode;
-    inode = st.st_ino;
-    if (replaced) head_end = find_head(src).end;
-    const bool same_entries =
-        !replaced || (size >= head_end + consumed && src.read(head_end + consumed - seen.size(), seen.size()) == seen);
-    if (!same_entries || size < head_end + consumed + carry.size()) {
-      if (warn) warn(quoted(path) + ": replaced or truncated; following it from its first entry");
-      head_end = find_head(src).end;
-      consumed = 0;
-      carry.clear();
-      seen.clear();
-    }
-    for (uint64_t from = head_end + consumed + carry.size(); from < size;) {
-      std::string more = src.read(from, kCopyBlock);
-      if (more.empty()) break;
-      from += more.size();
-      carry += more;
-    }
-    for (size_t end; (end = first_entry_end(carry)) != std::string::npos; carry.erase(0, end)) {
-      consumed += end;
-      std::string_view entry = std::string_view(carry).substr(0, end);
-      seen = std::string(entry.substr(entry.size() - std::min(entry.size(), kSeenTail)));
-      if (chosen(entry, o)) sink(o.learnings ? without_rules(entry) : std::string(entry));
-    }
-  }
-}
-
-Shown show_plain(const std::string& path, const ShowOptions& options, const Sink& sink) {
-  auto shown = [](bool any) { return any ? Shown::selected : Shown::no_match; };
-  if (path == "-" || ends_with(path, ".gz")) {
-    auto doc = read_file_if_exists(path);
-    if (!doc) return Shown::no_file;
-    return shown(show_text(*doc, options, sink));
-  }
-  struct stat st;
-  Fd fd = open_to_read(path, st);
-  if (!fd) return Shown::no_file;
-  if (!S_ISREG(st.st_mode)) {  // a pipe given by name, <(cmd): its bytes as they come
-    FileView bytes = view_fd(fd.get(), path);
-    return shown(show_text(bytes.view(), options, sink));
-  }
-  return shown(select(regular_source(fd.get(), settled_size(fd.get(), path), path), options, sink));
-}
-}  // namespace
-
-Shown show(const std::string& path, const ShowOptions& options, const Sink& sink, const Sink& warn) {
-  std::optional<JsonEntries> json;
-  Sink json_sink = [&json](std::string_view text) { json->feed(text); };
-  if (options.json) json.emplace(sink);
-  const Sink& out = options.json ? json_sink : sink;
-  if (options.follow) {
-    if (path == "-" || ends_with(path, ".gz")) fail_usage("--follow needs a FILE, not standard input or a .gz file");
-    struct stat st;
-    if (!open_to_read(path, st)) return Shown::no_file;
-    follow(path, options, out, warn, [&json] {
-      if (json) json->finish();
-    });
-    return Shown::selected;
-  }
-  Shown shown = show_plain(path, options, out);
-  if (json) json->finish();
-  return shown;
 }
 
 std::string entry_json(std::string_view entry) {

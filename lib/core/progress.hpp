@@ -33,9 +33,15 @@ struct Entry {
 };
 // "\n## DATE - ID\n- ...\n\n---\n"
 std::string entry_text(const Entry& entry);
-// What goes after a file whose last bytes are tail: the entry, with its
-// leading blank line dropped or a newline added so that the layout holds.
-std::string entry_after(std::string_view tail, const Entry& entry);
+// What closes a torn last entry (a writer killed mid-entry: its "---" line
+// never came, and the entry would swallow every later one) in a file whose
+// last bytes are tail (whole: all of the file): "" when its last line that
+// is not blank is "---", else a "---" line after a blank one.
+std::string closing_after(std::string_view tail, bool whole);
+// What goes after a file whose last bytes are tail: a torn entry's closing,
+// then the entry, with its leading blank line dropped or a newline added so
+// that the layout holds.
+std::string entry_after(std::string_view tail, const Entry& entry, bool whole = false);
 // The document with "- TEXT" lines added at the end of "## Codebase Patterns"
 // (the section is made before the first "---" line when missing).
 std::string add_patterns(std::string_view doc, const std::vector<std::string>& patterns);

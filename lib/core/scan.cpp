@@ -227,8 +227,8 @@ private:
 
 std::size_t string_end(std::string_view t, std::size_t p) {
   ++p;
-  while (t[p] != '"') p += t[p] == '\\' ? 2 : 1;
-  return p + 1;
+  while (p < t.size() && t[p] != '"') p += t[p] == '\\' ? 2 : 1;
+  return std::min(p + 1, t.size());
 }
 
 std::string key_name(std::string_view text, std::size_t key) {

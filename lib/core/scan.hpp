@@ -82,6 +82,8 @@ Node scan(std::string_view text, const Want& want, std::string_view subject,
 // The decoded name of a member whose key literal starts at key.
 std::string key_name(std::string_view text, std::size_t key);
 // The end of the string literal at p (p at its opening quote); text valid.
+// Bounded all the same (at most text's end): a mapped file cut short under
+// the reader reads as zeros past its new end (sys/mapped.hpp).
 std::size_t string_end(std::string_view text, std::size_t p);
 
 // The picked child that counts for a member name (the last copy), or null.

@@ -150,9 +150,15 @@ QueryResult query_state(const Query& q) {
       answer("{}", q.file, q, want, nullptr, arena, r, shell_out);  // a missing file reads as {}
     } else {
       MappedFile file(fd.get(), q.file);
-      if (is_gzip(file.text(), q.file))
-        answer(gunzip(file.text(), q.file), q.file, q, want, nullptr, arena, r, shell_out);
-      else answer(file.text(), q.file, q, want, &file, arena, r, shell_out);
+      try {
+        if (is_gzip(file.text(), q.file))
+          answer(gunzip(file.text(), q.file), q.file, q, want, nullptr, arena, r, shell_out);
+        else answer(file.text(), q.file, q, want, &file, arena, r, shell_out);
+      } catch (...) {
+        file.check_whole();  // the file shrank under the map (see MappedFile): that, not what its zeros caused
+        throw;
+      }
+      file.check_whole();
     }
   }
   // eval must never see half an answer
@@ -163,6 +169,19 @@ QueryResult query_state(const Query& q) {
 // ---- state-set ------------------------------------------------------------------
 
 namespace {
+
+// Runs f, which reads text mapped from file: when the file shrank under the
+// map meanwhile (see MappedFile), that is the error, not what its zeros caused.
+template <class F>
+void reading(const std::optional<MappedFile>& file, F&& f) {
+  try {
+    f();
+  } catch (...) {
+    if (file) file->check_whole();
+    throw;
+  }
+  if (file) file->check_whole();
+}
 
 // The edits as they are applied: with --redact, each value set has its
 // secrets replaced first (the warning names where, never the secret).
@@ -293,6 +312,7 @@ void read_source(const Update& u, const Document* given, const std::string& inpu
     why = unmet_requirement(u, s.text, s.root);
     if (!why.empty() && !u.backup_invalid) fail_data(why);
   } catch (const Error& e) {
+    if (s.file) s.file->check_whole();  // zeros past a new end are not a bad file to back up
     if (e.code() != Exit::data || !u.backup_invalid) throw;
     why = e.what();
   }
@@ -381,11 +401,11 @@ UpdateResult update_document(const Update& u, const Document* given) {
   json::Layout layout = u.layout ? *u.layout : json::default_layout();
   if (src.from_file) layout = json::detect_layout(src.text);
   else start_fresh(u, layout, want, src);
-  r.no = unmet_expectation(u, src, subject);
+  reading(src.file, [&] { r.no = unmet_expectation(u, src, subject); });
   if (!r.no.empty()) return r;
   const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
   Planned plan(src.text, layout, subject, std::move(src.root));
-  r.failed = plan.apply(edits, u.line_ends, src.release);
+  reading(src.file, [&] { r.failed = plan.apply(edits, u.line_ends, src.release); });
   // the names the writes below have always used (kept as they were: the commit is another change's)
   std::optional<MappedFile>& file = src.file;
   std::string_view text = src.text;
@@ -395,6 +415,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
   // 3. the new file: the old text's untouched slices and the new values
   if (from_file && !plan.changed() && !u.layout) {
     if (u.want_text || filter) r.text = std::string(text);
+    if (file) file->check_whole();
     return r;
   }
   AtomicWrite how{.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync};
@@ -402,15 +423,19 @@ UpdateResult update_document(const Update& u, const Document* given) {
     // the common case, streamed: big untouched slices never enter memory
     write_file_atomic_with(u.file, how, [&](int fd, const std::string& tmp) {
       textedit::FdSink out(fd, tmp, release ? &*file : nullptr);
-      plan.write(out);
-      out.flush();
+      reading(file, [&] {  // before the rename: never zeros for the file's end
+        plan.write(out);
+        out.flush();
+      });
     });
     r.written = true;
     return r;
   }
   textedit::StringSink edited;
-  if (plan.changed()) plan.write(edited);
-  else edited.text = text;
+  reading(file, [&] {
+    if (plan.changed()) plan.write(edited);
+    else edited.text = text;
+  });
   if (u.layout) {
     textedit::StringSink restyled;
     textedit::restyle(edited.text, *u.layout, restyled);

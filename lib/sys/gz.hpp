@@ -1,5 +1,6 @@
-// gzip in memory, for .gz state and save files.
+// gzip in memory, for .gz state, save and log files.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -10,7 +11,17 @@ namespace loopkit {
 // (then bytes that are not gzip are corrupt, exit 3 from gunzip). A writer
 // passes no name: a file it created plain is read back plain.
 bool is_gzip(std::string_view data, std::string_view name = {});
-std::string gunzip(std::string_view data, std::string_view subject);  // corrupt: exit 3
+
+// How far gzip data of gz_size bytes may inflate: 100 times its size, and
+// at least 256 MiB. Real JSON and logs inflate 5 to 50 times; a bomb (zlib
+// reaches 1000 times) stops there instead of taking all memory.
+std::size_t gunzip_limit(std::size_t gz_size);
+// Every member of the stream, one after the other, as gzip -d reads a file
+// that `gzip >>` appended to (trailing zero bytes, a tape's padding, are
+// ignored). Corrupt or truncated data, or more than limit bytes inflated:
+// exit 3 naming subject.
+std::string gunzip(std::string_view data, std::string_view subject);
+std::string gunzip(std::string_view data, std::string_view subject, std::size_t limit);
 std::string gzip(std::string_view data);
 
 }  // namespace loopkit

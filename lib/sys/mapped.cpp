@@ -1,10 +1,12 @@
 #include "sys/mapped.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <csignal>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -66,9 +68,62 @@ std::optional<HugeRead> read_into_huge_pages(int fd, std::size_t len, std::strin
     throw;
   }
 }
+// ---- the SIGBUS guard (see mapped.hpp) --------------------------------------
+// Slots, not a list: the handler may run at any instruction, so it reads
+// only fixed words. A tool holds one or two mappings at a time.
+constexpr int guard_slots = 8;
+std::atomic<std::uintptr_t> guard_start[guard_slots];
+std::atomic<std::uintptr_t> guard_end[guard_slots];  // 0: the slot is free
+volatile std::sig_atomic_t guard_cut[guard_slots];
+struct sigaction guard_previous;
+
+void on_sigbus(int sig, siginfo_t* info, void* context) {
+  auto at = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  for (int i = 0; i < guard_slots; ++i) {
+    std::uintptr_t start = guard_start[i].load(), end = guard_end[i].load();
+    if (end == 0 || at < start || at >= end) continue;
+    // zeros from the faulting page to the mapping's end; the faulting
+    // instruction runs again and reads them (mmap is a plain system call,
+    // safe in a handler on Linux)
+    std::uintptr_t from = at & ~(page - 1);
+    void* z =
+        mmap(reinterpret_cast<void*>(from), end - from, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (z == MAP_FAILED) break;
+    guard_cut[i] = 1;
+    return;
+  }
+  // not a guarded mapping: what would have happened without the guard
+  if (guard_previous.sa_flags & SA_SIGINFO) {
+    if (guard_previous.sa_sigaction) return guard_previous.sa_sigaction(sig, info, context);
+  } else if (guard_previous.sa_handler != SIG_DFL && guard_previous.sa_handler != SIG_IGN) {
+    return guard_previous.sa_handler(sig);
+  }
+  signal(SIGBUS, SIG_DFL);  // the fault comes again and ends the process
+}
+
+// The slot now watching [start, start + len) rounded to pages, or -1 when
+// all are taken (then a shrinking file is a signal, as before).
+int guard(const void* start, std::size_t len) {
+  static const bool installed = [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGBUS, &sa, &guard_previous) == 0;
+  }();
+  if (!installed) return -1;
+  for (int i = 0; i < guard_slots; ++i) {
+    if (guard_end[i].load() != 0) continue;
+    guard_cut[i] = 0;
+    guard_start[i].store(reinterpret_cast<std::uintptr_t>(start));
+    guard_end[i].store(reinterpret_cast<std::uintptr_t>(start) + (len + page - 1) / page * page);
+    return i;
+  }
+  return -1;
+}
 }  // namespace
 
-MappedFile::MappedFile(int fd, std::string_view subject) : fd_(fd) {
+MappedFile::MappedFile(int fd, std::string_view subject) : fd_(fd), subject_(subject) {
   struct stat st;
   if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
@@ -86,6 +141,7 @@ MappedFile::MappedFile(int fd, std::string_view subject) : fd_(fd) {
     void* m = mmap(nullptr, len_, PROT_READ, MAP_PRIVATE | populate, fd, 0);
     if (m != MAP_FAILED) {
       map_ = m;
+      guard_ = guard(m, len_);
       if (!populate) madvise(map_, len_, MADV_SEQUENTIAL);
       return;
     }
@@ -101,9 +157,12 @@ MappedFile::MappedFile(MappedFile&& o) noexcept
       buffer_(std::exchange(o.buffer_, nullptr)),
       buffer_len_(o.buffer_len_),
       released_(o.released_),
+      guard_(std::exchange(o.guard_, -1)),
+      subject_(std::move(o.subject_)),
       owned_(std::move(o.owned_)) {}
 
 MappedFile::~MappedFile() {
+  if (guard_ >= 0) guard_end[guard_].store(0);
   if (buffer_) munmap(buffer_, buffer_len_);
   else if (map_) munmap(map_, len_);
 }
@@ -122,6 +181,17 @@ std::size_t MappedFile::offset_of(std::string_view b) const {
   const char* s = static_cast<const char*>(map_);
   if (!map_ || b.data() < s || b.data() + b.size() > s + len_) return std::string_view::npos;
   return static_cast<std::size_t>(b.data() - s);
+}
+
+bool MappedFile::cut_short() const { return guard_ >= 0 && guard_cut[guard_] != 0; }
+
+void MappedFile::check_whole(std::size_t used) const {
+  // a fault caught, or a shrink that the kernel met first (a write() from
+  // the map fails with EFAULT instead)
+  struct stat st;
+  bool shrank = cut_short() || (map_ && !buffer_ && fstat(fd_, &st) == 0 &&
+                                static_cast<std::size_t>(st.st_size) < std::min(len_, used));
+  if (shrank) fail(Exit::system, "cannot read " + quoted(subject_) + ": the file shrank while it was read");
 }
 
 void copy_range(int in_fd, off_t at, int out_fd, std::size_t n, std::string_view subject) {

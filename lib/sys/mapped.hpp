@@ -5,6 +5,13 @@
 // instead into memory in 2 MiB pages: one copy by the kernel costs less
 // than a fault and a TLB miss for each of its 4 KiB pages (measured in
 // docs/performance.md).
+//
+// A mapped file that shrinks while it is read (another program rewrites it
+// in place: cp, an editor) would kill the process with SIGBUS at the first
+// byte past its new end. A handler catches that fault for the mappings of
+// live MappedFiles only: the pages from the fault on are replaced by zeros,
+// so the pass goes on reading bytes no parser accepts, and the owner asks
+// check_whole() before it trusts what it read (exit 4, never a signal).
 #pragma once
 #include <cstddef>
 #include <string>
@@ -38,6 +45,15 @@ public:
   void release_before(std::size_t off);
   // Where bytes lie inside the mapping, or npos when they are not the map's.
   std::size_t offset_of(std::string_view bytes) const;
+  // Whether the file shrank under the mapping so far (text() then holds
+  // zeros past its new end), and the same as exit 4 naming the subject:
+  // called after the last read of text() that a result depends on, and
+  // first thing when the pass failed (a parse error on those zeros is not
+  // the file's fault).
+  bool cut_short() const;
+  // Only the first used bytes count when given: a log whose append in
+  // flight was taken back shrinks, but never below what a settled look saw.
+  void check_whole(std::size_t used = std::string_view::npos) const;
 
 private:
   int fd_;
@@ -46,6 +62,8 @@ private:
   void* buffer_ = nullptr;  // an anonymous mapping the file was read into, or null
   std::size_t buffer_len_ = 0;
   std::size_t released_ = 0;
+  int guard_ = -1;  // the SIGBUS guard's slot for the mapping, or -1
+  std::string subject_;
   std::string owned_;
 };
 

@@ -1,7 +1,10 @@
 // The numbering and field rules of core/event.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include "core/event.hpp"
+#include "scratch.hpp"
 #include "sys/error.hpp"
 
 using namespace loopkit;
@@ -55,4 +58,46 @@ TEST_CASE("check_type refuses spaces and empty types") {
   CHECK_NOTHROW(event::check_type("iteration-done.v2:x_y"));
   CHECK_THROWS_AS(event::check_type(""), Error);
   CHECK_THROWS_AS(event::check_type("a b"), Error);
+}
+
+// issue 22: the seq after INT64_MAX was negative
+TEST_CASE("next_seq refuses to number past the largest seq, never overflowing") {
+  const std::string last = "{\"seq\":9223372036854775807}\n";
+  CHECK(event::next_seq("{\"seq\":9223372036854775806}\n", true) == INT64_MAX);
+  try {
+    event::next_seq(last, true);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == Exit::data);
+    CHECK(std::string(e.what()) == "seq 9223372036854775807 is the last an event log can number; start a new log");
+  }
+  // a seq past int64 counts as the largest
+  CHECK_THROWS_AS(event::next_seq("{\"seq\":18446744073709551615}\n", true), Error);
+}
+
+// issue 22: a log truncated while event-show had it mapped killed it with
+// SIGBUS; here the sink truncates it after the first event, deterministically
+TEST_CASE("a log truncated under event-show is exit 4 naming it, never a signal") {
+  testing::Scratch d("event-test");
+  std::string log;
+  for (int i = 1; i <= 2000; ++i)
+    log += event::line_text(i, "2025-01-10T00:00:00Z", "s", event::AppendRequest{"tick", "s", {}, false});
+  d.write("e.jsonl", log);
+  const std::string path = d.path("e.jsonl");
+  int printed = 0;
+  std::vector<std::string> warnings;
+  event::ShowOptions o;
+  o.json = true;
+  auto sink = [&](std::string_view) {
+    if (++printed == 1) REQUIRE(truncate(path.c_str(), 100) == 0);
+  };
+  try {
+    event::show(path, o, sink, [&](std::string_view w) { warnings.emplace_back(w); });
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == Exit::system);
+    CHECK(std::string(e.what()) == "cannot read '" + path + "': the file shrank while it was read");
+  }
+  CHECK(printed < 100);  // the events on the first page, at most
+  CHECK(warnings.empty());
 }

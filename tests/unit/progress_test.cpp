@@ -122,9 +122,31 @@ TEST_CASE("progress entry text and what goes after a file's tail", "[progress]")
   Entry e{"2025-01-10", "beads-123", {"- a", "- b"}};
   CHECK(entry_text(e) == "\n## 2025-01-10 - beads-123\n- a\n- b\n\n---\n");
   CHECK(entry_text(Entry{"2025-01-10", "", {}}) == "\n## 2025-01-10\n\n---\n");
-  CHECK(entry_after("-\n", e) == entry_text(e));
-  CHECK(entry_after("\n\n", e) == entry_text(e).substr(1));  // the seed's own init file ends with a blank line
-  CHECK(entry_after("--", e) == "\n" + entry_text(e));       // a hand edit without a final newline
+  CHECK(entry_after("- x\n\n---\n", e) == entry_text(e));
+  CHECK(entry_after("---\n\n", e, true) == entry_text(e).substr(1));  // the seed's own init file ends with a blank line
+  CHECK(entry_after("\n---", e) == "\n" + entry_text(e));             // a hand edit without a final newline
+}
+
+// issue 22: progress-append killed mid-entry left a torn entry that swallowed
+// every later one (progress-show --id next found nothing)
+TEST_CASE("a torn last entry is closed before the next one", "[progress]") {
+  Entry e{"2025-01-11", "next", {"- n"}};
+  CHECK(closing_after("\n## 2025-01-10 - half\n- to", false) == "\n\n---\n");
+  CHECK(closing_after("\n## 2025-01-10 - half\n", false) == "\n---\n");
+  CHECK(closing_after("- a\n\n---\n", false) == "");
+  CHECK(closing_after("- a\n---\n\n \n", false) == "");  // blank lines after the rule
+  CHECK(closing_after("---\n", true) == "");             // a file that is only a rule
+  CHECK(closing_after("---\n", false) == "\n---\n");     // "x---": the line may start before the tail
+  CHECK(closing_after("- a\n---x\n", false) == "\n---\n");
+  CHECK(entry_after("\n## 2025-01-10 - half\n- to", e) == "\n\n---\n" + entry_text(e));
+  // the document then reads as two entries, the next one findable by its id
+  std::string doc = "# P\n\n---\n\n## 2025-01-10 - half\n- to";
+  doc += entry_after(doc, e, true);
+  std::string out;
+  ShowOptions o;
+  o.id = "next";
+  CHECK(show_text(doc, o, [&](std::string_view t) { out += t; }));
+  CHECK(out == "# P\n\n---\n\n## 2025-01-11 - next\n- n\n\n---\n");
 }
 
 TEST_CASE("progress patterns go at the end of Codebase Patterns", "[progress]") {

@@ -117,3 +117,35 @@ TEST_CASE("write_file_atomic_with: all or nothing, the mode kept, no stray", "[m
                                       [](int fd, const std::string& tmp) { write_all(fd, "x", tmp); }));
   CHECK(d.read("s.json") == "new");
 }
+
+// issue 22: a file cut short under its mapping (cp rewriting it) killed
+// state-get and state-set with SIGBUS
+TEST_CASE("a file that shrinks under its mapping reads as zeros and says so, never a signal", "[mapped]") {
+  for (std::size_t n : {std::size_t(64) << 10, std::size_t(40) << 20}) {  // populated at once; faulted in as read
+    PatternFile f(n);
+    REQUIRE(f.m.at_file_offsets());
+    CHECK_FALSE(f.m.cut_short());
+    REQUIRE(ftruncate(open_fd(f.d.path("f"), O_WRONLY).get(), 100) == 0);
+    std::string_view text = f.m.text();
+    CHECK(text.substr(0, 100) == std::string_view(f.data).substr(0, 100));
+    CHECK(text[n - 1] == '\0');  // past the new end: a fault caught, zeros
+    CHECK(text[8192] == '\0');
+    CHECK(f.m.cut_short());
+    try {
+      f.m.check_whole();
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == Exit::system);
+      CHECK(std::string(e.what()) == "cannot read 'f': the file shrank while it was read");
+    }
+  }
+}
+
+TEST_CASE("a file read whole is not cut short", "[mapped]") {
+  PatternFile f(1000);
+  f.m.check_whole();
+  CHECK_FALSE(f.m.cut_short());
+  MappedFile moved(std::move(f.m));
+  CHECK_FALSE(moved.cut_short());
+  CHECK(moved.text() == f.data);
+}
