@@ -303,6 +303,7 @@ save1() { ctx-save --dir saves "$@"; }
   printf '{"version":"1.0","project":{"name":""},"phases":{"current":"PLAN"}}\n' >saves/mdan-save-1.json
   (cd a && LOOPKIT_NOW=1736503800 ctx-save --keep 1 >/dev/null)
   [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1.json mdan-save-1736503520.json mdan-save-1736503700.json mdan-save-1736503800.json " ]
+}
 
 # issue 22, one commit: after the rename or link nothing may say "unchanged"
 @test "a failed folder sync after the save is a warning, exit 0: FILE, and --dir writes one save only" {

@@ -86,6 +86,7 @@ load helpers
   assert_equal "$stderr" \
     "event-append: cannot follow 'shared/e.jsonl': a symbolic link of another user in a sticky world-writable folder"
   [ ! -e planted.jsonl ]
+}
 
 # issue 22: the seq after INT64_MAX came out negative
 @test "a last seq of INT64_MAX: refused with exit 3, the log left as it was" {

@@ -440,6 +440,7 @@ lock-acquire: try 'lock-acquire --help'"
   [ "$rc" -ne 0 ]
   assert_equal "$(ls -A)" ""
   run -0 lock-acquire --pid $$ a.lock
+}
 
 @test "issue 22: a lock got after --wait is dated when it was got, live for --stale-after 3" {
   need_strace

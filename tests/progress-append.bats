@@ -356,6 +356,7 @@ lines'
   ln -s ../victim.md shared/own.md
   run -0 progress-append shared/own.md z
   grep -q '^- z' victim.md
+}
 
 # issue 22: an entry torn by a kill swallowed every later one
 @test "after a kill -9 mid-entry: the torn entry is closed, every later entry is found" {

@@ -379,6 +379,7 @@ JSON
   # one document or several still read as before
   run -0 bash -c "printf '{\"status\":1}\n{\"status\":2}' | state-get - status"
   assert_output $'1\n2'
+}
 
 # issue 22: a 1 MB bomb took 4.9 GB and 16 s before "out of memory"; gzip >> read as its last member
 @test "a .gz bomb stops at the inflate limit, exit 3; every member of a .gz is read" {

@@ -796,6 +796,7 @@ at'
   printf '%s\n' 'a=$' 'b=5$' 'c=x~' 'n.x=~' 'd={}' 'e:=[1,2]' 'f=a,b' 'g=a{b}c' >lines
   state-set --stream --compact s.json <lines
   [ "$(cat s.json)" = '{"a":"$","b":"5$","c":"x~","n":{"x":"~"},"d":"{}","e":[1,2],"f":"a,b","g":"a{b}c"}' ]
+}
 
 @test "issue 22: --redact hides the secrets of the --init document too" {
   key=$(printf 'ghp_%s' abcdefghijklmnopqrstuvwxyz0123456789)
@@ -816,6 +817,7 @@ at'
   run -0 state-set --redact new.json password+=1
   run -0 state-get new.json password
   assert_output 1
+}
 
 # issue 22, one commit: after the rename nothing may say "unchanged"
 @test "a failed folder sync after the rename is a warning, exit 0, the change made once" {
