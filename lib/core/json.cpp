@@ -351,6 +351,38 @@ std::string number_text(const value& v) {
 }
 
 void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent, WriteHook hook,
+                 const void* context);
+
+// An array's or object's items between open and close, one per line when
+// pretty; each written by item(out, entry, inner indent)
+template <class Items, class Item>
+void write_items(std::string& out, const Items& items, char open, char close, const Layout& layout,
+                 const std::string& indent, Item item) {
+  if (items.empty()) {
+    out += open;
+    out += close;
+    return;
+  }
+  std::string inner = layout.pretty ? indent + layout.indent : indent;
+  out += open;
+  bool first = true;
+  for (const auto& e : items) {
+    if (!first) out += (!layout.pretty && layout.space_after_comma) ? ", " : ",";
+    first = false;
+    if (layout.pretty) {
+      out += '\n';
+      out += inner;
+    }
+    item(out, e, inner);
+  }
+  if (layout.pretty) {
+    out += '\n';
+    out += indent;
+  }
+  out += close;
+}
+
+void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent, WriteHook hook,
                  const void* context) {
   if (hook && hook(out, v, context)) return;
   switch (v.kind()) {
@@ -363,58 +395,20 @@ void write_value(std::string& out, const value& v, const Layout& layout, const s
     case boost::json::kind::int64:
     case boost::json::kind::uint64:
     case boost::json::kind::double_: out += number_text(v); return;
-    case boost::json::kind::array: {
-      const auto& a = v.get_array();
-      if (a.empty()) {
-        out += "[]";
-        return;
-      }
-      std::string inner = layout.pretty ? indent + layout.indent : indent;
-      out += '[';
-      bool first = true;
-      for (const auto& e : a) {
-        if (!first) out += (!layout.pretty && layout.space_after_comma) ? ", " : ",";
-        first = false;
-        if (layout.pretty) {
-          out += '\n';
-          out += inner;
-        }
-        write_value(out, e, layout, inner, hook, context);
-      }
-      if (layout.pretty) {
-        out += '\n';
-        out += indent;
-      }
-      out += ']';
+    case boost::json::kind::array:
+      write_items(out, v.get_array(), '[', ']', layout, indent,
+                  [&](std::string& o, const value& e, const std::string& inner) {
+                    write_value(o, e, layout, inner, hook, context);
+                  });
       return;
-    }
-    case boost::json::kind::object: {
-      const auto& o = v.get_object();
-      if (o.empty()) {
-        out += "{}";
-        return;
-      }
-      std::string inner = layout.pretty ? indent + layout.indent : indent;
-      out += '{';
-      bool first = true;
-      for (const auto& kv : o) {
-        if (!first) out += (!layout.pretty && layout.space_after_comma) ? ", " : ",";
-        first = false;
-        if (layout.pretty) {
-          out += '\n';
-          out += inner;
-        }
-        out += quote(kv.key());
-        out += layout.space_after_colon ? ": " : ":";
-        write_value(out, kv.value(), layout, inner, hook, context);
-      }
-      if (layout.pretty) {
-        out += '\n';
-        out += indent;
-      }
-      out += '}';
+    case boost::json::kind::object:
+      write_items(out, v.get_object(), '{', '}', layout, indent,
+                  [&](std::string& o, const boost::json::key_value_pair& kv, const std::string& inner) {
+                    o += quote(kv.key());
+                    o += layout.space_after_colon ? ": " : ":";
+                    write_value(o, kv.value(), layout, inner, hook, context);
+                  });
       return;
-    }
   }
 }
 

@@ -379,6 +379,50 @@ std::string unmet_expectation(const Update& u, const Source& s, const std::strin
   return "";
 }
 
+// The new file: the old text's untouched slices and the new values,
+// streamed to it in the common case; r.text when asked for or filtering
+void write_result(const Update& u, const LockedForReplace& lk, Source& src, Planned& plan, bool filter,
+                  UpdateResult& r) {
+  std::optional<MappedFile>& file = src.file;
+  std::string_view text = src.text;
+  const bool from_file = src.from_file, gz = src.gz;
+  std::function<void(std::size_t)>& release = src.release;
+  if (from_file && !plan.changed() && !u.layout) {
+    if (u.want_text || filter) r.text = std::string(text);
+    if (file) file->check_whole();
+    return;
+  }
+  AtomicWrite how{.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync};
+  if (!filter && !u.want_text && !u.layout && !gz) {
+    // the common case, streamed: big untouched slices never enter memory
+    write_file_atomic_with(u.file, how, [&](int fd, const std::string& tmp) {
+      textedit::FdSink out(fd, tmp, release ? &*file : nullptr);
+      reading(file, [&] {  // before the rename: never zeros for the file's end
+        plan.write(out);
+        out.flush();
+      });
+    });
+    r.written = true;
+    return;
+  }
+  textedit::StringSink edited;
+  reading(file, [&] {
+    if (plan.changed()) plan.write(edited);
+    else edited.text = text;
+  });
+  if (u.layout) {
+    textedit::StringSink restyled;
+    textedit::restyle(edited.text, *u.layout, restyled);
+    edited.text = std::move(restyled.text);
+  }
+  r.text = std::move(edited.text);
+  if (from_file && r.text == text) return;  // reformatted as it was: no write
+  r.written = true;
+  if (filter) return;
+  write_file_atomic(u.file, gz ? gzip(r.text) : r.text, how);
+  r.written = true;
+}
+
 }  // namespace
 
 // The read-modify-write, on FILE or, given a Document, on text in memory
@@ -406,47 +450,7 @@ UpdateResult update_document(const Update& u, const Document* given) {
   const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
   Planned plan(src.text, layout, subject, std::move(src.root));
   reading(src.file, [&] { r.failed = plan.apply(edits, u.line_ends, src.release); });
-  // the names the writes below have always used (kept as they were: the commit is another change's)
-  std::optional<MappedFile>& file = src.file;
-  std::string_view text = src.text;
-  const bool from_file = src.from_file, gz = src.gz;
-  std::function<void(std::size_t)>& release = src.release;
-
-  // 3. the new file: the old text's untouched slices and the new values
-  if (from_file && !plan.changed() && !u.layout) {
-    if (u.want_text || filter) r.text = std::string(text);
-    if (file) file->check_whole();
-    return r;
-  }
-  AtomicWrite how{.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync};
-  if (!filter && !u.want_text && !u.layout && !gz) {
-    // the common case, streamed: big untouched slices never enter memory
-    write_file_atomic_with(u.file, how, [&](int fd, const std::string& tmp) {
-      textedit::FdSink out(fd, tmp, release ? &*file : nullptr);
-      reading(file, [&] {  // before the rename: never zeros for the file's end
-        plan.write(out);
-        out.flush();
-      });
-    });
-    r.written = true;
-    return r;
-  }
-  textedit::StringSink edited;
-  reading(file, [&] {
-    if (plan.changed()) plan.write(edited);
-    else edited.text = text;
-  });
-  if (u.layout) {
-    textedit::StringSink restyled;
-    textedit::restyle(edited.text, *u.layout, restyled);
-    edited.text = std::move(restyled.text);
-  }
-  r.text = std::move(edited.text);
-  if (from_file && r.text == text) return r;  // reformatted as it was: no write
-  r.written = true;
-  if (filter) return r;
-  write_file_atomic(u.file, gz ? gzip(r.text) : r.text, how);
-  r.written = true;
+  write_result(u, lk, src, plan, filter, r);
   return r;  // the lock goes with lk, after the rename
 }
 
