@@ -68,7 +68,7 @@ std::optional<Loaded> resume(const ResumeRequest& r, const Warn& warn) {
   if (writes && !r.remove) replace_save(save->path, encode(save->doc, save->gz));
   if (r.remove) {
     remove_file(save->path);
-    fsync_dir(dir_name(save->path));
+    sync_folder_after_commit(dir_name(save->path));  // removed: a failed sync only warns
   }
   return save;
 }
