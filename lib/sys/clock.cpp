@@ -91,25 +91,57 @@ std::string iso8601_utc(int64_t epoch) {
                      tm.tm_min, tm.tm_sec);
 }
 
+namespace {
+// n digits at s[at], or -1
+int digits_at(std::string_view s, size_t at, size_t n) {
+  if (at + n > s.size()) return -1;
+  int v = 0;
+  for (size_t i = at; i < at + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+
+bool is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int days_in(int y, int m) {
+  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && is_leap(y) ? 29 : days[m - 1];
+}
+
+// "Z", "+HH:MM", "+HHMM" or "+HH" (or '-'): seconds east of UTC, nullopt when
+// it is none of them or out of range
+std::optional<int> utc_offset(std::string_view z) {
+  if (z == "Z" || z == "z") return 0;
+  if (z.size() < 3 || (z[0] != '+' && z[0] != '-')) return std::nullopt;
+  int h = digits_at(z, 1, 2), m = 0;
+  if (z.size() == 6 && z[3] == ':') m = digits_at(z, 4, 2);
+  else if (z.size() == 5) m = digits_at(z, 3, 2);
+  else if (z.size() != 3) return std::nullopt;
+  if (h < 0 || h > 23 || m < 0 || m > 59) return std::nullopt;
+  return (h * 3600 + m * 60) * (z[0] == '-' ? -1 : 1);
+}
+}  // namespace
+
 std::optional<int64_t> parse_iso8601(std::string_view s) {
-  int y, mo, d, h = 0, mi = 0, sec = 0;
-  std::string str(s);
-  int n = 0;
-  if (std::sscanf(str.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6) return std::nullopt;
-  std::string_view rest = s.substr(static_cast<size_t>(n));
+  // YYYY-MM-DDTHH:MM:SS, every field checked against the calendar
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':')
+    return std::nullopt;
+  int y = digits_at(s, 0, 4), mo = digits_at(s, 5, 2), d = digits_at(s, 8, 2);
+  int h = digits_at(s, 11, 2), mi = digits_at(s, 14, 2), sec = digits_at(s, 17, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > days_in(y, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 ||
+      sec > 59)
+    return std::nullopt;
+  std::string_view rest = s.substr(19);
   if (!rest.empty() && rest[0] == '.') {  // fractions of a second are dropped
     size_t i = 1;
     while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') ++i;
+    if (i == 1) return std::nullopt;
     rest.remove_prefix(i);
   }
-  int offset = 0;
-  if (rest == "Z" || rest == "z" || rest.empty()) {
-  } else if (rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':') {
-    int oh = (rest[1] - '0') * 10 + (rest[2] - '0'), om = (rest[4] - '0') * 10 + (rest[5] - '0');
-    offset = (oh * 3600 + om * 60) * (rest[0] == '-' ? -1 : 1);
-  } else {
-    return std::nullopt;
-  }
+  std::optional<int> offset = rest.empty() ? 0 : utc_offset(rest);  // no zone: UTC, as loopkit writes
+  if (!offset) return std::nullopt;
   struct tm tm {};
   tm.tm_year = y - 1900;
   tm.tm_mon = mo - 1;
@@ -117,7 +149,7 @@ std::optional<int64_t> parse_iso8601(std::string_view s) {
   tm.tm_hour = h;
   tm.tm_min = mi;
   tm.tm_sec = sec;
-  return static_cast<int64_t>(timegm(&tm)) - offset;
+  return static_cast<int64_t>(timegm(&tm)) - *offset;
 }
 
 std::string local_date(int64_t epoch) {

@@ -26,9 +26,11 @@ int64_t current_epoch();
 // now - then, saturating instead of overflowing (a crafted epoch of
 // INT64_MIN is a huge age, not a negative one).
 int64_t age_between(int64_t now, int64_t then);
-std::string iso8601_utc(int64_t epoch);                       // 2025-01-10T10:05:30Z
-std::optional<int64_t> parse_iso8601(std::string_view text);  // UTC forms only
-std::string local_date(int64_t epoch);                        // YYYY-MM-DD in local time
+std::string iso8601_utc(int64_t epoch);  // 2025-01-10T10:05:30Z
+// YYYY-MM-DDTHH:MM:SS[.frac][Z|+HH:MM|+HHMM|+HH], calendar-checked (no
+// February 31st, no hour 25); an offset is taken off: epoch seconds, UTC
+std::optional<int64_t> parse_iso8601(std::string_view text);
+std::string local_date(int64_t epoch);  // YYYY-MM-DD in local time
 // Seconds on a monotonic clock, for waiting and intervals (never faked).
 double monotonic_seconds();
 void sleep_seconds(double seconds);  // returns early on a signal

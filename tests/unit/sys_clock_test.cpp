@@ -1,0 +1,29 @@
+// parse_iso8601: every date a tool reads (lock records' times) is checked
+// against the calendar, and an offset is taken off to give UTC.
+#include <catch2/catch.hpp>
+
+#include "sys/clock.hpp"
+
+using namespace loopkit;
+
+TEST_CASE("issue 25: dates are calendar-checked: no February 31st, no hour 25", "[clock]") {
+  for (const char* bad :
+       {"2026-02-31T25:61:61Z", "2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z",
+        "2026-01-00T00:00:00Z", "2026-01-10T24:00:00Z", "2026-01-10T10:60:00Z", "2026-01-10T10:00:60Z",
+        "2026-01-10 10:00:00Z", "2026-1-10T10:00:00Z", " 2026-01-10T10:00:00Z", "+026-01-10T10:00:00Z",
+        "2026-01-10T10:00:00.Z", "2026-01-10T10:00:00+24:00", "2026-01-10T10:00:00+01:60", "2026-01-10T10:00:00+1",
+        "2026-01-10T10:00:00ZZ", "2026-01-10T10:00", ""})
+    CHECK_FALSE(parse_iso8601(bad));
+  CHECK(parse_iso8601("2024-02-29T00:00:00Z") == 1709164800);  // a leap year
+  CHECK_FALSE(parse_iso8601("2100-02-29T00:00:00Z"));          // not one
+  CHECK(parse_iso8601("2000-02-29T00:00:00Z"));                // 400 years: one
+}
+
+TEST_CASE("issue 25: an offset is accepted and taken off: the same instant in UTC", "[clock]") {
+  const int64_t utc = *parse_iso8601("2026-01-10T09:00:00Z");
+  for (const char* same : {"2026-01-10T10:00:00+01:00", "2026-01-10T10:00:00+0100", "2026-01-10T10:00:00+01",
+                           "2026-01-10T04:30:00-04:30", "2026-01-10T09:00:00.999Z", "2026-01-10T09:00:00",
+                           "2026-01-10t09:00:00z"})
+    CHECK(parse_iso8601(same) == utc);
+  CHECK(iso8601_utc(*parse_iso8601("2026-01-10T10:00:00+01:00")) == "2026-01-10T09:00:00Z");
+}
