@@ -12,9 +12,19 @@ fi
 
 LK_PROG=${LK_PROG:-${0##*/}}
 LK_VERSION=0.2.0     # project(VERSION) in CMakeLists.txt; a test checks they agree
-LK_TTY=0
+LK_TTY=0             # a live status line on stderr's terminal (lk_terminal decides)
+LK_COLOR=0           # the status line dimmed (not under NO_COLOR)
+LK_NO_STATUS=0       # --no-status: plain lines even on a terminal
 LK_QUIET=0           # -q: nothing said when the session is held (exit 1)
-if [[ -t 2 ]]; then LK_TTY=1; fi
+LK_HELD_EXIT=1       # -E N: the exit status when another engine holds the session
+LK_TIMEOUT=0         # --iteration-timeout: seconds an agent run may take (0: no limit)
+LK_KILL_AFTER=10     # --kill-after: SIGKILL this long after the SIGTERM
+LK_MAX_COST=""       # --max-cost: no iteration starts once total_cost reaches it
+LK_KILL_STALE=0      # --kill-stale-agent: end a previous engine's live agent instead of waiting
+LK_AGENT_RUNNING=0   # the terminal is the agent's now: nothing is drawn
+LK_DURATION=0        # seconds the last agent run took
+LK_TIMED_OUT=0       # the last agent run was ended by --iteration-timeout
+LK_RUN_STARTED=""    # when the last agent run started (ISO 8601, LOOPKIT_NOW honoured)
 LK_LABEL=""          # "session demo", shown in every message
 LK_STATUS=""         # the body of the live status line
 LK_LINE_SHOWN=0      # a status line is on the terminal now
@@ -36,6 +46,39 @@ LK_SIGNAL=""         # the signal that is ending the engine
 # --- messages ---------------------------------------------------------------
 
 lk_now() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
+
+# lk_stamp: "now" as the tools write it (LOOPKIT_NOW when set).
+lk_stamp() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
+
+# lk_terminal: a status line only on a terminal that can take one.
+lk_terminal() {
+  LK_TTY=0 LK_COLOR=0
+  [[ -t 2 && ${TERM:-dumb} != dumb ]] && ((!LK_NO_STATUS)) || return 0
+  LK_TTY=1
+  [[ -n ${NO_COLOR:-} ]] || LK_COLOR=1
+  trap 'lk_resized' WINCH
+}
+
+lk_resized() { ((!LK_LINE_SHOWN)) || lk_draw; }
+
+# lk_line_start: after the agent ran, make sure the cursor is at the start of
+# a line of its own, so that the status line never covers a partial line the
+# agent left: the terminal is asked where its cursor is (DSR); no answer
+# counts as "somewhere in a line".
+lk_line_start() {
+  local reply="" col=0
+  if { exec {tty}<>/dev/tty; } 2>/dev/null; then
+    local saved
+    saved=$(stty -g <&"$tty" 2>/dev/null) || saved=""
+    stty -icanon -echo min 0 time 3 <&"$tty" 2>/dev/null || true
+    printf '\033[6n' >&"$tty"
+    IFS= read -r -s -d R -t 1 -u "$tty" reply || true
+    [[ -z $saved ]] || stty "$saved" <&"$tty" 2>/dev/null || true
+    exec {tty}<&-
+  fi
+  [[ $reply =~ \[[0-9]+\;([0-9]+)$ ]] && col=${BASH_REMATCH[1]}
+  ((col == 1)) || printf '\n' >&2
+}
 
 lk_clear_line() {
   if ((LK_LINE_SHOWN)); then
@@ -73,21 +116,39 @@ lk_die() { # lk_die STATUS MESSAGE
   exit "$1"
 }
 
+# lk_fmt_secs SECONDS: 1:02:03 or 4:05 (whole seconds).
+lk_fmt_secs() {
+  local s=${1%.*}
+  [[ $s =~ ^[0-9]+$ ]] || s=0
+  if ((s >= 3600)); then
+    printf '%d:%02d:%02d' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
+  else
+    printf '%d:%02d' $((s / 60)) $((s % 60))
+  fi
+}
+
 lk_elapsed() {
   local s=$SECONDS
   printf '%d:%02d:%02d' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
 }
 
 # lk_draw: rewrite the live status line in place (terminal only).
+# Never while the agent runs: the terminal is its own then. The width is the
+# terminal's (stderr's, asked with stty: stdin may be anything), read again
+# at each draw, so a resize is followed.
 lk_draw() {
-  ((LK_TTY)) || return 0
+  ((LK_TTY && !LK_AGENT_RUNNING)) || return 0
   local cols=80 size line
-  if size=$(stty size 2>/dev/null <&2); then cols=${size#* }; fi
+  if size=$(stty size <&2 2>/dev/null); then cols=${size#* }; fi
   [[ $cols =~ ^[0-9]+$ ]] && ((cols > 10)) || cols=80
   line="$LK_PROG ${LK_LABEL:+$LK_LABEL · }$(lk_elapsed) · $LK_STATUS"
   line=${line//$'\n'/ }
   if ((${#line} >= cols)); then line="${line:0:cols-2}…"; fi
-  printf '\r\033[K%s' "$line" >&2
+  if ((LK_COLOR)); then
+    printf '\r\033[K\033[2m%s\033[0m' "$line" >&2
+  else
+    printf '\r\033[K%s' "$line" >&2
+  fi
   LK_LINE_SHOWN=1
 }
 
@@ -111,6 +172,15 @@ lk_need_seconds() { # lk_need_seconds OPTION VALUE
   [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || lk_usage_error "$1: '$2' is not a number of seconds"
 }
 
+# lk_common_flag WORD: the flags every engine takes; 1 when WORD is none.
+lk_common_flag() {
+  case $1 in
+    --kill-stale-agent) LK_KILL_STALE=1 ;;
+    --no-status) LK_NO_STATUS=1 ;;
+    *) return 1 ;;
+  esac
+}
+
 # lk_common_option ARGS...: the options every engine takes (--retries N,
 # --retry-delay SECONDS, --max-failures N, --poll SECONDS); LK_SHIFT is the
 # number of words used.
@@ -125,6 +195,13 @@ lk_common_option() {
     --max-failures) lk_need_uint "$name" "$value"; LK_MAX_FAILURES=$value ;;
     --retry-delay) lk_need_seconds "$name" "$value"; LK_RETRY_DELAY=$value ;;
     --poll) lk_need_seconds "$name" "$value"; LK_POLL=$value ;;
+    --iteration-timeout) lk_need_seconds "$name" "$value"; LK_TIMEOUT=$value ;;
+    --kill-after) lk_need_seconds "$name" "$value"; LK_KILL_AFTER=$value ;;
+    --max-cost) lk_need_seconds "$name" "$value"; LK_MAX_COST=$value ;;
+    -E | --conflict-exit-code)
+      lk_need_uint "$name" "$value"
+      ((value <= 255)) || lk_usage_error "$name: '$value' is not an exit status (0 to 255)"
+      LK_HELD_EXIT=$value ;;
     *) lk_usage_error "unknown option '$1'" ;;
   esac
 }
@@ -329,8 +406,8 @@ lk_lock_take() {
   local rc=0
   lk_lock_try "$1" "$2" || rc=$?
   if ((rc == 1)); then
-    ((LK_QUIET)) && exit 1
-    lk_die 1 "session '$2' is held by another engine (see: lock-status $1)"
+    ((LK_QUIET)) && exit "$LK_HELD_EXIT"
+    lk_die "$LK_HELD_EXIT" "session '$2' is held by another engine (see: lock-status $1)"
   fi
 }
 
@@ -380,44 +457,82 @@ lk_lock_drop() {
 
 # --- running the agent ------------------------------------------------------
 
+# lk_proc_start PID: the process's start time (field 22 of /proc/PID/stat,
+# Linux), empty elsewhere; with the pid it names one process for good.
+lk_proc_start() {
+  local stat rest
+  { IFS= read -r stat </proc/"$1"/stat; } 2>/dev/null || return 0
+  rest=${stat##*) }
+  read -r -a stat <<<"$rest"
+  printf '%s' "${stat[19]:-}"
+}
+
+# lk_stale_agent PGID START WHAT: an agent recorded by an earlier engine
+# (PGID empty or null: none). Alive, it is waited for, or ended with
+# --kill-stale-agent, before WHAT runs again: never two agents at once.
+lk_stale_agent() {
+  local pgid=$1 start=$2 said=0
+  [[ $pgid =~ ^[0-9]+$ ]] || return 0
+  [[ $start =~ ^[0-9]+$ ]] || start=""
+  while agent-run -q --alive "$pgid${start:+:$start}"; do
+    if ((LK_KILL_STALE)); then
+      lk_event stale-agent "pgid:=$pgid" action=kill
+      lk_warn "ending the previous agent of $3 (process group $pgid): --kill-stale-agent"
+      agent-run -q --kill-after "$LK_KILL_AFTER" --end "$pgid${start:+:$start}" || true
+      continue
+    fi
+    if ((!said)); then
+      said=1
+      lk_event stale-agent "pgid:=$pgid" action=wait
+      lk_say "waiting for the previous agent of $3 (process group $pgid) to end (--kill-stale-agent ends it)"
+    fi
+    lk_lock_check
+    sleep "$LK_POLL"
+  done
+}
+
 # shellcheck disable=SC2034 # LK_RC is read by the engines
-# lk_run_agent CMD...: run the agent in the background (so that signals reach
-# the engine at once) with the engine's own stdin (stdout appended to
-# $LK_AGENT_OUT when set), and wait for it; its status in LK_RC. On a
-# terminal the status line's clock ticks meanwhile.
+# lk_run_agent CMD...: run the agent under agent-run (its own process group,
+# ended with the engine on every way out, kill -9 included; the
+# --iteration-timeout), with the engine's own stdin (stdout appended to
+# $LK_AGENT_OUT when set), and wait for it; its status in LK_RC, its time in
+# LK_DURATION. The engine's lk_agent_started PGID START hook records it.
+# The terminal is the agent's meanwhile: no status line is drawn.
 lk_run_agent() {
-  LK_RC=0
-  # A background job of a script starts with SIGINT ignored; the agent must
-  # be able to get Ctrl-C like any foreground command (env --default-signal resets it).
-  local -a reset=()
-  ((LK_ENV_RESETS)) && reset=(env "--default-signal=INT,QUIT")
+  LK_RC=0 LK_TIMED_OUT=0
+  local -a sup=(agent-run --kill-after "$LK_KILL_AFTER")
+  [[ $LK_TIMEOUT == 0 ]] || sup+=(--timeout "$LK_TIMEOUT")
+  lk_clear_line
+  LK_AGENT_RUNNING=1
+  LK_RUN_STARTED=$(lk_stamp)
+  local t0=$EPOCHREALTIME
   if [[ -n ${LK_AGENT_OUT:-} ]]; then
-    "${reset[@]}" "$@" <&"$LK_STDIN" {LK_STDIN}<&- >>"$LK_AGENT_OUT" &
+    "${sup[@]}" -- "$@" <&"$LK_STDIN" {LK_STDIN}<&- >>"$LK_AGENT_OUT" &
   else
-    "${reset[@]}" "$@" <&"$LK_STDIN" {LK_STDIN}<&- &
+    "${sup[@]}" -- "$@" <&"$LK_STDIN" {LK_STDIN}<&- &
   fi
   LK_AGENT_PID=$!
-  if ((LK_TTY)); then
-    local tick done_pid rc
-    while :; do
-      sleep 1 &
-      tick=$!
-      done_pid="" rc=0
-      wait -n -p done_pid "$LK_AGENT_PID" "$tick" || rc=$?
-      if [[ $done_pid == "$LK_AGENT_PID" ]]; then
-        LK_RC=$rc
-        kill "$tick" 2>/dev/null || true
-        wait "$tick" 2>/dev/null || true
-        break
-      fi
-      [[ $done_pid == "$tick" ]] || wait "$tick" 2>/dev/null || true
-      lk_draw
-    done
-  else
-    wait "$LK_AGENT_PID" || LK_RC=$?
+  if declare -F lk_agent_started >/dev/null; then
+    lk_agent_started "$LK_AGENT_PID" "$(lk_proc_start "$LK_AGENT_PID")"
   fi
+  # a trapped signal (WINCH) ends a wait early: wait again while it runs
+  while :; do
+    LK_RC=0
+    wait "$LK_AGENT_PID" || LK_RC=$?
+    kill -0 "$LK_AGENT_PID" 2>/dev/null || break
+  done
+  if ((LK_RC > 128)); then LK_RC=0; wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?; fi
+  LK_DURATION=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+  [[ $LK_TIMEOUT == 0 || $LK_RC != 124 ]] || LK_TIMED_OUT=1
   LK_AGENT_PID=""
+  LK_AGENT_RUNNING=0
+  if declare -F lk_agent_ended >/dev/null; then lk_agent_ended; fi
+  ((!LK_TTY)) || lk_line_start
 }
+
+# lk_backoff TRY: the wait before retry TRY (1, 2, ...): --retry-delay
+# doubled each time.
+lk_backoff() { awk -v d="$LK_RETRY_DELAY" -v n="$1" 'BEGIN { printf "%g", d * 2 ^ (n - 1) }'; }
 
 # lk_run_retrying CMD...: lk_run_agent, run again after a failure up to
 # LK_RETRIES times with an exponential back-off (LK_RETRY_DELAY, doubled each
@@ -433,37 +548,55 @@ lk_run_retrying() {
       return 0
     fi
     LK_FAILS=$((LK_FAILS + 1))
-    lk_event agent-failed "status:=$LK_RC" "attempt:=$((try + 1))" "consecutive:=$LK_FAILS"
+    lk_event agent-failed "status:=$LK_RC" "attempt:=$((try + 1))" "consecutive:=$LK_FAILS" \
+      "timed_out:=$((LK_TIMED_OUT ? 1 : 0))"
     if ((LK_MAX_FAILURES > 0 && LK_FAILS >= LK_MAX_FAILURES)); then
       LK_BROKEN=1
       return 0
     fi
     ((try < LK_RETRIES)) || return 0
     try=$((try + 1))
-    delay=$(awk -v d="$LK_RETRY_DELAY" -v n="$try" 'BEGIN { printf "%g", d * 2 ^ (n - 1) }')
+    delay=$(lk_backoff "$try")
     lk_event retry "attempt:=$((try + 1))" "delay:=$delay"
     lk_log "the agent exited with status $LK_RC; retry $try of $LK_RETRIES in ${delay}s"
     sleep "$delay"
   done
 }
 
-# lk_stop_agent [SIGNAL]: pass the signal (default TERM) on to the agent and
-# wait for it; one that outlives 10 seconds gets SIGTERM, then SIGKILL.
+# lk_run_args PREFIX: state-set assignments recording the last agent run in
+# the history entry PREFIX (started_at, ended_at, duration_s, exit_status),
+# appended to LK_ARGS.
+lk_run_args() {
+  LK_ARGS+=("$1.started_at=${LK_RUN_STARTED:-$(lk_stamp)}" --now "$1.ended_at"
+    "$1.duration_s:=$LK_DURATION" "$1.exit_status:=$LK_RC")
+}
+
+# lk_cost_reached STATE: total_cost has reached --max-cost.
+lk_cost_reached() {
+  [[ -n $LK_MAX_COST ]] || return 1
+  local total
+  total=$(state-get -q -d 0 "$1" total_cost 2>/dev/null) || total=0
+  awk -v t="$total" -v m="$LK_MAX_COST" 'BEGIN { exit !(t + 0 >= m + 0) }'
+}
+
+# lk_stop_agent [SIGNAL]: pass the signal (default TERM) on to the agent's
+# supervisor, which passes it to the whole group and sends SIGKILL after
+# --kill-after; the group is waited for.
 lk_stop_agent() {
-  local sig=${1:-TERM} i
-  [[ -n $LK_AGENT_PID ]] || return 0
-  kill -"$sig" "$LK_AGENT_PID" 2>/dev/null || true
-  for ((i = 0; i < 100; i++)); do
-    kill -0 "$LK_AGENT_PID" 2>/dev/null || break
+  local sig=${1:-TERM} i pgid=$LK_AGENT_PID
+  [[ -n $pgid ]] || return 0
+  kill -"$sig" "$pgid" 2>/dev/null || true
+  local limit
+  limit=$(awk -v k="$LK_KILL_AFTER" 'BEGIN { printf "%d", (k + 5) * 10 }')
+  for ((i = 0; i < limit; i++)); do
+    kill -0 "$pgid" 2>/dev/null || break
     sleep 0.1
   done
-  if kill -0 "$LK_AGENT_PID" 2>/dev/null; then
-    kill -TERM "$LK_AGENT_PID" 2>/dev/null || true
-    sleep 1
-    kill -KILL "$LK_AGENT_PID" 2>/dev/null || true
-  fi
-  wait "$LK_AGENT_PID" 2>/dev/null || true
+  kill -KILL -- "-$pgid" 2>/dev/null || true
+  kill -KILL "$pgid" 2>/dev/null || true
+  wait "$pgid" 2>/dev/null || true
   LK_AGENT_PID=""
+  LK_AGENT_RUNNING=0
 }
 
 # --- lifecycle --------------------------------------------------------------
@@ -496,8 +629,7 @@ lk_on_exit() {
 
 # lk_setup: traps, a private scratch folder, the saved stdin.
 lk_setup() {
-  LK_ENV_RESETS=0
-  if env --default-signal=INT true 2>/dev/null; then LK_ENV_RESETS=1; fi
+  lk_terminal
   trap lk_on_exit EXIT
   trap 'lk_on_signal INT' INT
   trap 'lk_on_signal TERM' TERM

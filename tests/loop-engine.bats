@@ -159,14 +159,14 @@ stdin: two" ]
   [ "$output" = $'complete\nfalse' ]
 }
 
-@test "a failing agent fails the session with its status; a rerun resumes it" {
+@test "a failing agent fails the session, exit 5; a rerun resumes it" {
   cat >agent.sh <<'EOF'
 #!/usr/bin/env bash
 echo "$LOOPKIT_ITERATION" >>ran.log
 if [[ $LOOPKIT_ITERATION == 2 && ! -e fixed ]]; then exit 7; fi
 EOF
   chmod +x agent.sh
-  run -7 engine --session demo --max-iterations 3 -- ./agent.sh
+  run -5 engine --session demo --max-iterations 3 -- ./agent.sh
   run -0 state-get "$ST" status completion_reason iteration_completed iteration_started
   [ "$output" = $'failed\nagent-error\n1\nnull' ]
   run -0 state-get -e "$ST" completed_at
@@ -179,8 +179,8 @@ EOF
   [ "$output" = $'complete\nmax_iterations\n2025-01-10T10:05:30Z\n1\n2\n3' ]
 }
 
-@test "an agent that cannot run fails the session with 127" {
-  run -127 engine --session demo -- ./no-such-agent
+@test "an agent that cannot run fails the session, exit 5" {
+  run -5 engine --session demo -- ./no-such-agent
   run -0 state-get "$ST" status completion_reason
   [ "$output" = $'failed\nagent-error' ]
 }
@@ -209,7 +209,8 @@ EOF
   make_agent
   AGENT_PLAN='3=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 5 -- ./agent.sh 2>err.log &
   wait_for block.3
-  read -r agent epid <block.3
+  read -r agent _ <block.3
+  epid=$(state-get "$LOCK" pid) # the engine (the agent's parent is agent-run)
   [ -n "$(heartbeats)" ]
   run -0 state-get "$ST" status iteration iteration_completed
   [ "$output" = $'running\n3\n2' ]
@@ -255,7 +256,8 @@ EOF
   make_agent
   AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
   wait_for block.1
-  read -r agent epid <block.1
+  read -r agent _ <block.1
+  epid=$(state-get "$LOCK" pid)
   hb=$(heartbeats)
   [ -n "$hb" ]
   kill -9 "$epid" "$agent"
@@ -455,7 +457,7 @@ EOF
 @test "the circuit breaker: --max-failures consecutive failures stop the session" {
   printf '#!/bin/sh\necho "$LOOPKIT_ITERATION" >>ran.log\nexit 3\n' >agent.sh
   chmod +x agent.sh
-  LOOPKIT_RETRY_DELAY=0 run -3 engine --session demo --max-iterations 5 --retries 9 --max-failures 3 -- ./agent.sh
+  LOOPKIT_RETRY_DELAY=0 run -5 engine --session demo --max-iterations 5 --retries 9 --max-failures 3 -- ./agent.sh
   [[ $output == *"too-many-failures"* ]]
   [ "$(ran)" = "1 1 1 " ]
   run -0 state-get "$ST" status completion_reason consecutive_failures
