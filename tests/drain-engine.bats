@@ -46,7 +46,7 @@ worked() { tr '\n' ' ' <worked.log; }
   run -0 state-get "$A" version status iteration current_bead total_cost total_turns updated_at
   [ "$output" = $'1\nstopped\n2\n\n0.5\n6\n2025-01-10T10:05:30Z' ]
   run -0 state-get -k "$A" .history.bd-001
-  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id' ]
+  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\nstarted_at\nended_at\nduration_s\nexit_status' ]
   run -0 state-get "$A" .history.bd-001.id .history.bd-001.status .history.bd-001.attempts .history.bd-001.last_attempt .history.bd-002.last_session_id
   [ "$output" = $'bd-001\ncompleted\n1\n2025-01-10T10:05:30Z\nsess-bd-002' ]
   run -0 cat env.log
@@ -73,7 +73,7 @@ worked() { tr '\n' ' ' <worked.log; }
 @test "a failed item is offered again until --max-attempts, then abandoned" {
   make_agent
   printf 'bd-1\nbd-2\n' >ready.txt
-  AGENT_PLAN='bd-1=fail' run -0 engine --next 'cat ready.txt' --max-attempts 3 -- ./work.sh
+  AGENT_PLAN='bd-1=fail' run -5 engine --next 'cat ready.txt' --max-attempts 3 --retry-delay 0 -- ./work.sh
   [ "$(worked)" = "bd-1 bd-1 bd-1 bd-2 " ]
   run -0 state-get "$A" .history.bd-1.status .history.bd-1.attempts .history.bd-1.last_error .history.bd-2.status iteration total_cost total_turns
   [ "$output" = $'abandoned\n3\ntests failed\ncompleted\n4\n1.75\n9' ]
@@ -81,7 +81,7 @@ worked() { tr '\n' ' ' <worked.log; }
 
 @test "an agent that fails without a result records its exit status" {
   printf 'x\n' >ready.txt
-  run -0 engine --next 'cat ready.txt' --max-attempts 2 -- sh -c 'exit 6'
+  run -5 engine --next 'cat ready.txt' --max-attempts 2 --retry-delay 0 -- sh -c 'exit 6'
   run -0 state-get "$A" .history.x.status .history.x.attempts .history.x.last_error
   [ "$output" = $'abandoned\n2\nagent exited with status 6' ]
 }
@@ -220,7 +220,7 @@ worked() { tr '\n' ' ' <worked.log; }
   cp "$FIX/atari_state.docs.json" "$A"
   make_agent
   printf 'bd-001\nbd-002\nbd-123\n' >ready.txt
-  run -0 engine --next 'cat ready.txt' -- ./work.sh
+  run -5 engine --next 'cat ready.txt' -- ./work.sh # bd-002 abandoned
   [ "$(worked)" = "bd-123 " ]
   run -0 state-get "$A" .history.bd-002.status .history.bd-002.attempts iteration active_top_level
   [ "$output" = $'abandoned\n3\n6\nbd-epic-001' ]
@@ -237,7 +237,7 @@ worked() { tr '\n' ' ' <worked.log; }
 @test "--max-failures: consecutive failed items stop the drain; events and tokens" {
   printf 'a\nb\nc\n' >ready.txt
   make_agent
-  AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -1 engine --next 'cat ready.txt' --max-failures 2 -- ./work.sh
+  AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -5 engine --next 'cat ready.txt' --max-failures 2 -- ./work.sh
   [ "$(worked)" = "a a " ] # a failed item is offered again first
   run -0 state-get .atari/state.json status completion_reason total_cost
   [ "$output" = $'stopped\ntoo-many-failures\n1' ]
