@@ -97,7 +97,7 @@ EOF
   chmod +x fail.sh
   sed -i '0,/"command": ".\/agent.sh"}]/s//"command": ".\/fail.sh"}]/' pipe.json
   grep -q fail.sh pipe.json
-  run -9 engine --session refine pipe.json
+  run -5 engine --session refine pipe.json
   run -0 state-get "$S" status completion_reason current_stage '.stages[1].status' '.stages[1].reason'
   [ "$output" = $'failed\nagent-error\n1\nfailed\nagent-error' ]
   touch fixed
@@ -244,7 +244,7 @@ exit 4
 EOF2
   chmod +x fail.sh
   sed -i 's|"command": "./agent.sh"}]|"command": "./fail.sh"}]|' pipe.json
-  run -4 engine --session refine pipe.json
+  run -5 engine --session refine pipe.json
   make_pipe 1 1
   run -0 --separate-stderr engine --session refine pipe.json
   [[ $stderr == *"warning: the pipeline differs from the session's copy"* ]]
@@ -288,7 +288,7 @@ EOF2
 
 @test "--max-failures stops a failing stage with too-many-failures" {
   printf '{"name":"p","stages":[{"name":"a","runs":3,"command":"echo x >>ran.log; exit 4"}]}' >pipe.json
-  run -4 engine --session p --retries 5 --retry-delay 0 --max-failures 2 pipe.json
+  run -5 engine --session p --retries 5 --retry-delay 0 --max-failures 2 pipe.json
   [ "$(wc -l <ran.log)" = 2 ]
   run -0 state-get .claude/pipeline-runs/p/state.json status completion_reason '.stages[0].reason'
   [ "$output" = $'failed\ntoo-many-failures\ntoo-many-failures' ]
