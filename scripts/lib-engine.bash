@@ -352,6 +352,35 @@ lk_usage_args() {
   done
 }
 
+# --- finding a session by name --------------------------------------------
+
+# lk_find_session NAME ROOT...: the session's state file and event log in
+# LK_FOUND_STATE and LK_FOUND_EVENTS, as engine-status lists them: NAME a
+# state file's path, ROOT/pipeline-runs/NAME/state.json, or a drain's root
+# by its folder's name ("atari" or ".atari"); 1 when none.
+lk_find_session() {
+  local name=$1 root base
+  shift
+  LK_FOUND_STATE="" LK_FOUND_EVENTS=""
+  if [[ -f $name && $name == *.json ]]; then
+    LK_FOUND_STATE=$name LK_FOUND_EVENTS=$(dirname "$name")/events.jsonl
+    return 0
+  fi
+  for root in "$@"; do
+    if [[ -f $root/pipeline-runs/$name/state.json ]]; then
+      LK_FOUND_STATE=$root/pipeline-runs/$name/state.json LK_FOUND_EVENTS=$root/pipeline-runs/$name/events.jsonl
+      return 0
+    fi
+    base=${root%/}
+    base=${base##*/}
+    if [[ -f $root/state.json && ($name == "$base" || .$name == "$base") ]]; then
+      LK_FOUND_STATE=$root/state.json LK_FOUND_EVENTS=$root/events.jsonl
+      return 0
+    fi
+  done
+  return 1
+}
+
 # --- events -----------------------------------------------------------------
 
 # lk_event TYPE [KEY=TEXT|KEY:=JSON...]: one line in the session's
@@ -549,7 +578,8 @@ lk_run_retrying() {
     fi
     LK_FAILS=$((LK_FAILS + 1))
     lk_event agent-failed "status:=$LK_RC" "attempt:=$((try + 1))" "consecutive:=$LK_FAILS" \
-      "timed_out:=$((LK_TIMED_OUT ? 1 : 0))"
+      "timed_out:=$((LK_TIMED_OUT ? 1 : 0))" "iteration:=${LOOPKIT_ITERATION:-0}" "duration_s:=$LK_DURATION" \
+      "started_at=$LK_RUN_STARTED"
     if ((LK_MAX_FAILURES > 0 && LK_FAILS >= LK_MAX_FAILURES)); then
       LK_BROKEN=1
       return 0

@@ -300,7 +300,7 @@ overlap_case() {
   kill -9 "$(state-get "$lockfile" pid)"
   run -0 --separate-stderr engine --next 'cat ready.txt' "$@" -- ./overlap.sh
   [[ $stderr == *"waiting for the previous agent of item 'a'"* ]]
-  ! grep -q overlap agents.log
+  ! grep -q overlap agents.log || false
   [ "$(head -n 2 agents.log)" = "start $first"$'\n'"end $first term" ]
   run -0 state-get "$A" .history.a.status .history.a.attempts
   [ "$output" = $'completed\n2' ]

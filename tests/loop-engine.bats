@@ -589,7 +589,7 @@ EOF2
   kill -9 "$(state-get "$LOCK" pid)"
   run -0 --separate-stderr engine --session demo --max-iterations 1 -- ./overlap.sh
   [[ $stderr == *"waiting for the previous agent of session 'demo'"* ]]
-  ! grep -q overlap agents.log
+  ! grep -q overlap agents.log || false
   [ "$(head -n 2 agents.log)" = "start $first"$'\n'"end $first term" ]
   run -0 state-get "$ST" status iteration_completed
   [ "$output" = $'complete\n1' ]
@@ -606,8 +606,8 @@ EOF2
   kill -9 "$(state-get "$LOCK" pid)"
   run -0 --separate-stderr engine --session demo --max-iterations 1 --kill-stale-agent --kill-after 0.2 -- ./overlap.sh
   [[ $stderr == *"ending the previous agent"* ]]
-  ! grep -q overlap agents.log
-  ! kill -0 "$first" 2>/dev/null
+  ! grep -q overlap agents.log || false
+  ! kill -0 "$first" 2>/dev/null || false
 }
 
 @test "exit statuses: -E N for a held session, 5 for failed work, 2 for usage" {
@@ -641,7 +641,7 @@ EOF2
   printf '#!/usr/bin/env bash\necho $$ >agent.pid\ntrap "" TERM\nsleep 60 &\nwait\n' >slow.sh
   chmod +x slow.sh
   run -5 --separate-stderr engine --session demo --iteration-timeout 0.3 --kill-after 0.3 -- ./slow.sh
-  ! kill -0 "$(cat agent.pid)" 2>/dev/null
+  ! kill -0 "$(cat agent.pid)" 2>/dev/null || false
   run -0 state-get "$ST" status completion_reason
   [ "$output" = $'failed\ntimeout' ]
   run -0 event-show --type agent-failed --json .claude/pipeline-runs/demo/events.jsonl
