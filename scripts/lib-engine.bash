@@ -138,7 +138,8 @@ lk_elapsed() {
 # at each draw, so a resize is followed.
 lk_draw() {
   ((LK_TTY && !LK_AGENT_RUNNING)) || return 0
-  local cols=80 size line
+  # lengths in characters, not bytes, whatever the caller's locale
+  local LC_ALL=C.UTF-8 cols=80 size line
   if size=$(stty size <&2 2>/dev/null); then cols=${size#* }; fi
   [[ $cols =~ ^[0-9]+$ ]] && ((cols > 10)) || cols=80
   line="$LK_PROG ${LK_LABEL:+$LK_LABEL · }$(lk_elapsed) · $LK_STATUS"
