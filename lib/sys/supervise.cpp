@@ -2,6 +2,9 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,7 +58,35 @@ struct Run {
   bool parent_gone = false;
 };
 
-bool group_exists(pid_t pgid) { return kill(-pgid, 0) == 0 || errno == EPERM; }
+// Linux: a member of pgid in /proc that is not a zombie (an init that never
+// reaps would keep a dead group "existing" forever); true where /proc is not.
+bool has_live_member(pid_t pgid) {
+  DIR* dir = opendir("/proc");
+  if (!dir) return true;
+  bool live = false;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    char path[300], buf[512];
+    std::snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    FILE* f = std::fopen(path, "re");
+    if (!f) continue;
+    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = 0;
+    const char* rest = std::strrchr(buf, ')');
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (rest && std::sscanf(rest + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
+        state != 'X') {
+      live = true;
+      break;
+    }
+  }
+  closedir(dir);
+  return live;
+}
+
+bool group_exists(pid_t pgid) { return (kill(-pgid, 0) == 0 || errno == EPERM) && has_live_member(pgid); }
 
 void signal_group(Run& r, int sig, double kill_after) {
   kill(-r.pgid, sig);
@@ -151,6 +182,7 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
     if (r.give_up_at >= 0 && monotonic_seconds() >= r.give_up_at && r.child_done) break;
     step(r, limits);
   }
+  reap(r);  // the adopted members just ended: no zombie is left to an init that never reaps
   return {r.timed_out ? 124 : r.status, r.timed_out};
 }
 
