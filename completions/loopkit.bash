@@ -81,6 +81,18 @@ _loopkit_complete() {
   return 0
 }
 
+_loopkit_agent_run() {
+  _loopkit_complete 1 0 \
+    '|--timeout|none' \
+    '|--kill-after|none' \
+    '|--alive|none' \
+    '|--end|none' \
+    '-q|--quiet|flag' \
+    '-h|--help|flag' \
+    '-V|--version|flag'
+}
+complete -F _loopkit_agent_run agent-run
+
 _loopkit_ctx_resume() {
   _loopkit_complete 0 0 \
     '|--dir|dir' \

@@ -31,6 +31,16 @@ function __loopkit_paths
     state-get --complete-path (commandline -ct) $file 2>/dev/null
 end
 
+# agent-run
+complete -c agent-run -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
+complete -c agent-run -l timeout -d 'end the group after SECONDS (exit 124; default 0: never)' -x
+complete -c agent-run -l kill-after -d 'SIGKILL this long after a SIGTERM (default 10)' -x
+complete -c agent-run -l alive -d 'exit 0 if the group PGID still has a member, else 1' -x
+complete -c agent-run -l end -d 'end the group PGID (SIGTERM, SIGKILL after --kill-after)' -x
+complete -c agent-run -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
+complete -c agent-run -s h -l help -d 'print this help and exit'
+complete -c agent-run -s V -l version -d 'print the version and exit'
+
 # ctx-resume
 complete -c ctx-resume -l dir -d 'folder to look for saves in (default $TMPDIR or /tmp)' -x -a '(__fish_complete_directories)'
 complete -c ctx-resume -l peek -d 'change nothing in the save (no resume counted)'
