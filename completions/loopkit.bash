@@ -301,10 +301,17 @@ _loopkit_drain_engine() {
     '|--state|words FILE URL' \
     '|--locks|words DIR URL' \
     '|--max-attempts|none' \
+    '|--idle-wait|none' \
     '|--poll|none' \
     '|--retries|none' \
     '|--retry-delay|none' \
     '|--max-failures|none' \
+    '|--iteration-timeout|none' \
+    '|--kill-after|none' \
+    '|--max-cost|none' \
+    '|--kill-stale-agent|flag' \
+    '|--no-status|flag' \
+    '-E|--conflict-exit-code|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -324,6 +331,12 @@ _loopkit_loop_engine() {
     '|--retry-delay|none' \
     '|--max-failures|none' \
     '|--poll|none' \
+    '|--iteration-timeout|none' \
+    '|--kill-after|none' \
+    '|--max-cost|none' \
+    '|--kill-stale-agent|flag' \
+    '|--no-status|flag' \
+    '-E|--conflict-exit-code|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -341,6 +354,12 @@ _loopkit_pipeline_engine() {
     '|--retry-delay|none' \
     '|--max-failures|none' \
     '|--poll|none' \
+    '|--iteration-timeout|none' \
+    '|--kill-after|none' \
+    '|--max-cost|none' \
+    '|--kill-stale-agent|flag' \
+    '|--no-status|flag' \
+    '-E|--conflict-exit-code|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
