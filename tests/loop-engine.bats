@@ -59,7 +59,7 @@ ran() { tr '\n' ' ' <ran.log; }
   # the seed's members first, in its order; loopkit's own after them
   [ "$output" = $'session\ntype\nstarted_at\nstatus\niteration\niteration_completed\niteration_started\ncurrent_stage\nstages\nhistory\ncompleted_at\ncompletion_reason\nmax_iterations\ntotal_cost\ntotal_tokens\ntotal_turns\nconsecutive_failures' ]
   run -0 state-get -k "$ST" '.history[0]'
-  [ "$output" = $'iteration\ntimestamp\nplateau' ]
+  [ "$output" = $'iteration\ntimestamp\nplateau\nstarted_at\nended_at\nduration_s\nexit_status' ]
 }
 
 @test "--help, --version and usage errors" {
@@ -318,7 +318,7 @@ need_pty() {
 @test "a loop session never runs over a pipeline session" {
   mkdir -p .claude/pipeline-runs/demo
   cp "$FIX/ap_state_pipeline.doc.json" "$ST"
-  run -1 engine --session demo -- true
+  run -2 engine --session demo -- true # the wrong engine for it: a usage error
   [ ! -e "$LOCK" ]
 }
 
