@@ -73,3 +73,9 @@ EOF2
   run -1 agent-run -q --alive "$pgid"
   [ -z "$output" ]
 }
+
+@test "a terminal on stdin becomes /dev/null: the background group is never stopped reading it" {
+  command -v script >/dev/null || skip "script(1) is not installed"
+  script -qec "agent-run -- sh -c 'cat; echo read-done'" /dev/null </dev/null >out.txt
+  grep -q read-done out.txt
+}

@@ -35,6 +35,15 @@ sigset_t watched_set() {
 [[noreturn]] void exec_in_group(const std::vector<std::string>& argv, const sigset_t& mask, int report_fd) {
   for (int s : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(s, SIG_DFL);
   sigprocmask(SIG_SETMASK, &mask, nullptr);
+  // A background group that reads its terminal is stopped (SIGTTIN) and
+  // would hang the engine unseen: a terminal on stdin becomes /dev/null.
+  if (isatty(0)) {
+    int null = open("/dev/null", O_RDONLY);
+    if (null > 0) {
+      dup2(null, 0);
+      close(null);
+    }
+  }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -135,27 +144,43 @@ void step(Run& r, const GroupLimits& lim) {
   }
 }
 
-pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original, int& exec_errno, pid_t& child) {
-  const pid_t own_group = getpgrp();
-  if (setpgid(0, 0) != 0) fail_system(errno, "create", "process group");
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
-  Fd rd(fds[0]), wr(fds[1]);
-  pid_t pid = fork();
-  if (pid < 0) fail_system(errno, "fork for", argv[0]);
-  if (pid == 0) exec_in_group(argv, original, wr.get());
-  child = pid;
-  // Back to the caller's group: the agent's group (our pid as its id) is
-  // then only the agent's, and a SIGKILL to it never reaches us. The id is
-  // not reused while any member lives.
-  (void)setpgid(0, own_group);
-  wr.reset();
+// exec's errno from the child's close-on-exec pipe (EOF: it ran); returns pgid
+pid_t read_exec_errno(Fd& rd, int& exec_errno, pid_t pgid) {
   int err = 0;
   ssize_t n;
   do n = read(rd.get(), &err, sizeof err);
   while (n < 0 && errno == EINTR);
   if (n == static_cast<ssize_t>(sizeof err)) exec_errno = err;
-  return getpid();
+  return pgid;
+}
+
+pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original, int& exec_errno, pid_t& child) {
+  const pid_t own_group = getpgrp();
+  // A session leader cannot leave its group: the child makes its own then
+  // (its pid the group's id), as no engine ever runs us that way.
+  const bool session_leader = getsid(0) == getpid();
+  if (!session_leader && setpgid(0, 0) != 0) fail_system(errno, "create", "process group");
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
+  Fd rd(fds[0]), wr(fds[1]);
+  pid_t pid = fork();
+  if (pid < 0) fail_system(errno, "fork for", argv[0]);
+  if (pid == 0) {
+    if (session_leader) setpgid(0, 0);
+    exec_in_group(argv, original, wr.get());
+  }
+  child = pid;
+  if (session_leader) {
+    (void)setpgid(pid, pid);  // whichever of the two runs first
+    wr.reset();
+    return read_exec_errno(rd, exec_errno, pid);
+  }
+  // Back to the caller's group: the agent's group (our pid as its id) is
+  // then only the agent's, and a SIGKILL to it never reaches us. The id is
+  // not reused while any member lives.
+  (void)setpgid(0, own_group);
+  wr.reset();
+  return read_exec_errno(rd, exec_errno, getpid());
 }
 }  // namespace
 

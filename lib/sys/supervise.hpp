@@ -29,7 +29,8 @@ struct GroupStatus {
 // PR_SET_PDEATHSIG at once; elsewhere getppid() looked at every second) the
 // group gets SIGTERM then SIGKILL the same way. Members the command leaves
 // behind when it exits are ended too: the run is over only when all are gone.
-// The group's id is our pid, though we leave it once the child is in it.
+// The group's id is our pid, though we leave it once the child is in it (a
+// session leader, which cannot leave its group, gives the child its own).
 // exec_errno: why argv could not be run (0: it ran).
 GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& limits, int& exec_errno);
 
