@@ -216,7 +216,7 @@ EOF
   [ "$output" = $'running\n3\n2' ]
   run -0 state-get -e "$ST" iteration_started
   kill -9 "$epid"
-  kill -9 "$agent"
+  wait_gone "$agent" # its group dies with the engine
   wait_gone "$epid"
   run -1 lock-status "$LOCK"
   run -0 engine --session demo --max-iterations 5 -- ./agent.sh
@@ -260,7 +260,8 @@ EOF
   epid=$(state-get "$LOCK" pid)
   hb=$(heartbeats)
   [ -n "$hb" ]
-  kill -9 "$epid" "$agent"
+  kill -9 "$epid"
+  wait_gone "$agent"
   wait_gone "$hb"
 }
 
