@@ -158,6 +158,18 @@ _loopkit_complete() {
   return 0
 }
 
+_loopkit_agent_run() {
+  _loopkit_complete 1 0 \
+    '|--timeout|none' \
+    '|--kill-after|none' \
+    '|--alive|none' \
+    '|--end|none' \
+    '-q|--quiet|flag' \
+    '-h|--help|flag' \
+    '-V|--version|flag'
+}
+complete -F _loopkit_agent_run agent-run
+
 _loopkit_ctx_resume() {
   _loopkit_complete 0 0 \
     '|--dir|dir' \
@@ -366,10 +378,17 @@ _loopkit_drain_engine() {
     '|--state|file' \
     '|--locks|dir' \
     '|--max-attempts|none' \
+    '|--idle-wait|none' \
     '|--poll|none' \
     '|--retries|none' \
     '|--retry-delay|none' \
     '|--max-failures|none' \
+    '|--iteration-timeout|none' \
+    '|--kill-after|none' \
+    '|--max-cost|none' \
+    '|--kill-stale-agent|flag' \
+    '|--no-status|flag' \
+    '-E|--conflict-exit-code|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -389,6 +408,12 @@ _loopkit_loop_engine() {
     '|--retry-delay|none' \
     '|--max-failures|none' \
     '|--poll|none' \
+    '|--iteration-timeout|none' \
+    '|--kill-after|none' \
+    '|--max-cost|none' \
+    '|--kill-stale-agent|flag' \
+    '|--no-status|flag' \
+    '-E|--conflict-exit-code|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
@@ -406,6 +431,12 @@ _loopkit_pipeline_engine() {
     '|--retry-delay|none' \
     '|--max-failures|none' \
     '|--poll|none' \
+    '|--iteration-timeout|none' \
+    '|--kill-after|none' \
+    '|--max-cost|none' \
+    '|--kill-stale-agent|flag' \
+    '|--no-status|flag' \
+    '-E|--conflict-exit-code|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'

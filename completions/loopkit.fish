@@ -49,6 +49,16 @@ function __loopkit_paths
     state-get --complete-path "$word" $file 2>/dev/null
 end
 
+# agent-run
+complete -c agent-run -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
+complete -c agent-run -l timeout -d 'end the group after SECONDS (exit 124; default 0: never)' -x
+complete -c agent-run -l kill-after -d 'SIGKILL this long after a SIGTERM (default 10)' -x
+complete -c agent-run -l alive -d 'exit 0 if the group PGID still has a member, else 1' -x
+complete -c agent-run -l end -d 'end the group PGID (SIGTERM, SIGKILL after --kill-after)' -x
+complete -c agent-run -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
+complete -c agent-run -s h -l help -d 'print this help and exit'
+complete -c agent-run -s V -l version -d 'print the version and exit'
+
 # ctx-resume
 complete -c ctx-resume -l dir -d 'folder to look for saves in (default $TMPDIR or /tmp)' -x -a '(__fish_complete_directories)'
 complete -c ctx-resume -l peek -d 'change nothing in the save (no resume counted)'
@@ -221,10 +231,17 @@ complete -c drain-engine -l next -d 'the command listing the ready items (requir
 complete -c drain-engine -l state -d 'the state file or etcd key (default .atari/state.json)' -r -F
 complete -c drain-engine -l locks -d 'claim items by lock files or keys here, so that several workers can share the queue' -x -a '(__fish_complete_directories)'
 complete -c drain-engine -l max-attempts -d 'failures before an item is abandoned (default 3)' -x
+complete -c drain-engine -l idle-wait -d 'when the queue is empty, keep asking CMD (every' -x
 complete -c drain-engine -l poll -d 'how often a paused drain looks again (default 1)' -x
 complete -c drain-engine -l retries -d 'run an agent that exits non-zero again at once, up to N times, for the same attempt (default 0)' -x
 complete -c drain-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c drain-engine -l max-failures -d 'stop after N consecutive failed items, with completion_reason too-many-failures (default 0: off)' -x
+complete -c drain-engine -l iteration-timeout -d 'end an agent run that takes longer (SIGTERM to its process group, SIGKILL after --kill-after): a failed attempt (default 0: no limit)' -x
+complete -c drain-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
+complete -c drain-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
+complete -c drain-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
+complete -c drain-engine -l no-status -d 'no live status line, even on a terminal'
+complete -c drain-engine -s E -l conflict-exit-code -d 'the exit status when another engine holds the session (default 1)' -x
 complete -c drain-engine -s q -l quiet -d 'say nothing when the session is held (exit 1)'
 complete -c drain-engine -s h -l help -d 'show this help'
 complete -c drain-engine -s V -l version -d 'show the version'
@@ -242,6 +259,12 @@ complete -c loop-engine -l retries -d 'run a failing agent again up to N times (
 complete -c loop-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c loop-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
 complete -c loop-engine -l poll -d 'how often a paused session looks again (default 1)' -x
+complete -c loop-engine -l iteration-timeout -d 'end an agent run that takes longer (SIGTERM to its process group, SIGKILL after --kill-after): a failed attempt (default 0: no limit)' -x
+complete -c loop-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
+complete -c loop-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
+complete -c loop-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
+complete -c loop-engine -l no-status -d 'no live status line, even on a terminal'
+complete -c loop-engine -s E -l conflict-exit-code -d 'the exit status when another engine holds the session (default 1)' -x
 complete -c loop-engine -s q -l quiet -d 'say nothing when the session is held (exit 1)'
 complete -c loop-engine -s h -l help -d 'show this help'
 complete -c loop-engine -s V -l version -d 'show the version'
@@ -256,6 +279,12 @@ complete -c pipeline-engine -l retries -d 'run a failing command again up to N t
 complete -c pipeline-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c pipeline-engine -l max-failures -d 'stop after N consecutive failed runs, with completion_reason too-many-failures (default 0: off)' -x
 complete -c pipeline-engine -l poll -d 'how often a paused pipeline looks again (default 1)' -x
+complete -c pipeline-engine -l iteration-timeout -d 'end an agent run that takes longer (SIGTERM to its process group, SIGKILL after --kill-after): a failed attempt (default 0: no limit)' -x
+complete -c pipeline-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
+complete -c pipeline-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
+complete -c pipeline-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
+complete -c pipeline-engine -l no-status -d 'no live status line, even on a terminal'
+complete -c pipeline-engine -s E -l conflict-exit-code -d 'the exit status when another engine holds the session (default 1)' -x
 complete -c pipeline-engine -s q -l quiet -d 'say nothing when the session is held (exit 1)'
 complete -c pipeline-engine -s h -l help -d 'show this help'
 complete -c pipeline-engine -s V -l version -d 'show the version'

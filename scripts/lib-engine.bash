@@ -12,9 +12,19 @@ fi
 
 LK_PROG=${LK_PROG:-${0##*/}}
 LK_VERSION=0.2.0     # project(VERSION) in CMakeLists.txt; a test checks they agree
-LK_TTY=0
+LK_TTY=0             # a live status line on stderr's terminal (lk_terminal decides)
+LK_COLOR=0           # the status line dimmed (not under NO_COLOR)
+LK_NO_STATUS=0       # --no-status: plain lines even on a terminal
 LK_QUIET=0           # -q: nothing said when the session is held (exit 1)
-if [[ -t 2 ]]; then LK_TTY=1; fi
+LK_HELD_EXIT=1       # -E N: the exit status when another engine holds the session
+LK_TIMEOUT=0         # --iteration-timeout: seconds an agent run may take (0: no limit)
+LK_KILL_AFTER=10     # --kill-after: SIGKILL this long after the SIGTERM
+LK_MAX_COST=""       # --max-cost: no iteration starts once total_cost reaches it
+LK_KILL_STALE=0      # --kill-stale-agent: end a previous engine's live agent instead of waiting
+LK_AGENT_RUNNING=0   # the terminal is the agent's now: nothing is drawn
+LK_DURATION=0        # seconds the last agent run took
+LK_TIMED_OUT=0       # the last agent run was ended by --iteration-timeout
+LK_RUN_STARTED=""    # when the last agent run started (ISO 8601, LOOPKIT_NOW honoured)
 LK_LABEL=""          # "session demo", shown in every message
 LK_STATUS=""         # the body of the live status line
 LK_LINE_SHOWN=0      # a status line is on the terminal now
@@ -36,6 +46,9 @@ LK_SIGNAL=""         # the signal that is ending the engine
 # --- messages ---------------------------------------------------------------
 
 lk_now() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
+
+# lk_stamp: "now" as the tools write it (LOOPKIT_NOW when set).
+lk_stamp() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
 
 lk_clear_line() {
   if ((LK_LINE_SHOWN)); then
@@ -73,21 +86,40 @@ lk_die() { # lk_die STATUS MESSAGE
   exit "$1"
 }
 
+# lk_fmt_secs SECONDS: 1:02:03 or 4:05 (whole seconds).
+lk_fmt_secs() {
+  local s=${1%.*}
+  [[ $s =~ ^[0-9]+$ ]] || s=0
+  if ((s >= 3600)); then
+    printf '%d:%02d:%02d' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
+  else
+    printf '%d:%02d' $((s / 60)) $((s % 60))
+  fi
+}
+
 lk_elapsed() {
   local s=$SECONDS
   printf '%d:%02d:%02d' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
 }
 
 # lk_draw: rewrite the live status line in place (terminal only).
+# Never while the agent runs: the terminal is its own then. The width is the
+# terminal's (stderr's, asked with stty: stdin may be anything), read again
+# at each draw, so a resize is followed.
 lk_draw() {
-  ((LK_TTY)) || return 0
-  local cols=80 size line
-  if size=$(stty size 2>/dev/null <&2); then cols=${size#* }; fi
+  ((LK_TTY && !LK_AGENT_RUNNING)) || return 0
+  # lengths in characters, not bytes, whatever the caller's locale
+  local LC_ALL=C.UTF-8 cols=80 size line
+  if size=$(stty size <&2 2>/dev/null); then cols=${size#* }; fi
   [[ $cols =~ ^[0-9]+$ ]] && ((cols > 10)) || cols=80
   line="$LK_PROG ${LK_LABEL:+$LK_LABEL · }$(lk_elapsed) · $LK_STATUS"
   line=${line//$'\n'/ }
   if ((${#line} >= cols)); then line="${line:0:cols-2}…"; fi
-  printf '\r\033[K%s' "$line" >&2
+  if ((LK_COLOR)); then
+    printf '\r\033[K\033[2m%s\033[0m' "$line" >&2
+  else
+    printf '\r\033[K%s' "$line" >&2
+  fi
   LK_LINE_SHOWN=1
 }
 
@@ -111,6 +143,15 @@ lk_need_seconds() { # lk_need_seconds OPTION VALUE
   [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || lk_usage_error "$1: '$2' is not a number of seconds"
 }
 
+# lk_common_flag WORD: the flags every engine takes; 1 when WORD is none.
+lk_common_flag() {
+  case $1 in
+    --kill-stale-agent) LK_KILL_STALE=1 ;;
+    --no-status) LK_NO_STATUS=1 ;;
+    *) return 1 ;;
+  esac
+}
+
 # lk_common_option ARGS...: the options every engine takes (--retries N,
 # --retry-delay SECONDS, --max-failures N, --poll SECONDS); LK_SHIFT is the
 # number of words used.
@@ -125,6 +166,13 @@ lk_common_option() {
     --max-failures) lk_need_uint "$name" "$value"; LK_MAX_FAILURES=$value ;;
     --retry-delay) lk_need_seconds "$name" "$value"; LK_RETRY_DELAY=$value ;;
     --poll) lk_need_seconds "$name" "$value"; LK_POLL=$value ;;
+    --iteration-timeout) lk_need_seconds "$name" "$value"; LK_TIMEOUT=$value ;;
+    --kill-after) lk_need_seconds "$name" "$value"; LK_KILL_AFTER=$value ;;
+    --max-cost) lk_need_seconds "$name" "$value"; LK_MAX_COST=$value ;;
+    -E | --conflict-exit-code)
+      lk_need_uint "$name" "$value"
+      ((value <= 255)) || lk_usage_error "$name: '$value' is not an exit status (0 to 255)"
+      LK_HELD_EXIT=$value ;;
     *) lk_usage_error "unknown option '$1'" ;;
   esac
 }
@@ -275,6 +323,35 @@ lk_usage_args() {
   done
 }
 
+# --- finding a session by name --------------------------------------------
+
+# lk_find_session NAME ROOT...: the session's state file and event log in
+# LK_FOUND_STATE and LK_FOUND_EVENTS, as engine-status lists them: NAME a
+# state file's path, ROOT/pipeline-runs/NAME/state.json, or a drain's root
+# by its folder's name ("atari" or ".atari"); 1 when none.
+lk_find_session() {
+  local name=$1 root base
+  shift
+  LK_FOUND_STATE="" LK_FOUND_EVENTS=""
+  if [[ -f $name && $name == *.json ]]; then
+    LK_FOUND_STATE=$name LK_FOUND_EVENTS=$(dirname "$name")/events.jsonl
+    return 0
+  fi
+  for root in "$@"; do
+    if [[ -f $root/pipeline-runs/$name/state.json ]]; then
+      LK_FOUND_STATE=$root/pipeline-runs/$name/state.json LK_FOUND_EVENTS=$root/pipeline-runs/$name/events.jsonl
+      return 0
+    fi
+    base=${root%/}
+    base=${base##*/}
+    if [[ -f $root/state.json && ($name == "$base" || .$name == "$base") ]]; then
+      LK_FOUND_STATE=$root/state.json LK_FOUND_EVENTS=$root/events.jsonl
+      return 0
+    fi
+  done
+  return 1
+}
+
 # --- events -----------------------------------------------------------------
 
 # lk_event TYPE [KEY=TEXT|KEY:=JSON...]: one line in the session's
@@ -329,8 +406,8 @@ lk_lock_take() {
   local rc=0
   lk_lock_try "$1" "$2" || rc=$?
   if ((rc == 1)); then
-    ((LK_QUIET)) && exit 1
-    lk_die 1 "session '$2' is held by another engine (see: lock-status $1)"
+    ((LK_QUIET)) && exit "$LK_HELD_EXIT"
+    lk_die "$LK_HELD_EXIT" "session '$2' is held by another engine (see: lock-status $1)"
   fi
 }
 
@@ -378,93 +455,9 @@ lk_lock_drop() {
   fi
 }
 
-# --- running the agent ------------------------------------------------------
-
-# shellcheck disable=SC2034 # LK_RC is read by the engines
-# lk_run_agent CMD...: run the agent in the background (so that signals reach
-# the engine at once) with the engine's own stdin (stdout appended to
-# $LK_AGENT_OUT when set), and wait for it; its status in LK_RC. On a
-# terminal the status line's clock ticks meanwhile.
-lk_run_agent() {
-  LK_RC=0
-  # A background job of a script starts with SIGINT ignored; the agent must
-  # be able to get Ctrl-C like any foreground command (env --default-signal resets it).
-  local -a reset=()
-  ((LK_ENV_RESETS)) && reset=(env "--default-signal=INT,QUIT")
-  if [[ -n ${LK_AGENT_OUT:-} ]]; then
-    "${reset[@]}" "$@" <&"$LK_STDIN" {LK_STDIN}<&- >>"$LK_AGENT_OUT" &
-  else
-    "${reset[@]}" "$@" <&"$LK_STDIN" {LK_STDIN}<&- &
-  fi
-  LK_AGENT_PID=$!
-  if ((LK_TTY)); then
-    local tick done_pid rc
-    while :; do
-      sleep 1 &
-      tick=$!
-      done_pid="" rc=0
-      wait -n -p done_pid "$LK_AGENT_PID" "$tick" || rc=$?
-      if [[ $done_pid == "$LK_AGENT_PID" ]]; then
-        LK_RC=$rc
-        kill "$tick" 2>/dev/null || true
-        wait "$tick" 2>/dev/null || true
-        break
-      fi
-      [[ $done_pid == "$tick" ]] || wait "$tick" 2>/dev/null || true
-      lk_draw
-    done
-  else
-    wait "$LK_AGENT_PID" || LK_RC=$?
-  fi
-  LK_AGENT_PID=""
-}
-
-# lk_run_retrying CMD...: lk_run_agent, run again after a failure up to
-# LK_RETRIES times with an exponential back-off (LK_RETRY_DELAY, doubled each
-# time). Counts consecutive failures in LK_FAILS (a success resets it) and
-# sets LK_BROKEN when they reach LK_MAX_FAILURES. Status in LK_RC.
-lk_run_retrying() {
-  local try=0 delay
-  LK_BROKEN=0
-  while :; do
-    lk_run_agent "$@"
-    if ((LK_RC == 0)); then
-      LK_FAILS=0
-      return 0
-    fi
-    LK_FAILS=$((LK_FAILS + 1))
-    lk_event agent-failed "status:=$LK_RC" "attempt:=$((try + 1))" "consecutive:=$LK_FAILS"
-    if ((LK_MAX_FAILURES > 0 && LK_FAILS >= LK_MAX_FAILURES)); then
-      LK_BROKEN=1
-      return 0
-    fi
-    ((try < LK_RETRIES)) || return 0
-    try=$((try + 1))
-    delay=$(awk -v d="$LK_RETRY_DELAY" -v n="$try" 'BEGIN { printf "%g", d * 2 ^ (n - 1) }')
-    lk_event retry "attempt:=$((try + 1))" "delay:=$delay"
-    lk_log "the agent exited with status $LK_RC; retry $try of $LK_RETRIES in ${delay}s"
-    sleep "$delay"
-  done
-}
-
-# lk_stop_agent [SIGNAL]: pass the signal (default TERM) on to the agent and
-# wait for it; one that outlives 10 seconds gets SIGTERM, then SIGKILL.
-lk_stop_agent() {
-  local sig=${1:-TERM} i
-  [[ -n $LK_AGENT_PID ]] || return 0
-  kill -"$sig" "$LK_AGENT_PID" 2>/dev/null || true
-  for ((i = 0; i < 100; i++)); do
-    kill -0 "$LK_AGENT_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$LK_AGENT_PID" 2>/dev/null; then
-    kill -TERM "$LK_AGENT_PID" 2>/dev/null || true
-    sleep 1
-    kill -KILL "$LK_AGENT_PID" 2>/dev/null || true
-  fi
-  wait "$LK_AGENT_PID" 2>/dev/null || true
-  LK_AGENT_PID=""
-}
+# --- running the agent: lib-agent.bash, beside this file -------------------
+# shellcheck source-path=SCRIPTDIR source=lib-agent.bash
+. "${BASH_SOURCE[0]%/*}/lib-agent.bash"
 
 # --- lifecycle --------------------------------------------------------------
 
@@ -496,8 +489,7 @@ lk_on_exit() {
 
 # lk_setup: traps, a private scratch folder, the saved stdin.
 lk_setup() {
-  LK_ENV_RESETS=0
-  if env --default-signal=INT true 2>/dev/null; then LK_ENV_RESETS=1; fi
+  lk_terminal
   trap lk_on_exit EXIT
   trap 'lk_on_signal INT' INT
   trap 'lk_on_signal TERM' TERM

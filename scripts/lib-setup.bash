@@ -25,13 +25,14 @@ loopkit_build_packages=(build-essential cmake ninja-build libcxxopts-dev libfmt-
 #   strace                    failure injection
 #   python3                   large inputs, a JSON check, the pseudo-terminal test
 #   procps                    pgrep
-#   tmux                      scripts/demo on a terminal
+#   tmux                      scripts/demo on a terminal, the engines' terminal test
+#   chromium                  tests/engine-report.bats: the report in a real browser
 #   openssl iproute2 etcd-*   the etcd tests (certificates, ss, servers)
 #   lintian man-db            tests/package.bats: the .deb, `man -l`
 #   systemd                   systemd-analyze verify of examples/systemd
 # shellcheck disable=SC2034
 loopkit_test_packages=(bats-assert bats-support mandoc strace python3 perl-base
-  procps tmux openssl iproute2 etcd-server etcd-client lintian man-db systemd clang-format)
+  procps tmux openssl iproute2 etcd-server etcd-client lintian man-db systemd clang-format chromium)
 
 loopkit_need_packages() { # loopkit_need_packages NAME PKG...
   local name=$1 p status

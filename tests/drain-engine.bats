@@ -46,7 +46,7 @@ worked() { tr '\n' ' ' <worked.log; }
   run -0 state-get "$A" version status iteration current_bead total_cost total_turns updated_at
   [ "$output" = $'1\nstopped\n2\n\n0.5\n6\n2025-01-10T10:05:30Z' ]
   run -0 state-get -k "$A" .history.bd-001
-  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id' ]
+  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\nstarted_at\nended_at\nduration_s\nexit_status' ]
   run -0 state-get "$A" .history.bd-001.id .history.bd-001.status .history.bd-001.attempts .history.bd-001.last_attempt .history.bd-002.last_session_id
   [ "$output" = $'bd-001\ncompleted\n1\n2025-01-10T10:05:30Z\nsess-bd-002' ]
   run -0 cat env.log
@@ -73,7 +73,7 @@ worked() { tr '\n' ' ' <worked.log; }
 @test "a failed item is offered again until --max-attempts, then abandoned" {
   make_agent
   printf 'bd-1\nbd-2\n' >ready.txt
-  AGENT_PLAN='bd-1=fail' run -0 engine --next 'cat ready.txt' --max-attempts 3 -- ./work.sh
+  AGENT_PLAN='bd-1=fail' run -5 engine --next 'cat ready.txt' --max-attempts 3 --retry-delay 0 -- ./work.sh
   [ "$(worked)" = "bd-1 bd-1 bd-1 bd-2 " ]
   run -0 state-get "$A" .history.bd-1.status .history.bd-1.attempts .history.bd-1.last_error .history.bd-2.status iteration total_cost total_turns
   [ "$output" = $'abandoned\n3\ntests failed\ncompleted\n4\n1.75\n9' ]
@@ -81,7 +81,7 @@ worked() { tr '\n' ' ' <worked.log; }
 
 @test "an agent that fails without a result records its exit status" {
   printf 'x\n' >ready.txt
-  run -0 engine --next 'cat ready.txt' --max-attempts 2 -- sh -c 'exit 6'
+  run -5 engine --next 'cat ready.txt' --max-attempts 2 --retry-delay 0 -- sh -c 'exit 6'
   run -0 state-get "$A" .history.x.status .history.x.attempts .history.x.last_error
   [ "$output" = $'abandoned\n2\nagent exited with status 6' ]
 }
@@ -220,7 +220,7 @@ worked() { tr '\n' ' ' <worked.log; }
   cp "$FIX/atari_state.docs.json" "$A"
   make_agent
   printf 'bd-001\nbd-002\nbd-123\n' >ready.txt
-  run -0 engine --next 'cat ready.txt' -- ./work.sh
+  run -5 engine --next 'cat ready.txt' -- ./work.sh # bd-002 abandoned
   [ "$(worked)" = "bd-123 " ]
   run -0 state-get "$A" .history.bd-002.status .history.bd-002.attempts iteration active_top_level
   [ "$output" = $'abandoned\n3\n6\nbd-epic-001' ]
@@ -237,7 +237,7 @@ worked() { tr '\n' ' ' <worked.log; }
 @test "--max-failures: consecutive failed items stop the drain; events and tokens" {
   printf 'a\nb\nc\n' >ready.txt
   make_agent
-  AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -1 engine --next 'cat ready.txt' --max-failures 2 -- ./work.sh
+  AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -5 engine --next 'cat ready.txt' --max-failures 2 -- ./work.sh
   [ "$(worked)" = "a a " ] # a failed item is offered again first
   run -0 state-get .atari/state.json status completion_reason total_cost
   [ "$output" = $'stopped\ntoo-many-failures\n1' ]
@@ -259,4 +259,123 @@ EOF
   [ "$(worked)" = "a a a " ]
   run -0 state-get .atari/state.json '.history.a.status' '.history.a.attempts' total_tokens
   [ "$output" = $'completed\n1\n5' ]
+}
+
+# --- issue 23: engines you can leave running overnight -----------------------
+
+# An item agent that logs "start PID"/"end PID" in agents.log, says "overlap"
+# when an earlier agent still lives, blocks until "second" exists, and
+# takes TERM_GRACE seconds to end on SIGTERM; done, it empties the queue.
+make_overlap_agent() {
+  cat >overlap.sh <<'EOF2'
+#!/usr/bin/env bash
+for p in $(cat agents.live 2>/dev/null); do
+  if kill -0 "$p" 2>/dev/null; then echo "overlap $p" >>agents.log; fi
+done
+echo "$$" >>agents.live
+echo "start $$" >>agents.log
+trap 'sleep "${TERM_GRACE:-0}"; echo "end $$ term" >>agents.log; exit 143' TERM
+echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
+if [[ ! -e second ]]; then
+  for ((i = 0; i < 600; i++)); do sleep 0.1; done
+fi
+: >ready.txt
+echo "end $$" >>agents.log
+EOF2
+  chmod +x overlap.sh
+}
+
+# overlap_case LOCKFILE [OPTIONS...]: kill -9 the drain mid-item, start another
+# at once; it must wait for the first agent, never run beside it.
+overlap_case() {
+  local lockfile=$1
+  shift
+  make_overlap_agent
+  printf 'a\n' >ready.txt
+  TERM_GRACE=2 "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' "$@" -- ./overlap.sh 2>/dev/null &
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -9 "$(state-get "$lockfile" pid)"
+  run -0 --separate-stderr engine --next 'cat ready.txt' "$@" -- ./overlap.sh
+  [[ $stderr == *"waiting for the previous agent of item 'a'"* ]]
+  ! grep -q overlap agents.log || false
+  [ "$(head -n 2 agents.log)" = "start $first"$'\n'"end $first term" ]
+  run -0 state-get "$A" .history.a.status .history.a.attempts
+  [ "$output" = $'completed\n2' ]
+}
+
+@test "kill -9 mid-item, restarted at once: the item's agents never overlap" {
+  overlap_case .atari/state.json.lock
+}
+
+@test "kill -9 mid-item with --locks: the item's agents never overlap" {
+  overlap_case locks/a.lock --locks locks
+}
+
+@test "--next runs under pipefail: a failing pipeline is no empty queue" {
+  printf 'a\n' >ready.txt
+  run -4 --separate-stderr engine --next 'false | cat ready.txt' --retry-delay 0 -- true
+  [[ $stderr == *"the --next command failed 4 times (status 1)"* ]]
+  [[ $stderr != *drained* ]]
+}
+
+@test "a drain that abandoned items exits 5 and says done, abandoned and left" {
+  make_agent
+  printf 'a\nb\n' >ready.txt
+  AGENT_PLAN='a=fail' run -5 --separate-stderr engine --next 'cat ready.txt' --max-attempts 1 -- ./work.sh
+  [[ $stderr == *"drained with failures: no item left, after 2 attempts: done 1, abandoned 1, left 0"* ]]
+}
+
+@test "a drain paused while none ran stays paused until engine-ctl resumes it" {
+  make_agent
+  printf 'a\n' >ready.txt
+  mkdir .atari
+  printf '{"version":1,"status":"paused","iteration":0,"current_bead":"","history":{},"total_cost":0,"total_turns":0}' >"$A"
+  "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' --poll 0.1 -- ./work.sh 2>/dev/null &
+  e=$!
+  for _ in $(seq 300); do grep -q '"paused"' .atari/events.jsonl 2>/dev/null && break; sleep 0.1; done
+  [ ! -e worked.log ]
+  run -0 state-get "$A" status
+  [ "$output" = paused ]
+  run -0 "$LOOPKIT_SCRIPTS/engine-ctl" resume atari
+  wait "$e"
+  [ "$(worked)" = "a " ]
+}
+
+@test "--iteration-timeout fails the attempt; back-off between attempts of one item" {
+  printf 'a\n' >ready.txt
+  printf '#!/usr/bin/env bash\necho x >>tries\nsleep 60\n' >slow.sh
+  chmod +x slow.sh
+  run -5 engine --next 'cat ready.txt' --max-attempts 2 --retry-delay 0.2 --iteration-timeout 0.3 --kill-after 0.2 -- ./slow.sh
+  [ "$(wc -l <tries)" = 2 ]
+  run -0 state-get "$A" .history.a.status .history.a.last_error .history.a.exit_status
+  [ "$output" = $'abandoned\ntimed out after 0.3s (--iteration-timeout)\n124' ]
+  run -0 event-show --type backoff .atari/events.jsonl
+  [[ $output == *"item=a attempt=2 delay=0.2"* ]]
+  run -0 state-get "$A" '.runs[].outcome' '.runs[].exit_status'
+  [ "$output" = $'failed\nabandoned\n124\n124' ]
+}
+
+@test "--idle-wait keeps an empty drain waiting for work" {
+  make_agent
+  : >ready.txt
+  "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' --idle-wait 2 --poll 0.1 -- ./work.sh 2>/dev/null &
+  e=$!
+  for _ in $(seq 300); do grep -q '"idle"' .atari/events.jsonl 2>/dev/null && break; sleep 0.1; done
+  echo late >ready.txt
+  wait "$e"
+  [ "$(worked)" = "late " ]
+  run -0 state-get "$A" status completion_reason
+  [ "$output" = $'stopped\ndrained' ]
+}
+
+@test "--max-cost stops the drain before the next item" {
+  make_agent
+  printf 'a\nb\nc\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' --max-cost 0.5 -- ./work.sh
+  [ "$(worked)" = "a b " ]
+  run -0 state-get "$A" status completion_reason total_cost
+  [ "$output" = $'stopped\nmax_cost\n0.5' ]
 }

@@ -92,3 +92,41 @@ ran() { tr '\n' ' ' <ran.log; }
   [[ $pane == *DEMO-DONE* ]]
   [[ $pane == *"SESSION "*"LAST EVENT"*$'\n'*"demo "*"complete"* ]]
 }
+
+@test "done, abandoned and left; elapsed time, last duration and an estimated end" {
+  printf '#!/bin/sh\n[ "$LOOPKIT_ITEM" != b ] || exit 1\nsed -i "/^$LOOPKIT_ITEM\\$/d" ready\n' >work.sh
+  chmod +x work.sh
+  printf 'a\nb\n' >ready
+  "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready' --max-attempts 1 -- ./work.sh 2>/dev/null || true
+  mkdir -p .claude/pipeline-runs/l
+  cat >.claude/pipeline-runs/l/state.json <<'EOF2'
+{"session":"l","type":"loop","status":"running","started_at":"2025-01-10T10:00:30Z","iteration_completed":2,"max_iterations":5,
+ "history":[{"iteration":1,"duration_s":10.5},{"iteration":2,"duration_s":29.5}]}
+EOF2
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" -j .claude .atari
+  rows=("${lines[@]}")
+  run -0 state-get - .done .left .elapsed_s .last_duration_s .eta_s <<<"${rows[0]}"
+  [ "$output" = $'2\n3\n300\n29.5\n60' ]
+  run -0 state-get - .type .done .abandoned <<<"${rows[1]}"
+  [ "$output" = $'drain\n1\n1' ]
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" .claude
+  [[ ${lines[1]} == "l "*" 2/0/3 "*"5:00 30s ~1:00"* ]]
+}
+
+@test "on a terminal each line is cut to its width" {
+  command -v tmux >/dev/null || skip "tmux is not installed"
+  mkdir -p .claude/pipeline-runs/a-session-with-a-rather-long-name
+  printf '{"session":"x","type":"loop","status":"running","iteration_completed":1,"max_iterations":3}' \
+    >.claude/pipeline-runs/a-session-with-a-rather-long-name/state.json
+  sock=lk-$$-status
+  tmux -L "$sock" -f /dev/null new-session -d -x 50 -y 10 \
+    "cd $W && env PATH=$PATH $LOOPKIT_SCRIPTS/engine-status >out.txt 2>&1; $LOOPKIT_SCRIPTS/engine-status; echo END; sleep 60"
+  for _ in $(seq 100); do tmux -L "$sock" capture-pane -p | grep -q END && break; sleep 0.1; done
+  screen=$(tmux -L "$sock" capture-pane -p)
+  tmux -L "$sock" kill-server
+  local LC_ALL=C.UTF-8
+  while IFS= read -r line; do ((${#line} <= 50)); done <<<"$screen"
+  [[ $screen == *"…"* ]] || { echo "$screen"; false; }
+  # into a file: whole lines
+  (($(wc -L <out.txt) > 50))
+}

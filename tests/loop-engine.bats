@@ -59,7 +59,7 @@ ran() { tr '\n' ' ' <ran.log; }
   # the seed's members first, in its order; loopkit's own after them
   [ "$output" = $'session\ntype\nstarted_at\nstatus\niteration\niteration_completed\niteration_started\ncurrent_stage\nstages\nhistory\ncompleted_at\ncompletion_reason\nmax_iterations\ntotal_cost\ntotal_tokens\ntotal_turns\nconsecutive_failures' ]
   run -0 state-get -k "$ST" '.history[0]'
-  [ "$output" = $'iteration\ntimestamp\nplateau' ]
+  [ "$output" = $'iteration\ntimestamp\nplateau\nstarted_at\nended_at\nduration_s\nexit_status' ]
 }
 
 @test "--help, --version and usage errors" {
@@ -159,14 +159,14 @@ stdin: two" ]
   [ "$output" = $'complete\nfalse' ]
 }
 
-@test "a failing agent fails the session with its status; a rerun resumes it" {
+@test "a failing agent fails the session, exit 5; a rerun resumes it" {
   cat >agent.sh <<'EOF'
 #!/usr/bin/env bash
 echo "$LOOPKIT_ITERATION" >>ran.log
 if [[ $LOOPKIT_ITERATION == 2 && ! -e fixed ]]; then exit 7; fi
 EOF
   chmod +x agent.sh
-  run -7 engine --session demo --max-iterations 3 -- ./agent.sh
+  run -5 engine --session demo --max-iterations 3 -- ./agent.sh
   run -0 state-get "$ST" status completion_reason iteration_completed iteration_started
   [ "$output" = $'failed\nagent-error\n1\nnull' ]
   run -0 state-get -e "$ST" completed_at
@@ -179,8 +179,8 @@ EOF
   [ "$output" = $'complete\nmax_iterations\n2025-01-10T10:05:30Z\n1\n2\n3' ]
 }
 
-@test "an agent that cannot run fails the session with 127" {
-  run -127 engine --session demo -- ./no-such-agent
+@test "an agent that cannot run fails the session, exit 5" {
+  run -5 engine --session demo -- ./no-such-agent
   run -0 state-get "$ST" status completion_reason
   [ "$output" = $'failed\nagent-error' ]
 }
@@ -209,13 +209,14 @@ EOF
   make_agent
   AGENT_PLAN='3=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 5 -- ./agent.sh 2>err.log &
   wait_for block.3
-  read -r agent epid <block.3
+  read -r agent _ <block.3
+  epid=$(state-get "$LOCK" pid) # the engine (the agent's parent is agent-run)
   [ -n "$(heartbeats)" ]
   run -0 state-get "$ST" status iteration iteration_completed
   [ "$output" = $'running\n3\n2' ]
   run -0 state-get -e "$ST" iteration_started
   kill -9 "$epid"
-  kill -9 "$agent"
+  wait_gone "$agent" # its group dies with the engine
   wait_gone "$epid"
   run -1 lock-status "$LOCK"
   run -0 engine --session demo --max-iterations 5 -- ./agent.sh
@@ -255,10 +256,12 @@ EOF
   make_agent
   AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
   wait_for block.1
-  read -r agent epid <block.1
+  read -r agent _ <block.1
+  epid=$(state-get "$LOCK" pid)
   hb=$(heartbeats)
   [ -n "$hb" ]
-  kill -9 "$epid" "$agent"
+  kill -9 "$epid"
+  wait_gone "$agent"
   wait_gone "$hb"
 }
 
@@ -316,7 +319,7 @@ need_pty() {
 @test "a loop session never runs over a pipeline session" {
   mkdir -p .claude/pipeline-runs/demo
   cp "$FIX/ap_state_pipeline.doc.json" "$ST"
-  run -1 engine --session demo -- true
+  run -2 engine --session demo -- true # the wrong engine for it: a usage error
   [ ! -e "$LOCK" ]
 }
 
@@ -455,7 +458,7 @@ EOF
 @test "the circuit breaker: --max-failures consecutive failures stop the session" {
   printf '#!/bin/sh\necho "$LOOPKIT_ITERATION" >>ran.log\nexit 3\n' >agent.sh
   chmod +x agent.sh
-  LOOPKIT_RETRY_DELAY=0 run -3 engine --session demo --max-iterations 5 --retries 9 --max-failures 3 -- ./agent.sh
+  LOOPKIT_RETRY_DELAY=0 run -5 engine --session demo --max-iterations 5 --retries 9 --max-failures 3 -- ./agent.sh
   [[ $output == *"too-many-failures"* ]]
   [ "$(ran)" = "1 1 1 " ]
   run -0 state-get "$ST" status completion_reason consecutive_failures
@@ -538,4 +541,130 @@ EOF
   run -1 --separate-stderr engine -q --session demo --max-iterations 1 -- ./agent.sh
   [ -z "$stderr" ] && [ -z "$output" ]
   [ ! -e ran.log ]
+}
+
+# --- issue 23: engines you can leave running overnight -----------------------
+
+# An agent that logs "start PID" and "end PID" in agents.log, says "overlap"
+# when an earlier one is still alive, and blocks until the file "second"
+# exists when it starts; on SIGTERM it takes TERM_GRACE seconds to end.
+make_overlap_agent() {
+  cat >overlap.sh <<'EOF2'
+#!/usr/bin/env bash
+for p in $(cat agents.live 2>/dev/null); do
+  if kill -0 "$p" 2>/dev/null; then echo "overlap $p" >>agents.log; fi
+done
+echo "$$" >>agents.live
+echo "start $$" >>agents.log
+trap 'sleep "${TERM_GRACE:-0}"; echo "end $$ term" >>agents.log; exit 143' TERM
+echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
+if [[ ! -e second ]]; then
+  for ((i = 0; i < 600; i++)); do sleep 0.1; done
+fi
+echo "end $$" >>agents.log
+EOF2
+  chmod +x overlap.sh
+}
+
+@test "kill -9 of the engine ends its agent's whole group" {
+  make_overlap_agent
+  "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./overlap.sh 2>/dev/null &
+  wait_for agent.pid
+  agent=$(cat agent.pid)
+  run -0 state-get "$ST" agent_pid
+  pgid=$output
+  [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$pgid" ]
+  kill -9 "$(state-get "$LOCK" pid)"
+  wait_gone "$agent"
+  run -1 agent-run --alive "$pgid"
+  grep -qx "end $agent term" agents.log
+}
+
+@test "a restarted engine waits for the previous agent: no two agents of a session overlap" {
+  make_overlap_agent
+  TERM_GRACE=2 "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./overlap.sh 2>/dev/null &
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -9 "$(state-get "$LOCK" pid)"
+  run -0 --separate-stderr engine --session demo --max-iterations 1 -- ./overlap.sh
+  [[ $stderr == *"waiting for the previous agent of session 'demo'"* ]]
+  ! grep -q overlap agents.log || false
+  [ "$(head -n 2 agents.log)" = "start $first"$'\n'"end $first term" ]
+  run -0 state-get "$ST" status iteration_completed
+  [ "$output" = $'complete\n1' ]
+  run -1 state-get -e "$ST" agent_pid
+}
+
+@test "--kill-stale-agent ends the previous agent instead of waiting" {
+  make_overlap_agent
+  TERM_GRACE=60 "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 --kill-after 60 -- ./overlap.sh 2>/dev/null &
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -9 "$(state-get "$LOCK" pid)"
+  run -0 --separate-stderr engine --session demo --max-iterations 1 --kill-stale-agent --kill-after 0.2 -- ./overlap.sh
+  [[ $stderr == *"ending the previous agent"* ]]
+  ! grep -q overlap agents.log || false
+  ! kill -0 "$first" 2>/dev/null || false
+}
+
+@test "exit statuses: -E N for a held session, 5 for failed work, 2 for usage" {
+  make_agent
+  mkdir -p .claude/locks
+  lock-acquire --pid "$(live)" .claude/locks/demo.lock
+  run -7 engine -E 7 --session demo --max-iterations 1 -- ./agent.sh
+  run -9 engine --conflict-exit-code=9 -q --session demo --max-iterations 1 -- ./agent.sh
+  run -2 engine -E x --session demo -- true
+  lock-release --force .claude/locks/demo.lock
+  run -5 --separate-stderr engine --session demo --max-iterations 3 -- false
+  [[ $stderr == *"session failed: agent-error; done 0, left 3"* ]]
+}
+
+@test "a session paused while no engine ran stays paused until resumed" {
+  make_agent
+  engine --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null
+  state-set "$ST" status=paused max_iterations:=2
+  "$LOOPKIT_SCRIPTS/loop-engine" --session demo --poll 0.1 -- ./agent.sh 2>/dev/null &
+  e=$!
+  for _ in $(seq 300); do grep -q '"paused"' .claude/pipeline-runs/demo/events.jsonl 2>/dev/null && break; sleep 0.1; done
+  run -0 state-get "$ST" status
+  [ "$output" = paused ]
+  [ "$(ran)" = "1 " ]
+  run -0 "$LOOPKIT_SCRIPTS/engine-ctl" resume demo
+  wait "$e"
+  [ "$(ran)" = "1 2 " ]
+}
+
+@test "--iteration-timeout ends the agent's group after SIGTERM, SIGKILL after --kill-after; a failed attempt" {
+  printf '#!/usr/bin/env bash\necho $$ >agent.pid\ntrap "" TERM\nsleep 60 &\nwait\n' >slow.sh
+  chmod +x slow.sh
+  run -5 --separate-stderr engine --session demo --iteration-timeout 0.3 --kill-after 0.3 -- ./slow.sh
+  ! kill -0 "$(cat agent.pid)" 2>/dev/null || false
+  run -0 state-get "$ST" status completion_reason
+  [ "$output" = $'failed\ntimeout' ]
+  run -0 event-show --type agent-failed --json .claude/pipeline-runs/demo/events.jsonl
+  [[ $output == *'"status":124'*'"timed_out":1'* ]]
+}
+
+@test "--max-cost: no iteration starts once the summed cost reaches it" {
+  make_agent
+  AGENT_PLAN=$'1={"cost":0.4}\n2={"cost":0.4}\n3={"cost":0.4}\n4={"cost":0.4}' \
+    run -0 --separate-stderr engine --session demo --max-iterations 9 --max-cost 1 -- ./agent.sh
+  [ "$(ran)" = "1 2 3 " ]
+  run -0 state-get "$ST" status completion_reason iteration_completed
+  [ "$output" = $'complete\nmax_cost\n3' ]
+}
+
+@test "history entries hold started_at, ended_at, duration_s, exit_status, cost and tokens" {
+  make_agent
+  AGENT_PLAN='1={"cost":0.25,"tokens":900}' run -0 engine --session demo --max-iterations 1 -- ./agent.sh
+  run -0 state-get -k "$ST" '.history[0]'
+  [[ $(tr '\n' ' ' <<<"$output") == *"started_at ended_at duration_s exit_status"* ]]
+  run -0 state-get "$ST" '.history[0].started_at' '.history[0].ended_at' '.history[0].exit_status' '.history[0].cost' '.history[0].tokens'
+  [ "$output" = $'2025-01-10T10:05:30Z\n2025-01-10T10:05:30Z\n0\n0.25\n900' ]
+  run -0 state-get "$ST" '.history[0].duration_s'
+  [[ $output =~ ^[0-9]+\.[0-9]{3}$ ]]
 }

@@ -97,7 +97,7 @@ EOF
   chmod +x fail.sh
   sed -i '0,/"command": ".\/agent.sh"}]/s//"command": ".\/fail.sh"}]/' pipe.json
   grep -q fail.sh pipe.json
-  run -9 engine --session refine pipe.json
+  run -5 engine --session refine pipe.json
   run -0 state-get "$S" status completion_reason current_stage '.stages[1].status' '.stages[1].reason'
   [ "$output" = $'failed\nagent-error\n1\nfailed\nagent-error' ]
   touch fixed
@@ -244,7 +244,7 @@ exit 4
 EOF2
   chmod +x fail.sh
   sed -i 's|"command": "./agent.sh"}]|"command": "./fail.sh"}]|' pipe.json
-  run -4 engine --session refine pipe.json
+  run -5 engine --session refine pipe.json
   make_pipe 1 1
   run -0 --separate-stderr engine --session refine pipe.json
   [[ $stderr == *"warning: the pipeline differs from the session's copy"* ]]
@@ -288,8 +288,44 @@ EOF2
 
 @test "--max-failures stops a failing stage with too-many-failures" {
   printf '{"name":"p","stages":[{"name":"a","runs":3,"command":"echo x >>ran.log; exit 4"}]}' >pipe.json
-  run -4 engine --session p --retries 5 --retry-delay 0 --max-failures 2 pipe.json
+  run -5 engine --session p --retries 5 --retry-delay 0 --max-failures 2 pipe.json
   [ "$(wc -l <ran.log)" = 2 ]
   run -0 state-get .claude/pipeline-runs/p/state.json status completion_reason '.stages[0].reason'
   [ "$output" = $'failed\ntoo-many-failures\ntoo-many-failures' ]
+}
+
+# --- issue 23: engines you can leave running overnight -----------------------
+
+@test "kill -9 of the engine ends the stage's agent; the rerun never overlaps it" {
+  make_agent
+  make_pipe 1 2
+  AGENT_PLAN='1:1=block' "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine pipe.json 2>/dev/null &
+  wait_for block.1.1
+  agent=$(cat block.1.1)
+  run -0 state-get "$S" agent_pid
+  [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$output" ]
+  kill -9 "$(state-get .claude/locks/refine.lock pid)"
+  wait_gone "$agent" # not killed by the test: its group died with the engine
+  run -0 engine --session refine pipe.json
+  [ "$(ran)" = "0:1 1:1 1:1 1:2 " ]
+  run -0 state-get -k "$S" '.history[1]'
+  [[ $(tr '\n' ' ' <<<"$output") == *"started_at ended_at duration_s exit_status"* ]]
+  run -1 state-get -e "$S" agent_pid
+}
+
+@test "a paused pipeline stays paused across a restart; a failed stage is exit 5" {
+  make_agent
+  make_pipe 1 1
+  mkdir -p .claude/pipeline-runs/refine
+  printf '{"session":"refine","type":"pipeline","status":"paused"}' >"$S"
+  "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine --poll 0.1 pipe.json 2>/dev/null &
+  e=$!
+  for _ in $(seq 300); do grep -q '"paused"' .claude/pipeline-runs/refine/events.jsonl 2>/dev/null && break; sleep 0.1; done
+  [ ! -e ran.log ]
+  "$LOOPKIT_SCRIPTS/engine-ctl" resume refine
+  wait "$e"
+  [ "$(ran)" = "0:1 1:1 " ]
+  printf '{"name":"p","stages":[{"name":"a","runs":1,"command":"exit 7"}]}' >bad.json
+  run -5 --separate-stderr engine --session bad bad.json
+  [[ $stderr == *"the command exited with status 7"* ]]
 }

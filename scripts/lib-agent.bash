@@ -1,0 +1,187 @@
+# lib-agent.bash: running the agent, for lib-engine.bash, which sources it
+# from its own folder (a source checkout, or the install's libexec/loopkit):
+# supervised by agent-run, timed, retried, recorded, never twice at once.
+# shellcheck shell=bash disable=SC2034,SC2153 # the LK_* globals are lib-engine.bash's
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  echo "lib-agent.bash: sourced by lib-engine.bash; it does nothing on its own" >&2
+  exit 2
+fi
+
+# --- the terminal, the agent's while it runs -------------------------------
+
+# lk_terminal: a status line only on a terminal that can take one.
+lk_terminal() {
+  LK_TTY=0 LK_COLOR=0
+  [[ -t 2 && ${TERM:-dumb} != dumb ]] && ((!LK_NO_STATUS)) || return 0
+  LK_TTY=1
+  [[ -n ${NO_COLOR:-} ]] || LK_COLOR=1
+  trap 'lk_resized' WINCH
+}
+
+lk_resized() { ((!LK_LINE_SHOWN)) || lk_draw; }
+
+# lk_line_start: after the agent ran, make sure the cursor is at the start of
+# a line of its own, so that the status line never covers a partial line the
+# agent left: the terminal is asked where its cursor is (DSR); no answer
+# counts as "somewhere in a line".
+lk_line_start() {
+  local reply="" col=0
+  if { exec {tty}<>/dev/tty; } 2>/dev/null; then
+    local saved
+    saved=$(stty -g <&"$tty" 2>/dev/null) || saved=""
+    stty -icanon -echo min 0 time 3 <&"$tty" 2>/dev/null || true
+    printf '\033[6n' >&"$tty"
+    IFS= read -r -s -d R -t 1 -u "$tty" reply || true
+    [[ -z $saved ]] || stty "$saved" <&"$tty" 2>/dev/null || true
+    exec {tty}<&-
+  fi
+  [[ $reply =~ \[[0-9]+\;([0-9]+)$ ]] && col=${BASH_REMATCH[1]}
+  ((col == 1)) || printf '\n' >&2
+}
+
+# --- running the agent ------------------------------------------------------
+
+# lk_proc_start PID: the process's start time (field 22 of /proc/PID/stat,
+# Linux), empty elsewhere; with the pid it names one process for good.
+lk_proc_start() {
+  local stat rest
+  { IFS= read -r stat </proc/"$1"/stat; } 2>/dev/null || return 0
+  rest=${stat##*) }
+  read -r -a stat <<<"$rest"
+  printf '%s' "${stat[19]:-}"
+}
+
+# lk_stale_agent PGID START WHAT: an agent recorded by an earlier engine
+# (PGID empty or null: none). Alive, it is waited for, or ended with
+# --kill-stale-agent, before WHAT runs again: never two agents at once.
+lk_stale_agent() {
+  local pgid=$1 start=$2 said=0
+  [[ $pgid =~ ^[0-9]+$ ]] || return 0
+  [[ $start =~ ^[0-9]+$ ]] || start=""
+  while agent-run -q --alive "$pgid${start:+:$start}"; do
+    if ((LK_KILL_STALE)); then
+      lk_event stale-agent "pgid:=$pgid" action=kill
+      lk_warn "ending the previous agent of $3 (process group $pgid): --kill-stale-agent"
+      agent-run -q --kill-after "$LK_KILL_AFTER" --end "$pgid${start:+:$start}" || true
+      continue
+    fi
+    if ((!said)); then
+      said=1
+      lk_event stale-agent "pgid:=$pgid" action=wait
+      lk_say "waiting for the previous agent of $3 (process group $pgid) to end (--kill-stale-agent ends it)"
+    fi
+    lk_lock_check
+    sleep "$LK_POLL"
+  done
+}
+
+# shellcheck disable=SC2034 # LK_RC is read by the engines
+# lk_run_agent CMD...: run the agent under agent-run (its own process group,
+# ended with the engine on every way out, kill -9 included; the
+# --iteration-timeout), with the engine's own stdin (stdout appended to
+# $LK_AGENT_OUT when set), and wait for it; its status in LK_RC, its time in
+# LK_DURATION. The engine's lk_agent_started PGID START hook records it.
+# The terminal is the agent's meanwhile: no status line is drawn.
+lk_run_agent() {
+  LK_RC=0 LK_TIMED_OUT=0
+  local -a sup=(agent-run --kill-after "$LK_KILL_AFTER")
+  [[ $LK_TIMEOUT == 0 ]] || sup+=(--timeout "$LK_TIMEOUT")
+  # the status line stays, as the heading of the output that follows
+  if ((LK_LINE_SHOWN)); then printf '\n' >&2; LK_LINE_SHOWN=0; fi
+  LK_AGENT_RUNNING=1
+  LK_RUN_STARTED=$(lk_stamp)
+  local t0=$EPOCHREALTIME
+  if [[ -n ${LK_AGENT_OUT:-} ]]; then
+    "${sup[@]}" -- "$@" <&"$LK_STDIN" {LK_STDIN}<&- >>"$LK_AGENT_OUT" &
+  else
+    "${sup[@]}" -- "$@" <&"$LK_STDIN" {LK_STDIN}<&- &
+  fi
+  LK_AGENT_PID=$!
+  if declare -F lk_agent_started >/dev/null; then
+    lk_agent_started "$LK_AGENT_PID" "$(lk_proc_start "$LK_AGENT_PID")"
+  fi
+  # a trapped signal (WINCH) ends a wait early: wait again while it runs
+  while :; do
+    LK_RC=0
+    wait "$LK_AGENT_PID" || LK_RC=$?
+    kill -0 "$LK_AGENT_PID" 2>/dev/null || break
+  done
+  if ((LK_RC > 128)); then LK_RC=0; wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?; fi
+  LK_DURATION=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+  [[ $LK_TIMEOUT == 0 || $LK_RC != 124 ]] || LK_TIMED_OUT=1
+  LK_AGENT_PID=""
+  LK_AGENT_RUNNING=0
+  if declare -F lk_agent_ended >/dev/null; then lk_agent_ended; fi
+  ((!LK_TTY)) || lk_line_start
+}
+
+# lk_backoff TRY: the wait before retry TRY (1, 2, ...): --retry-delay
+# doubled each time.
+lk_backoff() { awk -v d="$LK_RETRY_DELAY" -v n="$1" 'BEGIN { printf "%g", d * 2 ^ (n - 1) }'; }
+
+# lk_run_retrying CMD...: lk_run_agent, run again after a failure up to
+# LK_RETRIES times with an exponential back-off (LK_RETRY_DELAY, doubled each
+# time). Counts consecutive failures in LK_FAILS (a success resets it) and
+# sets LK_BROKEN when they reach LK_MAX_FAILURES. Status in LK_RC.
+lk_run_retrying() {
+  local try=0 delay
+  LK_BROKEN=0
+  while :; do
+    lk_run_agent "$@"
+    if ((LK_RC == 0)); then
+      LK_FAILS=0
+      return 0
+    fi
+    LK_FAILS=$((LK_FAILS + 1))
+    lk_event agent-failed "status:=$LK_RC" "attempt:=$((try + 1))" "consecutive:=$LK_FAILS" \
+      "timed_out:=$((LK_TIMED_OUT ? 1 : 0))" "iteration:=${LOOPKIT_ITERATION:-0}" "duration_s:=$LK_DURATION" \
+      "started_at=$LK_RUN_STARTED"
+    if ((LK_MAX_FAILURES > 0 && LK_FAILS >= LK_MAX_FAILURES)); then
+      LK_BROKEN=1
+      return 0
+    fi
+    ((try < LK_RETRIES)) || return 0
+    try=$((try + 1))
+    delay=$(lk_backoff "$try")
+    lk_event retry "attempt:=$((try + 1))" "delay:=$delay"
+    lk_log "the agent exited with status $LK_RC; retry $try of $LK_RETRIES in ${delay}s"
+    sleep "$delay"
+  done
+}
+
+# lk_run_args PREFIX: state-set assignments recording the last agent run in
+# the history entry PREFIX (started_at, ended_at, duration_s, exit_status),
+# appended to LK_ARGS.
+lk_run_args() {
+  LK_ARGS+=("$1.started_at=${LK_RUN_STARTED:-$(lk_stamp)}" --now "$1.ended_at"
+    "$1.duration_s:=$LK_DURATION" "$1.exit_status:=$LK_RC")
+}
+
+# lk_cost_reached STATE: total_cost has reached --max-cost.
+lk_cost_reached() {
+  [[ -n $LK_MAX_COST ]] || return 1
+  local total
+  total=$(state-get -q -d 0 "$1" total_cost 2>/dev/null) || total=0
+  awk -v t="$total" -v m="$LK_MAX_COST" 'BEGIN { exit !(t + 0 >= m + 0) }'
+}
+
+# lk_stop_agent [SIGNAL]: pass the signal (default TERM) on to the agent's
+# supervisor, which passes it to the whole group and sends SIGKILL after
+# --kill-after; the group is waited for.
+lk_stop_agent() {
+  local sig=${1:-TERM} i pgid=$LK_AGENT_PID
+  [[ -n $pgid ]] || return 0
+  kill -"$sig" "$pgid" 2>/dev/null || true
+  local limit
+  limit=$(awk -v k="$LK_KILL_AFTER" 'BEGIN { printf "%d", (k + 5) * 10 }')
+  for ((i = 0; i < limit; i++)); do
+    kill -0 "$pgid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL -- "-$pgid" 2>/dev/null || true
+  kill -KILL "$pgid" 2>/dev/null || true
+  wait "$pgid" 2>/dev/null || true
+  LK_AGENT_PID=""
+  LK_AGENT_RUNNING=0
+}
+
