@@ -13,7 +13,7 @@
 # man pages, and the test targets: Catch2, bats and shellcheck are looked up
 # when configuring).
 # shellcheck disable=SC2034 # read by the scripts that source this file
-loopkit_build_packages=(build-essential cmake ninja-build libcxxopts-dev libfmt-dev
+loopkit_build_packages=(build-essential cmake ninja-build libfmt-dev
   catch2 libboost-json1.81-dev libboost1.81-dev zlib1g-dev libssl-dev scdoc bats
   shellcheck)
 
@@ -27,12 +27,15 @@ loopkit_build_packages=(build-essential cmake ninja-build libcxxopts-dev libfmt-
 #   procps                    pgrep
 #   tmux                      scripts/demo on a terminal, the engines' terminal test
 #   chromium                  tests/engine-report.bats: the report in a real browser
+#   bash-completion zsh fish  tests/completions.bats: each shell's completion as typed
+#   jq                        tests that compare loopkit's answers with jq's
 #   openssl iproute2 etcd-*   the etcd tests (certificates, ss, servers)
 #   lintian man-db            tests/package.bats: the .deb, `man -l`
 #   systemd                   systemd-analyze verify of examples/systemd
 # shellcheck disable=SC2034
 loopkit_test_packages=(bats-assert bats-support mandoc strace python3 perl-base
-  procps tmux openssl iproute2 etcd-server etcd-client lintian man-db systemd clang-format chromium)
+  procps tmux openssl iproute2 etcd-server etcd-client lintian man-db systemd clang-format chromium
+  bash-completion zsh fish jq)
 
 loopkit_need_packages() { # loopkit_need_packages NAME PKG...
   local name=$1 p status
