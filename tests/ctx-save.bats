@@ -328,3 +328,8 @@ save1() { ctx-save --dir saves "$@"; }
   [ "$rc" -ne 0 ]
   assert_equal "$(ls -A saves)" ""
 }
+
+@test "issue 25: --if-over says the ratio as it is: 102399/128000 is not '0.8 below 0.8'" {
+  run -1 --separate-stderr save1 --tokens 102399/128000 --if-over 0.8
+  assert_equal "$stderr" "ctx-save: token usage 0.7999921875 is below 0.8: not saved"
+}

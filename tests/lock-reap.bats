@@ -265,3 +265,12 @@ removed empty.lock: empty lock file: unreadable and unchanged for 1000s (over 60
   assert_output ""
   assert [ -e junk.lock ]
 }
+
+@test "issue 25: a folder that does not exist is exit 4 with a message, never a quiet success" {
+  run -4 --separate-stderr lock-reap "$W/nonexistent/locks"
+  assert_equal "$stderr" "lock-reap: cannot read '$W/nonexistent/locks': No such file or directory"
+  mkdir locks
+  # a lock file already gone from a folder that is there: nothing to reap
+  run -0 lock-reap locks/gone.lock
+  run -4 lock-reap locks/missing-dir
+}

@@ -33,7 +33,7 @@ static int run(ctx::SaveRequest& r, const Args& a) {
   if (!a.operands.empty()) r.savefile = a.operands[0];
   ctx::Saved saved = ctx::save(r, [](const std::string& m) { cli::warn(m); });
   if (saved.path.empty())
-    return cli::no(fmt::format("token usage {:.4g} is below {:.4g}: not saved", saved.token_ratio, *r.if_over));
+    return cli::no(fmt::format("token usage {} is below {}: not saved", saved.token_ratio, *r.if_over));
   // to "-", standard output is the document itself (a filter)
   cli::out(saved.path == "-" ? saved.text : "CONTEXT SAVE " + saved.path + "\n");
   return 0;

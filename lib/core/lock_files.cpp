@@ -1,6 +1,7 @@
 // The file store of locks (storage.hpp): a lock is a JSON file, created by
 // link(), replaced by rename() and removed by unlink() under the folder's
 // flock; its session writes the heartbeat into the record.
+#include <cerrno>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -203,7 +204,11 @@ const std::string& lock_operand(const std::string& operand) {
 std::vector<std::string> lock_files_in(const std::vector<std::string>& operands) {
   std::vector<std::string> files;
   for (const auto& op : operands) {
-    if (!is_folder(lock_operand(op))) {
+    // a lock file may be gone (released): nothing to reap; a folder that is
+    // not there is a mistake (a wrong LOCK_DIRS), never a quiet success
+    if (!path_exists(lock_operand(op)) && (!op.ends_with(".lock") || !is_folder(dir_name(op))))
+      fail_system(ENOENT, "read", op);
+    if (!is_folder(op)) {
       files.push_back(op);
       continue;
     }
