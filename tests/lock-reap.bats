@@ -53,9 +53,11 @@ lock-reap: warning: 'junk.lock': not valid JSON: syntax error at line 1, column 
   assert_output "removed local.lock: session 'local', pid $holder on $(uname -n): no heartbeat for 100s (over 60s)"
 }
 
-@test "missing operands are nothing to do" {
-  run -0 lock-reap none.lock nodir
+@test "a lock file already gone is nothing to do; a folder that is not there is exit 4" {
+  run -0 lock-reap none.lock
   assert_output ""
+  run -4 --separate-stderr lock-reap nodir
+  assert_equal "$stderr" "lock-reap: cannot read 'nodir': No such file or directory"
 }
 
 @test "a stale lock that cannot be removed is exit 4, the others still go" {

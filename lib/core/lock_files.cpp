@@ -206,7 +206,7 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
   for (const auto& op : operands) {
     // a lock file may be gone (released): nothing to reap; a folder that is
     // not there is a mistake (a wrong LOCK_DIRS), never a quiet success
-    if (!path_exists(lock_operand(op)) && (!op.ends_with(".lock") || !is_folder(dir_name(op))))
+    if (!path_exists(lock_operand(op)) && (!op.ends_with(".lock") || !path_exists(dir_name(op))))
       fail_system(ENOENT, "read", op);
     if (!is_folder(op)) {
       files.push_back(op);
