@@ -333,3 +333,30 @@ save1() { ctx-save --dir saves "$@"; }
   run -1 --separate-stderr save1 --tokens 102399/128000 --if-over 0.8
   assert_equal "$stderr" "ctx-save: token usage 0.7999921875 is below 0.8: not saved"
 }
+
+@test "issue 25: --now and --epoch stamp the time at a path, as state-set's do" {
+  run -0 save1 --now metadata.completed_at --epoch metadata.completed_epoch --now 'metadata.created_at?'
+  local f=${output#CONTEXT SAVE }
+  run -0 state-get "$f" metadata.completed_at metadata.completed_epoch
+  assert_output $'2025-01-10T10:05:30Z\n1736503530'
+}
+
+@test "issue 25: --keep 0 removes every save of the project, this one too, and names none" {
+  mkdir -p saves
+  LOOPKIT_NOW=1736503500 save1 >/dev/null
+  LOOPKIT_NOW=1736503510 save1 >/dev/null
+  # another project's save stays
+  (mkdir other && cd other && LOOPKIT_NOW=1736503520 ctx-save --dir ../saves >/dev/null)
+  LOOPKIT_NOW=1736503600 run -0 --separate-stderr save1 --phase DOC --keep 0
+  assert_output ""
+  [ "$(ls saves | tr '\n' ' ')" = "mdan-save-1736503520.json " ]
+}
+
+@test "issue 25: --if-over alone reads the save's save_threshold (0.8 by default)" {
+  run -1 --separate-stderr save1 --tokens 90000/128000 --if-over
+  assert_equal "$stderr" "ctx-save: token usage 0.703125 is below 0.8: not saved"
+  run -0 save1 --tokens 90000/128000 --set configuration.save_threshold:=0.7 --if-over
+  [[ $output == "CONTEXT SAVE saves/"* ]]
+  # a value after it is still the ratio
+  run -1 save1 --tokens 90000/128000 --if-over 0.75
+}

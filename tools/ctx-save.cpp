@@ -22,9 +22,19 @@ static void options(cli::Options& o, ctx::SaveRequest& r) {
       .value("history", "append the messages of a JSON lines file (repeatable)", "FILE", change("history"))
       .value("artifact", "store a file as context.artifacts.NAME (repeatable)", "NAME=PATH", change("artifact"))
       .value("set", "apply a state-set assignment (repeatable)", "ASSIGNMENT", change("set"))
-      .number("if-over", "save only when token usage is at least RATIO, else exit 1", "RATIO", r.if_over, 0)
-      .value("keep", "then delete all but the newest N saves in the folder", "N",
-             [&r](const std::string& n) { r.keep = static_cast<std::size_t>(cli::integer(n, "--keep", 1, 1000000)); })
+      .value("now", "set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)", "PATH",
+             change("now"))
+      .value("epoch", "set PATH to the current time, epoch seconds (PATH?: only if missing or null)", "PATH",
+             change("epoch"))
+      .optional("if-over",
+                "save only when token usage is at least RATIO (alone: the save's save_threshold), else exit 1", "RATIO",
+                "", cli::looks_like_number,
+                [&r](const std::string& v) {
+                  r.if_over_threshold = v.empty();
+                  if (!v.empty()) r.if_over = cli::number(v, "--if-over", 0);
+                })
+      .value("keep", "then delete all but the newest N saves of the project in the folder (0: all)", "N",
+             [&r](const std::string& n) { r.keep = static_cast<std::size_t>(cli::integer(n, "--keep", 0, 1000000)); })
       .integer("gzip-over", "gzip saves larger than BYTES (default 1048576)", "BYTES", r.gzip_over, 0, INT64_MAX);
 }
 
@@ -33,7 +43,8 @@ static int run(ctx::SaveRequest& r, const Args& a) {
   if (!a.operands.empty()) r.savefile = a.operands[0];
   ctx::Saved saved = ctx::save(r, [](const std::string& m) { cli::warn(m); });
   if (saved.path.empty())
-    return cli::no(fmt::format("token usage {} is below {}: not saved", saved.token_ratio, *r.if_over));
+    return cli::no(fmt::format("token usage {} is below {}: not saved", saved.token_ratio, saved.threshold));
+  if (saved.removed) return 0;  // --keep 0: nothing left to name
   // to "-", standard output is the document itself (a filter)
   cli::out(saved.path == "-" ? saved.text : "CONTEXT SAVE " + saved.path + "\n");
   return 0;

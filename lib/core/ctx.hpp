@@ -56,6 +56,9 @@ void set_phase(json::value& doc, std::string_view name);
 void set_tokens(json::value& doc, std::string_view used_limit);
 // total/limit (percentage when they are not numbers); 0 when unknown
 double token_ratio(const json::value& doc);
+// configuration.save_threshold, the seed's trigger (0.8 when it is missing
+// or not a number from 0 to 1)
+double save_threshold(const json::value& doc);
 // "ROLE=TEXT" appended to context.conversation_history; exit 2 if malformed.
 void add_message(json::value& doc, std::string_view role_text, const std::string& now_iso);
 // JSON lines of message objects (exit 3 otherwise); those without a
@@ -139,15 +142,20 @@ struct SaveRequest {
   std::string savefile;  // "": a new mdan-save-EPOCH.json in dir; "-": standard output
   std::string dir;       // "": default_dir()
   std::string from;      // "": a fresh document
-  // (what, value): phase, tokens, message, history, artifact or set
+  // (what, value): phase, tokens, message, history, artifact, set, now or epoch
   std::vector<std::pair<std::string, std::string>> changes;
-  std::optional<double> if_over;  // save only when token_ratio is at least this
-  std::size_t keep = 0;           // 0: prune nothing
+  std::optional<double> if_over;   // save only when token_ratio is at least this
+  bool if_over_threshold = false;  // ... at least the save's own save_threshold
+  // prune the project's saves in the folder to the newest keep, this one
+  // included; 0: every one of them, this one too (the work is complete)
+  std::optional<std::size_t> keep;
   long long gzip_over = default_gzip_over;
 };
 struct Saved {
-  std::string path;  // "": not saved, token_ratio is below if_over
-  std::string text;  // saved to "-": the document, for standard output
+  std::string path;      // "": not saved, token_ratio is below if_over
+  bool removed = false;  // --keep 0: saved, then removed with the others
+  double threshold = 0;  // the ratio it was compared with
+  std::string text;      // saved to "-": the document, for standard output
   double token_ratio = 0;
 };
 Saved save(const SaveRequest& request, const Warn& warn);

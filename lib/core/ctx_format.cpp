@@ -290,6 +290,11 @@ double token_ratio(const json::value& doc) {
   return number(at(doc, {"context", "token_usage", "percentage"})).value_or(0);
 }
 
+double save_threshold(const json::value& doc) {
+  auto t = number(at(doc, {"configuration", "save_threshold"}));
+  return t && *t >= 0 && *t <= 1 ? *t : 0.8;
+}
+
 void add_message(json::value& doc, std::string_view role_text, const std::string& now_iso) {
   auto [role, text] = split_eq(role_text, "--message", "ROLE=TEXT");
   if (!is_utf8(role_text)) fail_usage("--message: not UTF-8 text");

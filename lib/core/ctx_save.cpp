@@ -70,8 +70,8 @@ void apply_assignments(json::value& doc, const std::vector<Edit>& edits) {
 void apply_changes(json::value& doc, const SaveRequest& r, const std::string& now, const Warn& warn) {
   std::vector<Edit> run;
   for (const auto& [what, value] : r.changes) {
-    if (what == "set") {
-      run.push_back(parse_assignment(value));
+    if (what == "set" || what == "now" || what == "epoch") {
+      run.push_back(what == "set" ? parse_assignment(value) : now_edit(value, what == "epoch"));
       continue;
     }
     if (!run.empty()) apply_assignments(doc, std::exchange(run, {}));
@@ -219,7 +219,7 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   // meanwhile is not lost by a save made --from the same file.
   LockedForReplace held;
   const bool to_stdout = r.savefile == "-";  // a filter: no file, nothing to lock
-  if (to_stdout && r.keep > 0) fail_usage("--keep prunes saves in a folder: it cannot be used with '-'");
+  if (to_stdout && r.keep) fail_usage("--keep prunes saves in a folder: it cannot be used with '-'");
   if (!r.savefile.empty() && !to_stdout) {
     make_dirs(dir_name(r.savefile), 0700);
     held = lock_save(existing_save_path(r.savefile));
@@ -232,7 +232,8 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   redact_with_warning(doc, warn);
   Saved saved;
   saved.token_ratio = token_ratio(doc);
-  if (r.if_over && saved.token_ratio < *r.if_over) return saved;
+  saved.threshold = r.if_over_threshold ? save_threshold(doc) : r.if_over.value_or(0);
+  if ((r.if_over || r.if_over_threshold) && saved.token_ratio < saved.threshold) return saved;
 
   std::string text = json::to_text(doc, json::default_layout());
   if (to_stdout) {
@@ -253,9 +254,12 @@ Saved save(const SaveRequest& r, const Warn& warn) {
     replace_save(saved.path, gz ? gzip(text) : text);
     if (saved.path != r.savefile && path_exists(r.savefile)) remove_file(r.savefile);
   }
-  if (r.keep > 0) {
+  if (r.keep) {
+    // --keep 0: this save goes with the others (it is named to be pruned)
     std::string name = base_name(saved.path);
-    prune_saves(dir_name(saved.path), r.keep, parse_save_name(name) ? name : "", project_of(doc), warn);
+    std::string spare = *r.keep > 0 && parse_save_name(name) ? name : "";
+    for (const auto& gone : prune_saves(dir_name(saved.path), *r.keep, spare, project_of(doc), warn))
+      saved.removed = saved.removed || gone == name;
   }
   return saved;
 }
