@@ -195,6 +195,8 @@ _loopkit_ctx_save() {
     '|--history|file' \
     '|--artifact|none' \
     '|--set|none' \
+    '|--now|path' \
+    '|--epoch|path' \
     '|--if-over|none' \
     '|--keep|none' \
     '|--gzip-over|none' \

@@ -80,8 +80,10 @@ complete -c ctx-save -l message -d 'append a message (repeatable)' -x
 complete -c ctx-save -l history -d 'append the messages of a JSON lines file (repeatable)' -r -F
 complete -c ctx-save -l artifact -d 'store a file as context.artifacts.NAME (repeatable)' -x
 complete -c ctx-save -l set -d 'apply a state-set assignment (repeatable)' -x
-complete -c ctx-save -l if-over -d 'save only when token usage is at least RATIO, else exit 1' -x
-complete -c ctx-save -l keep -d 'then delete all but the newest N saves in the folder' -x
+complete -c ctx-save -l now -d 'set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)' -x -a '(__loopkit_paths)'
+complete -c ctx-save -l epoch -d 'set PATH to the current time, epoch seconds (PATH?: only if missing or null)' -x -a '(__loopkit_paths)'
+complete -c ctx-save -l if-over -d 'save only when token usage is at least RATIO (alone: the save\'s save_threshold), else exit 1' -x
+complete -c ctx-save -l keep -d 'then delete all but the newest N saves of the project in the folder (0: all)' -x
 complete -c ctx-save -l gzip-over -d 'gzip saves larger than BYTES (default 1048576)' -x
 complete -c ctx-save -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c ctx-save -s h -l help -d 'print this help and exit'
