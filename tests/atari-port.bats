@@ -64,5 +64,14 @@ atari() { "$LOOPKIT_SOURCE/examples/atari/atari" "$@"; }
   [ "$output" = $'slow\ncompleted\n2\n2025-01-10T10:05:30Z\nsess-slow\ntimed out after 0.5s (--iteration-timeout)' ]
   run -0 state-get "$A" .history.block.attempts .history.late.status .history.later.attempts
   [ "$output" = $'1\ncompleted\n1' ]
-  run -0 event-show --type resumed .atari/events.jsonl
+  # pause and resume went through engine-ctl, and the engine said so
+  run -0 event-show --type ctl-pause,ctl-resume,paused,resumed .atari/events.jsonl
+  [[ $output == *ctl-pause*paused*ctl-resume*resumed* ]]
+}
+
+@test "atari: --help lists its settings; an unknown action is a usage error" {
+  run -0 atari --help
+  [[ $output == *ATARI_TIMEOUT*ATARI_IDLE_WAIT* ]]
+  run -2 atari frobnicate
+  run -2 atari
 }
