@@ -130,3 +130,29 @@ EOF2
   # into a file: whole lines
   (($(wc -L <out.txt) > 50))
 }
+
+@test "report: the engine-report command, or a file:// link once the report is there" {
+  printf '#!/bin/sh\nprintf "{\\"cost\\":0.25}" >"$LOOPKIT_RESULT"\n' >agent.sh
+  chmod +x agent.sh
+  "$LOOPKIT_SCRIPTS/loop-engine" --session one --max-iterations 1 -- ./agent.sh 2>/dev/null
+  mkdir other
+  "$LOOPKIT_SCRIPTS/loop-engine" --session two --max-iterations 1 --root other -- ./agent.sh 2>/dev/null
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json other
+  run -0 state-get - .report <<<"$output"
+  [ "$output" = "engine-report two other" ]
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json
+  run -0 state-get - .report <<<"$output"
+  [ "$output" = "engine-report one" ]
+  run -0 "$LOOPKIT_SCRIPTS/engine-status"
+  [[ ${lines[0]} == *" REPORT" ]]
+  [[ ${lines[1]} == "one "*" engine-report one" ]]
+  "$LOOPKIT_SCRIPTS/engine-report" one
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json
+  run -0 state-get - .report <<<"$output"
+  [ "$output" = "file://$PWD/one-report.html" ]
+  "$LOOPKIT_SCRIPTS/engine-report" one -o .claude/pipeline-runs/one/report.html
+  rm one-report.html
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json
+  run -0 state-get - .report <<<"$output"
+  [ "$output" = "file://$PWD/.claude/pipeline-runs/one/report.html" ]
+}

@@ -329,3 +329,50 @@ EOF2
   run -5 --separate-stderr engine --session bad bad.json
   [[ $stderr == *"the command exited with status 7"* ]]
 }
+
+# A stage command that notes any agent of the session still alive, takes
+# TERM_GRACE seconds to end on SIGTERM, and (without ./second) waits.
+make_overlap_stage() {
+  cat >overlap.sh <<'EOF2'
+#!/usr/bin/env bash
+for p in $(cat agents.live 2>/dev/null); do
+  if kill -0 "$p" 2>/dev/null; then echo "overlap $p" >>agents.log; fi
+done
+echo "$$" >>agents.live
+echo "start $$" >>agents.log
+trap 'sleep "${TERM_GRACE:-0}"; echo "end $$ term" >>agents.log; exit 143' TERM
+echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
+if [[ ! -e second ]]; then
+  for ((i = 0; i < 600; i++)); do sleep 0.1; done
+fi
+echo "end $$" >>agents.log
+EOF2
+  chmod +x overlap.sh
+  printf '{"name":"p","stages":[{"name":"a","runs":1,"command":"./overlap.sh"}]}' >pipe.json
+}
+
+@test "a restarted pipeline waits for the previous stage agent: no two overlap" {
+  make_overlap_stage
+  TERM_GRACE=2 "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine pipe.json 2>/dev/null &
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -9 "$(state-get .claude/locks/refine.lock pid)"
+  run -0 --separate-stderr engine --session refine pipe.json
+  [[ $stderr == *"waiting for the previous agent of session 'refine'"* ]]
+  ! grep -q overlap agents.log || false
+  [ "$(head -n 2 agents.log)" = "start $first"$'\n'"end $first term" ]
+  run -0 state-get "$S" status
+  [ "$output" = complete ]
+  run -1 state-get -e "$S" agent_pid
+}
+
+@test "--max-cost ends the pipeline before the next iteration once total_cost reaches it" {
+  make_agent
+  make_pipe 3 2
+  AGENT_PLAN=$'0:1={"cost":0.25}\n0:2={"cost":0.25}\n0:3={"cost":0.25}' run -0 engine --session refine --max-cost 0.5 pipe.json
+  [ "$(ran)" = "0:1 0:2 " ]
+  run -0 state-get "$S" status completion_reason total_cost
+  [ "$output" = $'complete\nmax_cost\n0.5' ]
+}
