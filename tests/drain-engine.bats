@@ -263,34 +263,14 @@ EOF
 
 # --- issue 23: engines you can leave running overnight -----------------------
 
-# An item agent that logs "start PID"/"end PID" in agents.log, says "overlap"
-# when an earlier agent still lives, blocks until "second" exists, and
-# takes TERM_GRACE seconds to end on SIGTERM; done, it empties the queue.
-make_overlap_agent() {
-  cat >overlap.sh <<'EOF2'
-#!/usr/bin/env bash
-for p in $(cat agents.live 2>/dev/null); do
-  if kill -0 "$p" 2>/dev/null; then echo "overlap $p" >>agents.log; fi
-done
-echo "$$" >>agents.live
-echo "start $$" >>agents.log
-trap 'sleep "${TERM_GRACE:-0}"; echo "end $$ term" >>agents.log; exit 143' TERM
-echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
-if [[ ! -e second ]]; then
-  for ((i = 0; i < 600; i++)); do sleep 0.1; done
-fi
-: >ready.txt
-echo "end $$" >>agents.log
-EOF2
-  chmod +x overlap.sh
-}
+make_overlap_drain_agent() { make_overlap_agent ': >ready.txt'; }
 
 # overlap_case LOCKFILE [OPTIONS...]: kill -9 the drain mid-item, start another
 # at once; it must wait for the first agent, never run beside it.
 overlap_case() {
   local lockfile=$1
   shift
-  make_overlap_agent
+  make_overlap_drain_agent
   printf 'a\n' >ready.txt
   TERM_GRACE=2 "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' "$@" -- ./overlap.sh 2>/dev/null &
   wait_for agent.pid

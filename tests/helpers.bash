@@ -123,3 +123,28 @@ zombie() {
   for _ in $(seq 600); do [[ $(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null) == Z ]] && break; sleep 0.05; done
   echo "$z"
 }
+
+# make_overlap_agent [LINE]: ./overlap.sh, an agent for the engines' overlap
+# tests: it notes any agent of the session still alive ("overlap PID" in
+# agents.log), takes TERM_GRACE seconds to end on SIGTERM, and, without
+# ./second, waits a minute; LINE (a shell line) runs before it ends.
+make_overlap_agent() {
+  {
+    cat <<'EOF2'
+#!/usr/bin/env bash
+for p in $(cat agents.live 2>/dev/null); do
+  if kill -0 "$p" 2>/dev/null; then echo "overlap $p" >>agents.log; fi
+done
+echo "$$" >>agents.live
+echo "start $$" >>agents.log
+trap 'sleep "${TERM_GRACE:-0}"; echo "end $$ term" >>agents.log; exit 143' TERM
+echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
+if [[ ! -e second ]]; then
+  for ((i = 0; i < 600; i++)); do sleep 0.1; done
+fi
+EOF2
+    if [[ -n ${1:-} ]]; then printf '%s\n' "$1"; fi
+    echo 'echo "end $$" >>agents.log'
+  } >overlap.sh
+  chmod +x overlap.sh
+}

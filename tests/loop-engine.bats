@@ -545,26 +545,6 @@ EOF
 
 # --- issue 23: engines you can leave running overnight -----------------------
 
-# An agent that logs "start PID" and "end PID" in agents.log, says "overlap"
-# when an earlier one is still alive, and blocks until the file "second"
-# exists when it starts; on SIGTERM it takes TERM_GRACE seconds to end.
-make_overlap_agent() {
-  cat >overlap.sh <<'EOF2'
-#!/usr/bin/env bash
-for p in $(cat agents.live 2>/dev/null); do
-  if kill -0 "$p" 2>/dev/null; then echo "overlap $p" >>agents.log; fi
-done
-echo "$$" >>agents.live
-echo "start $$" >>agents.log
-trap 'sleep "${TERM_GRACE:-0}"; echo "end $$ term" >>agents.log; exit 143' TERM
-echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
-if [[ ! -e second ]]; then
-  for ((i = 0; i < 600; i++)); do sleep 0.1; done
-fi
-echo "end $$" >>agents.log
-EOF2
-  chmod +x overlap.sh
-}
 
 @test "kill -9 of the engine ends its agent's whole group" {
   make_overlap_agent

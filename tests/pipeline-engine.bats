@@ -330,24 +330,9 @@ EOF2
   [[ $stderr == *"the command exited with status 7"* ]]
 }
 
-# A stage command that notes any agent of the session still alive, takes
-# TERM_GRACE seconds to end on SIGTERM, and (without ./second) waits.
+# the overlap agent of helpers.bash as the one stage of a pipeline
 make_overlap_stage() {
-  cat >overlap.sh <<'EOF2'
-#!/usr/bin/env bash
-for p in $(cat agents.live 2>/dev/null); do
-  if kill -0 "$p" 2>/dev/null; then echo "overlap $p" >>agents.log; fi
-done
-echo "$$" >>agents.live
-echo "start $$" >>agents.log
-trap 'sleep "${TERM_GRACE:-0}"; echo "end $$ term" >>agents.log; exit 143' TERM
-echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
-if [[ ! -e second ]]; then
-  for ((i = 0; i < 600; i++)); do sleep 0.1; done
-fi
-echo "end $$" >>agents.log
-EOF2
-  chmod +x overlap.sh
+  make_overlap_agent
   printf '{"name":"p","stages":[{"name":"a","runs":1,"command":"./overlap.sh"}]}' >pipe.json
 }
 
