@@ -11,10 +11,10 @@ namespace loopkit {
 
 namespace {
 
-// Where WORD's last segment starts: its '.' or '[' outside any quoted
-// name, or 0 when it has one segment that begins bare.
-std::size_t last_segment_start(std::string_view word) {
-  std::size_t start = 0;
+// The offsets of WORD's characters outside any quoted name ("..." with its
+// escapes), in order, each handed to at; stops early when at returns false.
+template <class At>
+void each_unquoted(std::string_view word, At at) {
   bool in_string = false;
   for (std::size_t i = 0; i < word.size(); ++i) {
     char c = word[i];
@@ -23,10 +23,20 @@ std::size_t last_segment_start(std::string_view word) {
       else if (c == '"') in_string = false;
     } else if (c == '"') {
       in_string = true;
-    } else if (c == '.' || c == '[') {
-      start = i;
+    } else if (!at(i, c)) {
+      return;
     }
   }
+}
+
+// Where WORD's last segment starts: its '.' or '[' outside any quoted
+// name, or 0 when it has one segment that begins bare.
+std::size_t last_segment_start(std::string_view word) {
+  std::size_t start = 0;
+  each_unquoted(word, [&](std::size_t i, char c) {
+    if (c == '.' || c == '[') start = i;
+    return true;
+  });
   return start;
 }
 
@@ -102,19 +112,12 @@ std::vector<std::string> keys_at(const std::string& file, const std::string& pat
 // Where the '=' of an assignment (PATH=TEXT, PATH:=JSON, ...) is in WORD,
 // outside any quoted name, or npos.
 std::size_t assignment_equals(std::string_view word) {
-  bool in_string = false;
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    char c = word[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '=') {
-      return i;
-    }
-  }
-  return std::string_view::npos;
+  std::size_t equals = std::string_view::npos;
+  each_unquoted(word, [&](std::size_t i, char c) {
+    if (c == '=') equals = i;
+    return c != '=';
+  });
+  return equals;
 }
 
 // The values offered after an assignment's operator: a JSON literal after
