@@ -241,22 +241,23 @@ lk_json_str() {
 # $LOOPKIT_BIN, PATH, the script's own folder (installed beside the tools),
 # its ../bin, and ../build/bin (a source checkout).
 lk_find_tools() {
-  local here=$1 dir t ok
+  local here=$1 dir t
   shift
-  local -a dirs=()
+  local -a dirs=() missing=() best=()
+  local best_dir=""
   [[ -n ${LOOPKIT_BIN:-} ]] && dirs+=("$LOOPKIT_BIN")
   dirs+=("")
   dirs+=("$here" "$here/../bin" "$here/../build/bin")
   for dir in "${dirs[@]}"; do
-    ok=1
+    missing=()
     for t in "$@"; do
       if [[ -z $dir ]]; then
-        type -P "$t" >/dev/null || { ok=0; break; }
+        type -P "$t" >/dev/null || missing+=("$t")
       else
-        [[ -x $dir/$t && ! -d $dir/$t ]] || { ok=0; break; }
+        [[ -x $dir/$t && ! -d $dir/$t ]] || missing+=("$t")
       fi
     done
-    if ((ok)); then
+    if ((${#missing[@]} == 0)); then
       if [[ -n $dir ]]; then
         dir=$(cd "$dir" && pwd) || continue
         PATH="$dir:$PATH"
@@ -264,7 +265,14 @@ lk_find_tools() {
       fi
       return 0
     fi
+    # the folder that has most of them: a build older than these scripts
+    if ((${#missing[@]} < $# && (${#best[@]} == 0 || ${#missing[@]} < ${#best[@]}))); then
+      best=("${missing[@]}") best_dir=${dir:-PATH}
+    fi
   done
+  if ((${#best[@]} > 0)); then
+    lk_die 4 "'$best_dir' has the loopkit tools but not ${best[*]} (built before these scripts?): rebuild (cmake --build build), or put them on PATH"
+  fi
   lk_die 4 "cannot find the loopkit tools ($*): put them on PATH, set LOOPKIT_BIN, or build them (cmake -S . -B build && cmake --build build)"
 }
 

@@ -1,12 +1,10 @@
 // Whose a save is: two projects may share one save folder ($TMPDIR), so
 // --keep prunes and ctx-resume picks among the saves of one project only.
-#include <filesystem>
-#include <system_error>
-
 #include "core/ctx.hpp"
 #include "core/ctx_doc.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
+#include "sys/folder.hpp"
 
 namespace loopkit::ctx {
 
@@ -20,12 +18,8 @@ Project project_of(const json::value& doc) {
   return p;
 }
 
-std::string working_folder() {
-  // getcwd's answer: absolute, without symlinks, one text per folder
-  std::error_code ec;
-  std::filesystem::path p = std::filesystem::current_path(ec);
-  return ec ? std::string() : p.string();
-}
+// getcwd's answer: absolute, without symlinks, one text per folder
+std::string working_folder() { return current_folder(); }
 
 void stamp_project(json::value& doc, const std::string& folder) {
   if (folder.empty() || !doc.is_object()) return;

@@ -172,15 +172,17 @@ namespace {
 
 // Runs f, which reads text mapped from file: when the file shrank under the
 // map meanwhile (see MappedFile), that is the error, not what its zeros caused.
+// checked_later: f's answer is checked before it is given (the write checks
+// before its rename), so only its failure needs the check now.
 template <class F>
-void reading(const std::optional<MappedFile>& file, F&& f) {
+void reading(const std::optional<MappedFile>& file, F&& f, bool checked_later = false) {
   try {
     f();
   } catch (...) {
     if (file) file->check_whole();
     throw;
   }
-  if (file) file->check_whole();
+  if (file && !checked_later) file->check_whole();
 }
 
 // The edits as they are applied: with --redact, each value set has its
@@ -445,11 +447,16 @@ UpdateResult update_document(const Update& u, const Document* given) {
   json::Layout layout = u.layout ? *u.layout : json::default_layout();
   if (src.from_file) layout = json::detect_layout(src.text);
   else start_fresh(u, layout, want, src);
-  reading(src.file, [&] { r.no = unmet_expectation(u, src, subject); });
-  if (!r.no.empty()) return r;
+  const auto expect = [&] { r.no = unmet_expectation(u, src, subject); };
+  reading(src.file, expect, true);
+  if (!r.no.empty()) {
+    if (src.file) src.file->check_whole();  // a "no" read from zeros is the shrink
+    return r;
+  }
   const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
   Planned plan(src.text, layout, subject, std::move(src.root));
-  reading(src.file, [&] { r.failed = plan.apply(edits, u.line_ends, src.release); });
+  const auto apply = [&] { r.failed = plan.apply(edits, u.line_ends, src.release); };
+  reading(src.file, apply, true);  // write_result checks before it answers
   write_result(u, lk, src, plan, filter, r);
   return r;  // the lock goes with lk, after the rename
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -70,6 +72,13 @@ void sync_folder_after_commit(const std::string& dir) {
   Fd d = open_fd(dir, O_RDONLY | O_DIRECTORY);
   if (!d) warn_system(errno, "open folder", dir);
   else if (int err = sync_error(d.get())) warn_system(err, "sync folder", dir);
+}
+
+std::string current_folder() {
+  std::string buf(PATH_MAX, '\0');
+  if (!getcwd(buf.data(), buf.size())) return {};
+  buf.resize(std::strlen(buf.c_str()));
+  return buf;
 }
 
 bool is_folder(const std::string& path) {

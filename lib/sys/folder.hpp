@@ -47,6 +47,9 @@ void fsync_dir(const std::string& dir);
 // the same after a commit point: a failure is a warning (Folder::sync_after_commit)
 void sync_folder_after_commit(const std::string& dir);
 bool is_folder(const std::string& path);  // follows symlinks
+// The working folder as getcwd(3) gives it: absolute, without symlinks; ""
+// when it cannot be told (removed meanwhile, too long)
+std::string current_folder();
 
 // The names in a folder that end in suffix (dot files excluded), sorted.
 std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix);

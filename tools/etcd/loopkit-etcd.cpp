@@ -8,7 +8,9 @@
 #include <string_view>
 
 #include "cli/tool.hpp"
+#include "core/lock_etcd.hpp"
 #include "core/state.hpp"
+#include "core/storage.hpp"
 
 int loopkit_etcd_state_get(int argc, char** argv);
 int loopkit_etcd_state_set(int argc, char** argv);
@@ -36,7 +38,8 @@ constexpr Tool tools[] = {
 
 int main(int argc, char** argv) {
   loopkit::cli::etcd_built_in = true;
-  loopkit::state_on_etcd = &loopkit::etcd_state;
+  loopkit::state_on_etcd = &loopkit::etcd_state;            // the etcd halves of the state tools
+  loopkit::lock_store_on_etcd = &loopkit::etcdlock::store;  // ... and of the lock tools
   std::string_view name = argc > 0 ? argv[0] : "";
   name = name.substr(name.rfind('/') + 1);
   for (const Tool& t : tools)
