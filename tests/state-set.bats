@@ -959,3 +959,14 @@ at'
   ' trace
   assert_output "held across the write"
 }
+
+@test "--fence: a missing FILE in the lock's own folder is created, fenced (the folder's flock is taken once)" {
+  lock-acquire --pid $$ state.json.lock
+  run -0 timeout 20 state-set --fence state.json.lock --pid $$ state.json n:=1
+  run -0 state-get state.json n
+  assert_output 1
+  lock-release --pid $$ state.json.lock
+  rm state.json
+  run -1 timeout 20 state-set --fence state.json.lock --pid $$ state.json n:=1
+  [[ ! -e state.json ]]
+}

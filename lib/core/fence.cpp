@@ -35,8 +35,8 @@ Fence open_fence(const std::string& lock, const std::string& document, pid_t own
 }
 
 // A dead owner (no start time read) holds nothing: its lock is stale.
-std::optional<LockEntry> check_fence(Fence& fence, Fd& held) {
-  held = fence.lock->hold();
+std::optional<LockEntry> check_fence(Fence& fence, Fd& held, int held_folder) {
+  if (held_folder < 0 || !fence.lock->held_through(held_folder)) held = fence.lock->hold();
   LockEntry e = fence.lock->read();
   if (!fence.owner.start || e.state != LockFile::readable || !is_lock_ours(e.record, fence.owner)) return std::nullopt;
   return e;

@@ -138,6 +138,7 @@ public:
     return e;
   }
   Fd hold() override { return lock_folder(dir_name(path_)); }
+  bool held_through(int folder_fd) const override { return is_same_folder(folder_fd, dir_name(path_)); }
   bool replace(const LockEntry& seen, const json::object& record) override {
     return replace_lock_under_flock(path_, record, seen.text);
   }

@@ -41,7 +41,9 @@ public:
 
   Commit commit(const DocumentRead& seen, const DocumentWrite& w, Fence* fence) override {
     Fd folder_held;  // the lock folder's flock, until the rename is made
-    if (fence && !check_fence(*fence, folder_held)) return Commit::lock_lost;
+    // a missing file's folder is flocked already: when the lock is in it
+    // too, that flock is the fence's (taken twice, it would wait for itself)
+    if (fence && !check_fence(*fence, folder_held, held_.exists ? -1 : held_.fd.get())) return Commit::lock_lost;
     if (w.backup_why) back_up(seen);
     AtomicWrite how{.mode = held_.exists ? held_.mode : static_cast<mode_t>(options_.mode), .sync = options_.sync};
     if (w.gzip) {

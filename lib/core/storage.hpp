@@ -64,6 +64,11 @@ public:
   // folder's flock, under which the entry is read again; etcd: nothing,
   // its writes compare the revision read).
   virtual Fd hold() = 0;
+  // Whether the flock hold() takes is the one that folder_fd, an open
+  // folder this process has flocked, already holds (a missing document's
+  // folder is the lock's): then it is not taken twice, which would wait
+  // for itself for ever.
+  virtual bool held_through(int /*folder_fd*/) const { return false; }
   // Only the entry read: false, changing nothing, when it changed or went.
   virtual bool replace(const LockEntry& seen, const json::object& record) = 0;
   virtual bool remove(const LockEntry& seen) = 0;
@@ -182,7 +187,8 @@ std::unique_ptr<DocumentStore> etcd_document_store(const std::string& url, const
 // the document's own store can be checked with its write (else exit 2).
 Fence open_fence(const std::string& lock, const std::string& document, pid_t owner, double timeout);
 // The lock's entry while the fence holds (files: under the lock folder's
-// flock, kept in `held`); nullopt when the owner no longer holds it.
-std::optional<LockEntry> check_fence(Fence& fence, Fd& held);
+// flock, kept in `held`, unless held_folder, an open folder the caller has
+// flocked, is that folder); nullopt when the owner no longer holds it.
+std::optional<LockEntry> check_fence(Fence& fence, Fd& held, int held_folder = -1);
 
 }  // namespace loopkit

@@ -81,6 +81,11 @@ std::string current_folder() {
   return buf;
 }
 
+bool is_same_folder(int fd, const std::string& path) {
+  struct stat a, b;
+  return fstat(fd, &a) == 0 && stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 bool is_folder(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);

@@ -47,6 +47,9 @@ void fsync_dir(const std::string& dir);
 // the same after a commit point: a failure is a warning (Folder::sync_after_commit)
 void sync_folder_after_commit(const std::string& dir);
 bool is_folder(const std::string& path);  // follows symlinks
+// Whether the open folder fd is the folder at path (symlinks followed):
+// a flock taken on fd is then the one lock_folder(path) would wait for.
+bool is_same_folder(int fd, const std::string& path);
 // The working folder as getcwd(3) gives it: absolute, without symlinks; ""
 // when it cannot be told (removed meanwhile, too long)
 std::string current_folder();
