@@ -64,7 +64,7 @@ lock-reap: warning: 'junk.lock': not valid JSON: syntax error at line 1, column 
   need_strace
   seed_dead a.lock
   seed_dead b.lock
-  run -4 --separate-stderr strace -f -o /dev/null -e trace=unlink -e inject=unlink:error=EIO:when=1 lock-reap .
+  run -4 --separate-stderr strace -f -o /dev/null -e trace=unlinkat -e inject=unlinkat:error=EIO:when=1 lock-reap .
   assert_equal "$stderr" "lock-reap: cannot remove 'a.lock': Input/output error"
   assert [ -e a.lock ]
   assert [ ! -e b.lock ]

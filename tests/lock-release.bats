@@ -65,7 +65,7 @@ load helpers
 @test "a failed removal is exit 4 (injected)" {
   need_strace
   lock-acquire --pid $$ a.lock
-  run -4 strace -f -o /dev/null -e trace=unlink -e inject=unlink:error=EIO lock-release --pid $$ a.lock
+  run -4 strace -f -o /dev/null -e trace=unlinkat -e inject=unlinkat:error=EIO lock-release --pid $$ a.lock
   assert [ -e a.lock ]
 }
 

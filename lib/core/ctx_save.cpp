@@ -190,6 +190,7 @@ std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, c
                                      const Project& project, const Warn& warn) {
   std::vector<std::string> removed;
   std::size_t kept = spare.empty() ? 0 : 1;
+  std::optional<Folder> folder;  // opened at the first removal: each is of a name in it
   for (const auto& name : saves_newest_first(dir)) {
     if (name == spare) continue;
     // another project's save, or one whose project cannot be told, is not ours to delete
@@ -200,7 +201,8 @@ std::vector<std::string> prune_saves(const std::string& dir, std::size_t keep, c
       continue;
     }
     try {
-      if (remove_file(join(dir, name))) removed.push_back(name);
+      if (!folder) folder.emplace(dir);
+      if (remove_file(*folder, name)) removed.push_back(name);
     } catch (const Error& e) {
       if (warn) warn(e.what());
     }

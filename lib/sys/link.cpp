@@ -2,10 +2,12 @@
 
 #include <cerrno>
 #include <climits>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sys/error.hpp"
+#include "sys/fd.hpp"
 #include "sys/folder.hpp"
 
 namespace loopkit {
@@ -53,20 +55,42 @@ std::optional<FileId> file_id(const std::string& path) {
   return FileId{st.st_dev, st.st_ino};
 }
 
-bool remove_file(const std::string& path) {
-  if (unlink(path.c_str()) == 0) return true;
+namespace {
+// path's folder, open only for the *at() calls on its last name; nullopt
+// when the folder itself is missing (so is the name)
+std::optional<Folder> folder_of(const std::string& path) {
+  const std::string dir = dir_name(path);
+  Fd fd = open_fd(dir, O_PATH | O_DIRECTORY);
+  if (fd) return Folder(std::move(fd), dir);
+  if (errno == ENOENT) return std::nullopt;
+  fail_system(errno, "open folder", dir);
+}
+}  // namespace
+
+bool remove_file(const Folder& folder, std::string_view name) {
+  if (unlinkat(folder.fd(), std::string(name).c_str(), 0) == 0) return true;
   if (errno == ENOENT) return false;
-  fail_system(errno, "remove", path);
+  fail_system(errno, "remove", folder.shown(name));
+}
+
+bool remove_file(const std::string& path) {
+  std::optional<Folder> folder = folder_of(path);
+  return folder && remove_file(*folder, base_name(path));
+}
+
+Removal remove_file_if_same(const Folder& folder, std::string_view name, const FileId& id) {
+  struct stat st;
+  if (fstatat(folder.fd(), std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return Removal::missing;
+    fail_system(errno, "remove", folder.shown(name));
+  }
+  if (!S_ISREG(st.st_mode) || FileId{st.st_dev, st.st_ino} != id) return Removal::changed;
+  return remove_file(folder, name) ? Removal::removed : Removal::missing;
 }
 
 Removal remove_file_if_same(const std::string& path, const FileId& id) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return Removal::missing;
-    fail_system(errno, "remove", path);
-  }
-  if (!S_ISREG(st.st_mode) || FileId{st.st_dev, st.st_ino} != id) return Removal::changed;
-  return remove_file(path) ? Removal::removed : Removal::missing;
+  std::optional<Folder> folder = folder_of(path);
+  return folder ? remove_file_if_same(*folder, base_name(path), id) : Removal::missing;
 }
 
 }  // namespace loopkit

@@ -3,9 +3,12 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 
 namespace loopkit {
+
+class Folder;
 
 // The file that path names after following symlinks (path itself if none).
 // A link in a sticky world-writable folder is followed only if the caller
@@ -24,7 +27,9 @@ struct FileId {
 std::optional<FileId> file_id(const std::string& path);  // lstat; nullopt if missing
 
 // unlink(2): true if removed, false if it was already gone; exit 4 otherwise.
-bool remove_file(const std::string& path);
+// Every removal is of a name in an open folder (unlinkat on its descriptor).
+bool remove_file(const Folder& folder, std::string_view name);
+bool remove_file(const std::string& path);  // in path's folder, opened for it
 
 // unlink(2) of path only if the name still stands for the regular file id
 // (lstat, so a link is never followed): what was checked is what goes. A
@@ -32,6 +37,7 @@ bool remove_file(const std::string& path);
 // other errors. Callers hold the folder's lock, so that between the check
 // and the unlink only processes that ignore that lock can change the name.
 enum class Removal { removed, missing, changed };
-Removal remove_file_if_same(const std::string& path, const FileId& id);
+Removal remove_file_if_same(const Folder& folder, std::string_view name, const FileId& id);
+Removal remove_file_if_same(const std::string& path, const FileId& id);  // in path's folder
 
 }  // namespace loopkit
