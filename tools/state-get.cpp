@@ -1,6 +1,9 @@
 // state-get: print values from a JSON state file, jq-style paths, no jq.
+#include <cctype>
+
 #include "cli/tool.hpp"
 #include "core/complete.hpp"
+#include "core/query.hpp"
 #include "core/state.hpp"
 #include "sys/etcd_url.hpp"
 
@@ -53,7 +56,51 @@ static std::size_t find_alternative(std::string_view text) {
   return std::string_view::npos;
 }
 
-// the operands: FILE, then the paths (with --shell, NAME=PATH; either may end in //VALUE)
+// NAME= before an expression: a name of letters, digits, '_' and '-'
+// (an expression's own '=' comes after a path or a space)
+static std::size_t expression_name_end(std::string_view text) {
+  std::size_t eq = text.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return std::string_view::npos;
+  for (char c : text.substr(0, eq))
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return std::string_view::npos;
+  return eq;
+}
+
+// One PATH operand: a plain path (with --shell NAME=PATH; either may end in
+// //VALUE) or a jq expression (query.hpp; with --shell NAME=EXPR)
+static Query::Item parse_item(const Query& q, const std::string& text) {
+  Query::Item item;
+  std::string_view p = text;
+  if (query::is_expression(p)) {
+    if (auto eq = expression_name_end(p); q.mode == Query::shell && eq != std::string_view::npos) {
+      item.name = std::string(p.substr(0, eq));
+      p.remove_prefix(eq + 1);
+    }
+    if (q.mode == Query::shell && item.name.empty()) fail_usage("--shell needs NAME=EXPRESSION for " + quoted(text));
+    item.expr = query::parse(p);
+    item.path = parse_path(".");
+    item.path.text = std::string(p);
+    return item;
+  }
+  // PATH//VALUE: jq's alternative operator, VALUE for a missing or null value
+  if (auto alt = find_alternative(p); alt != std::string_view::npos) {
+    item.default_value = std::string(p.substr(alt + 2));
+    p = p.substr(0, alt);
+  }
+  // NAME=PATH names a --shell variable; '=' cannot occur in a bare path
+  if (auto eq = p.find('='); q.mode == Query::shell && eq != std::string_view::npos && p[0] != '[') {
+    item.name = std::string(p.substr(0, eq));
+    p.remove_prefix(eq + 1);
+  }
+  item.path = parse_path(p);
+  if (q.mode == Query::shell && item.name.empty()) {
+    item.name = item.path.last_name();
+    if (item.name.empty()) fail_usage("--shell needs NAME=PATH for " + quoted(text));
+  }
+  return item;
+}
+
+// the operands: FILE, then the paths
 static void parse_operands(Config& c, const Args& a) {
   Query& q = c.query;
   if (a.operands.empty()) fail_usage("missing FILE");
@@ -64,26 +111,7 @@ static void parse_operands(Config& c, const Args& a) {
     if (q.mode != Query::keys) fail_usage("missing PATH");
     paths.push_back(".");
   }
-  for (const auto& text : paths) {
-    Query::Item item;
-    std::string_view p = text;
-    // PATH//VALUE: jq's alternative operator, VALUE for a missing or null value
-    if (auto alt = find_alternative(p); alt != std::string_view::npos) {
-      item.default_value = std::string(p.substr(alt + 2));
-      p = p.substr(0, alt);
-    }
-    // NAME=PATH names a --shell variable; '=' cannot occur in a bare path
-    if (auto eq = p.find('='); q.mode == Query::shell && eq != std::string_view::npos && p[0] != '[') {
-      item.name = std::string(p.substr(0, eq));
-      p.remove_prefix(eq + 1);
-    }
-    item.path = parse_path(p);
-    if (q.mode == Query::shell && item.name.empty()) {
-      item.name = item.path.last_name();
-      if (item.name.empty()) fail_usage("--shell needs NAME=PATH for " + quoted(text));
-    }
-    q.items.push_back(std::move(item));
-  }
+  for (const auto& text : paths) q.items.push_back(parse_item(q, text));
 }
 
 static int run(const Query& q) {
