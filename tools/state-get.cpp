@@ -71,7 +71,10 @@ static std::size_t expression_name_end(std::string_view text) {
 static Query::Item parse_item(const Query& q, const std::string& text) {
   Query::Item item;
   std::string_view p = text;
-  if (query::is_expression(p)) {
+  // PATH//VALUE keeps its meaning (VALUE as given, spaces and all) when
+  // PATH is plain: only what comes before "//" tells
+  auto alt = find_alternative(p);
+  if (query::is_expression(p.substr(0, alt))) {
     if (auto eq = expression_name_end(p); q.mode == Query::shell && eq != std::string_view::npos) {
       item.name = std::string(p.substr(0, eq));
       p.remove_prefix(eq + 1);
@@ -83,7 +86,7 @@ static Query::Item parse_item(const Query& q, const std::string& text) {
     return item;
   }
   // PATH//VALUE: jq's alternative operator, VALUE for a missing or null value
-  if (auto alt = find_alternative(p); alt != std::string_view::npos) {
+  if (alt != std::string_view::npos) {
     item.default_value = std::string(p.substr(alt + 2));
     p = p.substr(0, alt);
   }

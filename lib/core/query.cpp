@@ -341,17 +341,13 @@ void compare(const Node& n, const json::value& in, const Out& out) {
   });
 }
 
-// A // B: A's values that are neither null nor false; if none (or A fails
-// on its data, as jq lets it), B's.
+// A // B: A's values that are neither null nor false; if none, B's. An
+// error of A stops the whole, as in jq 1.6.
 void alternative(const Node& n, const json::value& in, const Out& out) {
   std::vector<json::value> kept;
-  try {
-    eval(*n.left, in, [&](const json::value& v) {
-      if (truthy(v)) kept.push_back(v);
-    });
-  } catch (const Error& e) {
-    if (e.code() != Exit::data) throw;
-  }
+  eval(*n.left, in, [&](const json::value& v) {
+    if (truthy(v)) kept.push_back(v);
+  });
   if (kept.empty()) return eval(*n.right, in, out);
   for (const auto& v : kept) out(v);
 }
