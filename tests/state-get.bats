@@ -478,3 +478,23 @@ seed_lock() {
   run -0 state-get e.json '["a|b"]' '.["c(d)"]' 'a[0]' 's//none' 'missing//none'
   assert_output $'1\n2\n1\nx\nnone'
 }
+
+# issue 25: one spelling per meaning, as sort, grep and xargs spell NUL
+@test "-z is -0: NUL after each value, bundled too; --help names it" {
+  printf '{"a":"x\\ny","b":1}' >z.json
+  run -0 state-get -z z.json a b
+  assert_output "$(printf 'x\ny\0001\000')"
+  assert_equal "$(state-get -z z.json a b | od -c)" "$(state-get -0 z.json a b | od -c)"
+  assert_equal "$(state-get -jz z.json a | od -c)" "$(state-get --json --null z.json a | od -c)"
+  run -0 state-get --help
+  assert_output --partial '(-z too)'
+}
+
+@test "-q silences the answer no, never the values found (loopkit(7), COMMON OPTIONS)" {
+  printf '{"a":1}' >q.json
+  run -1 --separate-stderr state-get -q q.json a nope
+  assert_output 1
+  assert_equal "$stderr" ''
+  run -1 --separate-stderr state-get -q --must-exist none.json a
+  assert_equal "$output$stderr" ''
+}

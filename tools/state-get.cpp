@@ -15,6 +15,7 @@ namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   Query query;
   unsigned modes = 0;                        // the distinct modes given: one at most
+  bool nul = false;                          // -0, -z: NUL after each value
   std::optional<std::string> complete_path;  // for the shells' completion
 };
 }  // namespace
@@ -33,7 +34,8 @@ static void options(cli::Options& o, Config& c) {
       .flag("pretty", "indent objects and arrays over several lines", q.pretty)
       .flag("s,shell", "print NAME=VALUE lines for eval (NAME=PATH names one)", mode(Query::shell))
       .flag("k,keys", "print the member names (or indices) at each PATH", mode(Query::keys))
-      .flag("0,null", "end each value with NUL, not newline", [&q] { q.terminator = '\0'; })
+      .flag("0,null", "end each value with NUL, not newline (-z too)", c.nul)
+      .alias('z', "--null, as sort -z and grep -z spell it", c.nul)
       .flag("must-exist", "exit 1 if FILE is missing (else it reads as {})", q.must_exist)
       .etcd_timeout(q.timeout)
       .pair("arg", "[$NAME] in a path is the member named VALUE (repeatable)", "NAME VALUE", define_path_variable)
@@ -136,6 +138,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     parse_operands(c, a);
+    if (c.nul) c.query.terminator = '\0';
     return run(c.query);
   });
 }
