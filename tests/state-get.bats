@@ -35,7 +35,7 @@ JSON
   [ "$output" = '"demo"' ]
   run -2 --separate-stderr state-get --bogus state.json session
   [[ $stderr == *"option 'bogus' does not exist"* ]]
-  run -2 state-get -z state.json session
+  run -2 state-get -Y state.json session # (-z is -0 now)
   run -0 bash -c 'echo "{\"a\":1}" | state-get - a'
   [ "$output" = 1 ]
 }

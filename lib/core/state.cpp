@@ -50,19 +50,13 @@ void keys_of(const json::value& v, const Path& p, std::string& out, char term) {
 void print_values(const Query::Item& item, const std::vector<std::string>& values, bool several, const Query& q,
                   QueryResult& r, std::string& shell_out) {
   if (q.mode == Query::values) {
-    for (const auto& v : values) {
-      r.out += v;
-      r.out += q.terminator;
-    }
+    for (const auto& v : values) r.out += v + q.terminator;
   } else if (q.mode == Query::shell) {
     shell_out += shell_name(item.name);
     shell_out += '=';
     if (several) {
       shell_out += '(';
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        if (i) shell_out += ' ';
-        shell_out += shell_quote(values[i]);
-      }
+      for (std::size_t i = 0; i < values.size(); ++i) shell_out += (i ? " " : "") + shell_quote(values[i]);
       shell_out += ')';
     } else {
       shell_out += shell_quote(values.empty() ? "" : values[0]);
@@ -74,8 +68,9 @@ void print_values(const Query::Item& item, const std::vector<std::string>& value
 // An expression's answers: jq's values of it on the whole document. No
 // value is missing (jq reads a missing member as null); with --exists, one
 // that yields nothing is.
-void answer_expression(const json::value& doc, const Query::Item& item, const Query& q, QueryResult& r,
-                       std::string& shell_out) {
+void answer_expression(std::string_view text, std::string_view subject, const boost::json::storage_ptr& arena,
+                       const Query::Item& item, const Query& q, QueryResult& r, std::string& shell_out) {
+  json::value doc = json::parse(text, subject, arena, json::Literals::big_integers);
   std::vector<std::string> values;
   const auto& fallback = item.default_value ? item.default_value : q.default_value;
   bool any = false;
@@ -100,13 +95,11 @@ void answer(std::string_view text, std::string_view subject, const Query& q, con
     std::vector<std::string> values;
     bool missing_here = false;
     const auto& fallback = item.default_value ? item.default_value : q.default_value;
-    auto spans = textedit::lookup(text, root, item.path);
     if (item.expr) {
-      auto s = spans.at(0);  // the whole document, always there
-      auto doc = json::parse(text.substr(s->first, s->second - s->first), subject, arena, json::Literals::big_integers);
-      answer_expression(doc, item, q, r, shell_out);
+      answer_expression(text, subject, arena, item, q, r, shell_out);
       continue;
     }
+    auto spans = textedit::lookup(text, root, item.path);
     for (const auto& s : spans) {
       json::value v;
       if (s) v = json::parse(text.substr(s->first, s->second - s->first), subject, arena, json::Literals::big_integers);
