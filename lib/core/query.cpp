@@ -48,8 +48,10 @@ bool is_expression(std::string_view t) {
 
 namespace {
 
-// Nesting deeper than this is no one's query, and would only grow the stack.
+// Nesting deeper, or more terms, than this is no one's query, and would
+// only grow the stack (evaluation recurses once per operator).
 constexpr int max_nesting = 200;
+constexpr int max_terms = 1000;
 
 NodePtr node(Node::Kind k) {
   auto n = std::make_shared<Node>();
@@ -75,6 +77,7 @@ private:
   std::string_view t_;
   std::size_t i_ = 0;
   int depth_ = 0;
+  int terms_ = 0;
 
   [[noreturn]] void fail(const std::string& why) const {
     fail_usage(fmt::format("malformed expression {}: {}", quoted(t_), why));
@@ -124,6 +127,7 @@ private:
   }
 
   NodePtr term() {
+    if (++terms_ > max_terms) fail(fmt::format("more than {} terms", max_terms));
     skip_space();
     if (i_ == t_.size()) fail("expected a path, a literal, '{' or '(' at the end");
     char c = t_[i_];

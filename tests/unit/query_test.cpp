@@ -107,4 +107,13 @@ TEST_CASE("malformed expressions are exit 2 and name themselves", "[query]") {
     }
   }
   CHECK_THROWS_AS(query::parse(std::string(1000, '(') + "." + std::string(1000, ')')), Error);
+  // long chains: each operator is a frame of the evaluation
+  auto chain = [](const char* op, int n) {
+    std::string t = ".";
+    for (int i = 0; i < n; ++i) t.append(op).append(".");
+    return t;
+  };
+  CHECK_THROWS_AS(query::parse(chain(" // ", 2000)), Error);
+  CHECK_NOTHROW(query::parse(chain(" // ", 900)));
+  CHECK_THROWS_AS(query::parse(chain("|", 2000)), Error);
 }
