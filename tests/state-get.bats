@@ -498,3 +498,11 @@ seed_lock() {
   run -1 --separate-stderr state-get -q --must-exist none.json a
   assert_equal "$output$stderr" ''
 }
+
+@test "issue 25: '.pid // empty' is jq's (nothing printed); 'pid//empty' stays PATH//VALUE" {
+  printf '{"session":"s"}' >l.json
+  run -0 state-get l.json '.pid // empty'
+  assert_output ''
+  run -0 state-get l.json 'pid//empty'
+  assert_output empty
+}
