@@ -79,16 +79,48 @@ _loopkit_files() {
   fi
 }
 
-# _loopkit_complete TAKES_COMMAND TAKES_PATHS SPEC...: complete one loopkit
-# command line. SPEC is "-s|--long|KIND" with KIND flag, file, dir, command,
-# path, none, pair (two words) or "words a b"; operands complete as file
-# names, but with TAKES_PATHS those after the first (FILE) as the JSON paths
-# in FILE (state-get --complete-path).
+# the sessions engine-ctl and engine-report find by name under their
+# default roots, .claude and .atari: ROOT/pipeline-runs/NAME/state.json, and
+# a drain's ROOT/state.json by its folder's name without the dot ("atari")
+_loopkit_sessions() {
+  local root st
+  for root in .claude .atari; do
+    [[ ! -f $root/state.json ]] || printf '%s\n' "${root#.}"
+    for st in "$root"/pipeline-runs/*/state.json; do
+      [[ -f $st ]] || continue
+      st=${st%/state.json}
+      printf '%s\n' "${st##*/}"
+    done
+  done
+}
+
+# _loopkit_operand KIND: complete an operand of that kind (see
+# _loopkit_complete's OPERANDS)
+_loopkit_operand() {
+  case $1 in
+    words\ *) mapfile -t COMPREPLY < <(compgen -W "${1#words }" -- "$word") ;;
+    session) mapfile -t COMPREPLY < <(compgen -W "$(_loopkit_sessions)" -- "$word") ;;
+    session-file)
+      _loopkit_files
+      mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W "$(_loopkit_sessions)" -- "$word") ;;
+    dir) _loopkit_files -d ;;
+    none) COMPREPLY=() ;;
+    *) _loopkit_files ;;
+  esac
+}
+
+# _loopkit_complete TAKES_COMMAND TAKES_PATHS OPERANDS SPEC...: complete one
+# loopkit command line. SPEC is "-s|--long|KIND" with KIND flag, file, dir,
+# command, path, none, pair (two words) or "words a b"; operands complete as
+# file names, but with TAKES_PATHS those after the first (FILE) as the JSON
+# paths in FILE (state-get --complete-path), and with OPERANDS ("KIND;KIND;
+# ...", the last one ending in "*" for every operand from there on; KIND as
+# above, or session, or session-file) each by its position.
 _loopkit_complete() {
-  local takes_command=$1 takes_paths=$2 cur word prev i spec s l k file='' skip=0 opts=()
+  local takes_command=$1 takes_paths=$2 operands=$3 cur word prev i spec s l k file='' skip=0 opts=() before=()
   local -a _loopkit_w
   local _loopkit_cut
-  shift 2
+  shift 3
   cur=${COMP_WORDS[COMP_CWORD]}
   [[ $cur != [=:]* ]] || cur=${cur##*[=:]}
   if [[ $takes_command == 1 ]]; then
@@ -128,9 +160,9 @@ _loopkit_complete() {
         done
         continue ;;
     esac
-    file=${_loopkit_w[i]}
-    break
+    before+=("${_loopkit_w[i]}")
   done
+  file=${before[0]-}
   for spec; do
     IFS='|' read -r s l k <<<"$spec"
     [[ -z $s ]] || opts+=("$s")
@@ -150,6 +182,14 @@ _loopkit_complete() {
     mapfile -t COMPREPLY < <(compgen -W "${opts[*]}" -- "$word")
     return 0
   fi
+  if [[ -n $operands ]]; then
+    local -a kinds
+    IFS=';' read -r -a kinds <<<"$operands"
+    k=${kinds[${#before[@]}]-${kinds[-1]}}
+    [[ ${#before[@]} -lt ${#kinds[@]} || ${kinds[-1]} == *'*' ]] || k=none
+    _loopkit_operand "${k%'*'}"
+    return 0
+  fi
   if [[ $takes_paths == 1 && -n $file ]]; then
     _loopkit_paths "$file" "$word"
     return 0
@@ -159,7 +199,7 @@ _loopkit_complete() {
 }
 
 _loopkit_agent_run() {
-  _loopkit_complete 1 0 \
+  _loopkit_complete 1 0 '' \
     '|--timeout|none' \
     '|--kill-after|none' \
     '|--alive|none' \
@@ -171,7 +211,7 @@ _loopkit_agent_run() {
 complete -F _loopkit_agent_run agent-run
 
 _loopkit_ctx_resume() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--dir|dir' \
     '|--peek|flag' \
     '-s|--shell|flag' \
@@ -186,7 +226,7 @@ _loopkit_ctx_resume() {
 complete -F _loopkit_ctx_resume ctx-resume
 
 _loopkit_ctx_save() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--dir|dir' \
     '|--from|file' \
     '|--phase|none' \
@@ -207,7 +247,7 @@ _loopkit_ctx_save() {
 complete -F _loopkit_ctx_save ctx-save
 
 _loopkit_event_append() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--session|none' \
     '|--print-seq|flag' \
     '|--no-sync|flag' \
@@ -218,9 +258,9 @@ _loopkit_event_append() {
 complete -F _loopkit_event_append event-append
 
 _loopkit_event_show() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--last|none' \
-    '|--since|none' \
+    '|--after-seq|none' \
     '|--type|none' \
     '|--session|none' \
     '-j|--json|flag' \
@@ -234,7 +274,7 @@ _loopkit_event_show() {
 complete -F _loopkit_event_show event-show
 
 _loopkit_lock_acquire() {
-  _loopkit_complete 1 0 \
+  _loopkit_complete 1 0 '' \
     '|--pid|none' \
     '-w|--wait|none' \
     '|--session|none' \
@@ -253,7 +293,7 @@ _loopkit_lock_acquire() {
 complete -F _loopkit_lock_acquire lock-acquire
 
 _loopkit_lock_heartbeat() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--pid|none' \
     '|--every|none' \
     '|--timeout|none' \
@@ -264,7 +304,7 @@ _loopkit_lock_heartbeat() {
 complete -F _loopkit_lock_heartbeat lock-heartbeat
 
 _loopkit_lock_reap() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '-n|--dry-run|flag' \
     '-j|--json|flag' \
     '|--stale-after|none' \
@@ -276,7 +316,7 @@ _loopkit_lock_reap() {
 complete -F _loopkit_lock_reap lock-reap
 
 _loopkit_lock_release() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--pid|none' \
     '|--force|flag' \
     '|--timeout|none' \
@@ -287,8 +327,10 @@ _loopkit_lock_release() {
 complete -F _loopkit_lock_release lock-release
 
 _loopkit_lock_status() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '-j|--json|flag' \
+    '|--live|flag' \
+    '|--stale|flag' \
     '|--stale-after|none' \
     '|--timeout|none' \
     '-q|--quiet|flag' \
@@ -298,7 +340,7 @@ _loopkit_lock_status() {
 complete -F _loopkit_lock_status lock-status
 
 _loopkit_progress_append() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--id|none' \
     '|--date|none' \
     '|--files|none' \
@@ -315,7 +357,7 @@ _loopkit_progress_append() {
 complete -F _loopkit_progress_append progress-append
 
 _loopkit_progress_show() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--last|none' \
     '|--id|none' \
     '|--since|none' \
@@ -331,7 +373,7 @@ _loopkit_progress_show() {
 complete -F _loopkit_progress_show progress-show
 
 _loopkit_state_get() {
-  _loopkit_complete 0 1 \
+  _loopkit_complete 0 1 '' \
     '-d|--default|none' \
     '-e|--exists|flag' \
     '-j|--json|flag' \
@@ -349,7 +391,7 @@ _loopkit_state_get() {
 complete -F _loopkit_state_get state-get
 
 _loopkit_state_set() {
-  _loopkit_complete 0 1 \
+  _loopkit_complete 0 1 '' \
     '|--delete|path' \
     '|--now|path' \
     '|--epoch|path' \
@@ -377,7 +419,7 @@ _loopkit_state_set() {
 complete -F _loopkit_state_set state-set
 
 _loopkit_drain_engine() {
-  _loopkit_complete 1 0 \
+  _loopkit_complete 1 0 '' \
     '|--next|command' \
     '|--state|file' \
     '|--locks|dir' \
@@ -400,7 +442,7 @@ _loopkit_drain_engine() {
 complete -F _loopkit_drain_engine drain-engine
 
 _loopkit_loop_engine() {
-  _loopkit_complete 1 0 \
+  _loopkit_complete 1 0 '' \
     '|--session|none' \
     '-r|--root|dir' \
     '|--state|file' \
@@ -425,7 +467,7 @@ _loopkit_loop_engine() {
 complete -F _loopkit_loop_engine loop-engine
 
 _loopkit_pipeline_engine() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 '' \
     '|--session|none' \
     '-r|--root|dir' \
     '|--state|file' \
@@ -448,7 +490,7 @@ _loopkit_pipeline_engine() {
 complete -F _loopkit_pipeline_engine pipeline-engine
 
 _loopkit_engine_status() {
-  _loopkit_complete 0 0 \
+  _loopkit_complete 0 0 'dir*' \
     '-j|--json|flag' \
     '|--watch|flag' \
     '|--interval|none' \
@@ -456,3 +498,18 @@ _loopkit_engine_status() {
     '-V|--version|flag'
 }
 complete -F _loopkit_engine_status engine-status
+
+_loopkit_engine_ctl() {
+  _loopkit_complete 0 0 'words pause resume stop extend;session;dir*' \
+    '-h|--help|flag' \
+    '-V|--version|flag'
+}
+complete -F _loopkit_engine_ctl engine-ctl
+
+_loopkit_engine_report() {
+  _loopkit_complete 0 0 'session-file;dir*' \
+    '-o|--output|file' \
+    '-h|--help|flag' \
+    '-V|--version|flag'
+}
+complete -F _loopkit_engine_report engine-report

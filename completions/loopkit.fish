@@ -49,6 +49,44 @@ function __loopkit_paths
     state-get --complete-path "$word" $file 2>/dev/null
 end
 
+# __loopkit_nth N OPTION...: whether the word being typed is the N-th
+# operand (N-: the N-th or a later one); OPTION as for __loopkit_file
+function __loopkit_nth
+    set -l want $argv[1]
+    set -e argv[1]
+    set -l skip 0
+    set -l n 1
+    set -l words (commandline -opc)
+    for w in $words[2..-1]
+        if test $skip -gt 0
+            set skip (math $skip - 1)
+        else if string match -q -- '--*=*' $w
+            continue
+        else if string match -q -- '-?*' $w
+            contains -- $w $argv; and set skip 1
+        else
+            set n (math $n + 1)
+        end
+    end
+    if string match -q -- '*-' $want
+        test $n -ge (string trim -r -c - -- $want)
+    else
+        test $n -eq $want
+    end
+end
+
+# the sessions engine-ctl and engine-report find by name under their
+# default roots, .claude and .atari: ROOT/pipeline-runs/NAME/state.json, and
+# a drain's ROOT/state.json by its folder's name without the dot ("atari")
+function __loopkit_sessions
+    for root in .claude .atari
+        test -f $root/state.json; and string sub -s 2 -- $root
+        for st in $root/pipeline-runs/*/state.json
+            string replace -r '^.*/pipeline-runs/(.*)/state\.json$' '$1' -- $st
+        end
+    end
+end
+
 # agent-run
 complete -c agent-run -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
 complete -c agent-run -l timeout -d 'end the group after SECONDS (exit 124; default 0: never)' -x
@@ -99,7 +137,7 @@ complete -c event-append -s V -l version -d 'print the version and exit'
 
 # event-show
 complete -c event-show -l last -d 'only the newest N events (of those chosen)' -x
-complete -c event-show -l since -d 'only the events after SEQ (seq greater than SEQ)' -x
+complete -c event-show -l after-seq -d 'only the events after SEQ (seq greater than SEQ)' -x
 complete -c event-show -l type -d 'only events of TYPE (repeatable, or T1,T2)' -x
 complete -c event-show -l session -d 'only events of session NAME' -x
 complete -c event-show -s j -l json -d 'the lines as stored, one JSON object each'
@@ -154,6 +192,8 @@ complete -c lock-release -s V -l version -d 'print the version and exit'
 
 # lock-status
 complete -c lock-status -s j -l json -d 'one JSON object per lock: its fields plus file, state, reason, age'
+complete -c lock-status -l live -d 'list only the locks held by a live owner; exit 0 if there is one'
+complete -c lock-status -l stale -d 'list only the stale locks; exit 0 if there is one'
 complete -c lock-status -l stale-after -d 'a lock without a heartbeat for SECONDS is stale' -x
 complete -c lock-status -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c lock-status -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
@@ -195,7 +235,7 @@ complete -c state-get -s j -l json -d 'print every value as JSON'
 complete -c state-get -l pretty -d 'indent objects and arrays over several lines'
 complete -c state-get -s s -l shell -d 'print NAME=VALUE lines for eval (NAME=PATH names one)'
 complete -c state-get -s k -l keys -d 'print the member names (or indices) at each PATH'
-complete -c state-get -s 0 -l null -d 'end each value with NUL, not newline'
+complete -c state-get -s 0 -l null -d 'end each value with NUL, not newline (-z too)'
 complete -c state-get -l must-exist -d 'exit 1 if FILE is missing (else it reads as {})'
 complete -c state-get -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c state-get -l arg -d '[$NAME] in a path is the member named VALUE (repeatable)' -x
@@ -294,8 +334,23 @@ complete -c pipeline-engine -s h -l help -d 'show this help'
 complete -c pipeline-engine -s V -l version -d 'show the version'
 
 # engine-status
+complete -c engine-status -n '__loopkit_nth 1- --interval' -f -a '(__fish_complete_directories)'
 complete -c engine-status -s j -l json -d 'one JSON object per session and line'
 complete -c engine-status -l watch -d 'redraw every --interval seconds until interrupted (in place on a terminal; plain lines in a pipe)'
 complete -c engine-status -l interval -d 'how often --watch looks again (default 2)' -x
 complete -c engine-status -s h -l help -d 'show this help'
 complete -c engine-status -s V -l version -d 'show the version'
+
+# engine-ctl
+complete -c engine-ctl -n '__loopkit_nth 1' -f -a 'pause resume stop extend'
+complete -c engine-ctl -n '__loopkit_nth 2' -f -a '(__loopkit_sessions)'
+complete -c engine-ctl -n '__loopkit_nth 3-' -f -a '(__fish_complete_directories)'
+complete -c engine-ctl -s h -l help -d 'show this help'
+complete -c engine-ctl -s V -l version -d 'show the version'
+
+# engine-report
+complete -c engine-report -n '__loopkit_nth 1 -o --output' -a '(__loopkit_sessions)'
+complete -c engine-report -n '__loopkit_nth 2- -o --output' -f -a '(__fish_complete_directories)'
+complete -c engine-report -s o -l output -d 'write FILE (default: SESSION-report.html in the current folder; "-" for standard output)' -r -F
+complete -c engine-report -s h -l help -d 'show this help'
+complete -c engine-report -s V -l version -d 'show the version'

@@ -326,3 +326,71 @@ bash_types() {
     [ "${lines[0]}" = 'buffer: state-get s.json .history\[1\]' ]
   fi
 }
+
+# --- engine-ctl and engine-report (issue 25): actions, sessions, roots ----------
+
+sessions() {
+  mkdir -p .claude/pipeline-runs/auth .claude/pipeline-runs/billing .atari roots
+  echo '{}' >.claude/pipeline-runs/auth/state.json
+  echo '{}' >.claude/pipeline-runs/billing/state.json
+  echo '{}' >.atari/state.json
+  mkdir .claude/pipeline-runs/nostate # no state.json: no session
+}
+
+@test "bash: engine-ctl's actions, then the sessions engine-status finds, then root folders; engine-report's too" {
+  sessions
+  bash_offers 'engine-ctl '
+  assert_output $'pause\nresume\nstop\nextend'
+  bash_offers 'engine-ctl re'
+  assert_output resume
+  bash_offers 'engine-ctl pause '
+  assert_output $'auth\nbilling\natari'
+  bash_offers 'engine-ctl extend b'
+  assert_output billing
+  bash_offers 'engine-ctl stop auth r'
+  assert_output roots
+  bash_offers 'engine-report au'
+  assert_output auth
+  bash_offers 'engine-report s'
+  assert_output s.json
+  bash_offers 'engine-report -o out.html b'
+  assert_output billing
+  bash_offers 'engine-report --o'
+  assert_output --output
+  bash_offers 'engine-status r'
+  assert_output roots
+}
+
+@test "zsh: engine-ctl's actions, sessions and roots; engine-report's sessions and files" {
+  sessions
+  zsh_types 'engine-ctl '
+  [ "${lines[1]}" = 'matches: pause|resume|stop|extend' ]
+  zsh_types 'engine-ctl st'
+  [ "${lines[0]}" = 'buffer: engine-ctl stop ' ]
+  zsh_types 'engine-ctl pause '
+  [ "${lines[1]}" = 'matches: auth|billing|atari' ]
+  zsh_types 'engine-ctl pause bi'
+  [ "${lines[0]}" = 'buffer: engine-ctl pause billing ' ]
+  zsh_types 'engine-ctl pause auth ro'
+  [ "${lines[0]}" = 'buffer: engine-ctl pause auth roots/' ]
+  zsh_types 'engine-report -o x.html at'
+  [ "${lines[0]}" = 'buffer: engine-report -o x.html atari ' ]
+  zsh_types 'engine-report s.j'
+  [ "${lines[0]}" = 'buffer: engine-report s.json ' ]
+}
+
+@test "fish: engine-ctl's actions, sessions and roots; engine-report's sessions and files" {
+  sessions
+  fish_offers 'engine-ctl '
+  assert_output $'extend\npause\nresume\nstop'
+  fish_offers 'engine-ctl pause '
+  assert_output $'atari\nauth\nbilling'
+  fish_offers 'engine-ctl pause auth r'
+  assert_output roots/
+  fish_offers 'engine-report -o x.html a'
+  assert_output $'atari\nauth'
+  fish_offers 'engine-report s.'
+  assert_output s.json
+  fish_offers 'engine-status r'
+  assert_output roots/
+}

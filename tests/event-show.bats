@@ -105,3 +105,25 @@ mklog() {
   grep -q "warning: 'e.jsonl': replaced or truncated; reading it from the start" err
   [ "$(grep -c warning err)" = 1 ]
 }
+
+# issue 25: --since meant a seq here and a date in progress-show
+@test "--after-seq SEQ is --since SEQ's name now; --since still reads a SEQ" {
+  mklog
+  run -0 event-show --after-seq 4 e.jsonl
+  [ "$(cut -d' ' -f1 <<<"$output" | tr '\n' ' ')" = "5 6 " ]
+  assert_equal "$(event-show --since=4 e.jsonl)" "$output"
+  run -2 --separate-stderr event-show --after-seq x e.jsonl
+  assert_equal "$stderr" "event-show: --after-seq: not a whole number from 0 to 4611686018427387904: 'x'"
+  run -0 event-show --help
+  assert_output --partial '--after-seq SEQ'
+}
+
+@test "issue 25: events filtered on their fields without jq, by state-get's expressions over --json" {
+  event-append --session demo e.jsonl iteration-done 'iteration:=1' 'plateau:=false'
+  event-append --session demo e.jsonl iteration-done 'iteration:=2' 'plateau:=true'
+  event-append --session demo e.jsonl complete
+  run -0 bash -c "event-show --type iteration-done --json e.jsonl | state-get - 'select(.plateau == true) | .iteration'"
+  assert_output 2
+  run -0 bash -c "event-show --json e.jsonl | state-get -j - '{seq, type}'"
+  assert_output $'{"seq":1,"type":"iteration-done"}\n{"seq":2,"type":"iteration-done"}\n{"seq":3,"type":"complete"}'
+}

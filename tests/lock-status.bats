@@ -190,3 +190,31 @@ lock-status: warning: cannot open 'locks/x.lock': is a symbolic link"
   run -0 lock-acquire --pid $$ ./-
   run -0 lock-status -q ./-
 }
+
+# issue 25: the man page's jq filter for live locks, as options
+@test "--live and --stale list only those locks (also --json, -q), exit 0 when one is listed, as grep" {
+  holder=$(live)
+  p=$(dead_pid)
+  mkdir locks
+  lock-acquire --pid "$holder" --session auth locks/a.lock
+  printf '{"session":"old","pid":%s}\n' "$p" >locks/b.lock
+  printf 'garbage' >locks/c.lock
+  run -0 lock-status --live locks
+  assert_output "locks/a.lock: live, session 'auth', pid $holder on $(uname -n), heartbeat 0s ago"
+  run -0 lock-status --stale --json locks
+  assert_output "$(lock-status --json locks/b.lock)"
+  run -0 bash -c 'lock-status --live --json locks | state-get - session'
+  assert_output auth
+  run -0 lock-status -q --live locks/a.lock
+  assert_output ''
+  run -1 lock-status --live locks/b.lock
+  assert_output ''
+  run -0 lock-status --stale locks/b.lock
+  run -1 lock-status -q --stale locks/a.lock locks/none.lock
+  run -2 --separate-stderr lock-status --stale --live locks
+  assert_equal "$stderr" "lock-status: --live and --stale exclude each other"
+  run -3 lock-status --live locks/c.lock
+  rm locks/a.lock locks/b.lock
+  run -1 lock-status --live locks
+  assert_output ''
+}

@@ -35,7 +35,7 @@ JSON
   [ "$output" = '"demo"' ]
   run -2 --separate-stderr state-get --bogus state.json session
   [[ $stderr == *"option 'bogus' does not exist"* ]]
-  run -2 state-get -z state.json session
+  run -2 state-get -Y state.json session # (-z is -0 now)
   run -0 bash -c 'echo "{\"a\":1}" | state-get - a'
   [ "$output" = 1 ]
 }
@@ -391,4 +391,118 @@ JSON
   printf '[1,2]}' | gzip >>m.json.gz
   run -0 state-get m.json.gz 'a[1]'
   assert_output 2
+}
+
+# issue 25: the seeds' jq reads (003: agent-pipelines' state reference and
+# lock scripts), each with its state-get form and the same output
+seed_lock() {
+  printf '{"session":"myfeature","pid":4242,"started_at":"2025-01-10T10:00:00Z"}\n' >my.lock
+}
+
+@test "issue 25: the seeds' jq lines, as state-get prints them (-j --pretty is jq, -j is jq -c, plain is jq -rc)" {
+  f=$BATS_TEST_DIRNAME/fixtures/ap_state_pipeline.doc.json
+  run -0 state-get -j --pretty "$f" '{iteration, iteration_completed, status}'
+  assert_output $'{\n  "iteration": null,\n  "iteration_completed": null,\n  "status": "running"\n}'
+  run -0 state-get -j "$f" '.stages[] | {name, status}'
+  assert_output $'{"name":"improve-plan","status":"completed"}\n{"name":"refine-beads","status":"running"}'
+  run -0 state-get "$f" '.stages[] | select(.status == "running") | .name'
+  assert_output refine-beads
+  run -0 state-get "$f" '.stages[] | select(.status != "running") | {n: .name, "the status": .status}'
+  assert_output '{"n":"improve-plan","the status":"completed"}'
+  run -0 state-get -j "$f" '.status' '.current_stage'
+  assert_output $'"running"\n2'
+  seed_lock
+  run -0 state-get my.lock '.pid // empty' '.session // empty' '.host // empty'
+  assert_output $'4242\nmyfeature'
+}
+
+@test "issue 25: expressions print what jq prints, byte for byte, on every state fixture (pretty, -c, -r, -rc)" {
+  command -v jq >/dev/null || skip "jq is not installed (scripts/lib-setup.bash installs it)"
+  exprs=('{iteration, iteration_completed, status}' '.stages[] | {name, status}'
+    '.stages[] | select(.status == "failed") | .name' '.stages[] | select(.status != "running") | {n: .name}'
+    '.status' '.iteration' '.completion_reason' '.current_stage' '.pid // empty' '.session // empty'
+    '{"schema_version", s: .state, v: .version}' '.history // [] | .[-1]' '[.history[].iteration]'
+    '(.status, .iteration) // "none"' '.[] | select(. == null)' '{a: .x.y.z, b: 1, c: "t", d: [.iteration]}'
+    '. | {history} | .history | .[0]' '.stages[0] | {name} | .name')
+  n=0
+  for f in "$BATS_TEST_DIRNAME"/fixtures/*.json; do
+    for e in "${exprs[@]}"; do
+      want=$(jq "$e" "$f" 2>/dev/null) || continue # jq's errors are state-get's exit 3, another text
+      [ "$want" = null ] && [[ $e != *[\|{]* ]] && continue # a plain path: "not found" where jq says null
+      for flags in "" -c -r -rc; do
+        want=$(jq $flags "$e" "$f")
+        case $flags in
+          "") opts=(-j --pretty) ;;
+          -c) opts=(-j) ;;
+          -r) opts=(--pretty) ;;
+          -rc) opts=() ;;
+        esac
+        got=$(state-get "${opts[@]}" "$f" "$e") || { echo "state-get ${opts[*]} $f '$e': exit $?"; false; }
+        [ "$got" = "$want" ] || { echo "$f '$e' (jq $flags):"; diff <(echo "$want") <(echo "$got"); false; }
+        n=$((n + 1))
+      done
+    done
+  done
+  [ "$n" -gt 200 ]
+}
+
+@test "issue 25: an expression reads a missing member as null, as jq; --default, --exists, --keys and --shell apply" {
+  printf '{"a":{"b":[1,2]},"n":null,"s":"x"}' >e.json
+  run -0 state-get e.json '{nope, n}' '.nope | {x}'
+  assert_output $'{"nope":null,"n":null}\n{"x":null}'
+  run -0 state-get -d none e.json '.n | .x' '{n}'
+  assert_output $'none\n{"n":null}'
+  run -0 state-get -e e.json '.a | select(.b != null)'
+  run -1 state-get -e e.json '.a | select(.b == null)'
+  run -0 state-get -k e.json '.a | {b, c: 1}'
+  assert_output $'b\nc'
+  run -0 state-get -s e.json 'v=.a.b[] | select(. != 1)' 'o={s}'
+  assert_output $'v=(2)\no=(\'{"s":"x"}\')'
+  run -2 --separate-stderr state-get -s e.json '.a | {b}'
+  assert_equal "$stderr" "state-get: --shell needs NAME=EXPRESSION for '.a | {b}'"
+  run -0 state-get -0 e.json '.a.b[] | select(. == 2)' '{s}'
+  assert_output "$(printf '2\0{"s":"x"}\0')"
+}
+
+@test "issue 25: expressions: a wrong type is exit 3, a malformed one exit 2 naming itself; plain paths are unchanged" {
+  printf '{"s":"x","a":[1],"a|b":1,"c(d)":2}' >e.json
+  run -3 --separate-stderr state-get e.json '.s | {x}'
+  assert_equal "$stderr" 'state-get: .x: cannot look up "x" in a string'
+  run -3 --separate-stderr state-get e.json '.s[] | .x'
+  assert_equal "$stderr" 'state-get: .s[]: cannot list the elements of a string'
+  run -2 --separate-stderr state-get e.json '.a | length'
+  assert_equal "$stderr" "state-get: malformed expression '.a | length': unknown function 'length' (paths, literals, {...}, select, ==, !=, //, empty and | are read)"
+  run -2 --separate-stderr state-get e.json '{a'
+  assert_equal "$stderr" "state-get: malformed expression '{a': expected '}'"
+  # names holding the operators are quoted, as names with spaces are
+  run -0 state-get e.json '["a|b"]' '.["c(d)"]' 'a[0]' 's//none' 'missing//none'
+  assert_output $'1\n2\n1\nx\nnone'
+}
+
+# issue 25: one spelling per meaning, as sort, grep and xargs spell NUL
+@test "-z is -0: NUL after each value, bundled too; --help names it" {
+  printf '{"a":"x\\ny","b":1}' >z.json
+  run -0 state-get -z z.json a b
+  assert_output "$(printf 'x\ny\0001\000')"
+  assert_equal "$(state-get -z z.json a b | od -c)" "$(state-get -0 z.json a b | od -c)"
+  assert_equal "$(state-get -jz z.json a | od -c)" "$(state-get --json --null z.json a | od -c)"
+  run -0 state-get --help
+  assert_output --partial '(-z too)'
+}
+
+@test "-q silences the answer no, never the values found (loopkit(7), COMMON OPTIONS)" {
+  printf '{"a":1}' >q.json
+  run -1 --separate-stderr state-get -q q.json a nope
+  assert_output 1
+  assert_equal "$stderr" ''
+  run -1 --separate-stderr state-get -q --must-exist none.json a
+  assert_equal "$output$stderr" ''
+}
+
+@test "issue 25: '.pid // empty' is jq's (nothing printed); 'pid//empty' stays PATH//VALUE" {
+  printf '{"session":"s"}' >l.json
+  run -0 state-get l.json '.pid // empty'
+  assert_output ''
+  run -0 state-get l.json 'pid//empty'
+  assert_output empty
 }

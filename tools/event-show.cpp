@@ -13,8 +13,9 @@ static void options(cli::Options& o, event::ShowOptions& s) {
   constexpr long long big = 1LL << 62;
   o.value("last", "only the newest N events (of those chosen)", "N",
           [&s](const std::string& n) { s.last = static_cast<size_t>(cli::integer(n, "--last", 0, big)); })
-      .value("since", "only the events after SEQ (seq greater than SEQ)", "SEQ",
-             [&s](const std::string& seq) { s.since = cli::integer(seq, "--since", 0, big); })
+      // --since, its older name, read a SEQ where progress-show's reads a DATE
+      .value("after-seq,since", "only the events after SEQ (seq greater than SEQ)", "SEQ",
+             [&s](const std::string& seq) { s.since = cli::integer(seq, "--after-seq", 0, big); })
       .value("type", "only events of TYPE (repeatable, or T1,T2)", "TYPE",
              [&s](const std::string& arg) {
                for (size_t at = 0; at <= arg.size();) {

@@ -14,32 +14,51 @@ namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   StalePolicy policy;
   bool json = false;
-  double timeout = 5;  // etcd URLs
+  bool only_live = false, only_stale = false;  // --live, --stale: the locks listed, and the answer
+  double timeout = 5;                          // etcd URLs
 };
+
+// Whether --live or --stale lists this lock (every lock without them)
+bool listed(const Config& c, LockFile::State state, const Verdict& v) {
+  if (c.only_live) return state == LockFile::readable && !v.stale;
+  if (c.only_stale) return v.stale;
+  return true;
+}
+
+// The exit status under --live or --stale, as grep's: 0 when a lock was
+// listed, else 1; a single lock that is not a record stays bad data.
+int filtered_code(int code, bool any_listed) {
+  if (code == static_cast<int>(Exit::data)) return code;
+  return any_listed ? 0 : static_cast<int>(Exit::no);
+}
 }  // namespace
 
 static void options(cli::Options& o, Config& c) {
   o.flag("j,json", "one JSON object per lock: its fields plus file, state, reason, age", c.json)
+      .flag("live", "list only the locks held by a live owner; exit 0 if there is one", c.only_live)
+      .flag("stale", "list only the stale locks; exit 0 if there is one", c.only_stale)
       .number("stale-after", "a lock without a heartbeat for SECONDS is stale", "SECONDS", c.policy.stale_after, 0)
       .etcd_timeout(c.timeout);
 }
 
 // An etcd URL: a key, or a folder (ending in '/') of keys; the lease is the
 // heartbeat, so only a dead owner of this host makes a lock stale.
-static int status_store(const std::string& url, const Config& c) {
+static int status_store(const std::string& url, const Config& c, bool& any) {
   std::unique_ptr<LockStore> store = open_lock_store(url, {.timeout = c.timeout}, true);
   const bool one = url.back() != '/';
   int code = 0;
   for (const auto& [name, e] : store->list(url, true)) {
     Verdict v = store->judge(e, c.policy);
-    if (!cli::quiet()) cli::out((c.json ? store->to_json(name, e, v) : store->describe(name, e, v)) + "\n");
     if (one && e.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
     else if (one && (e.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
+    if (!listed(c, e.state, v)) continue;
+    any = true;
+    if (!cli::quiet()) cli::out((c.json ? store->to_json(name, e, v) : store->describe(name, e, v)) + "\n");
   }
   return code;
 }
 
-static int run_files(Config& c, const std::vector<std::string>& operands) {
+static int run_files(const Config& c, const std::vector<std::string>& operands, bool& any) {
   const bool one = names_one_lock(operands);
   int code = 0;
   for (const auto& file : lock_files_in(operands)) {
@@ -52,26 +71,30 @@ static int run_files(Config& c, const std::vector<std::string>& operands) {
       continue;
     }
     Verdict v = judge_lock(lock, c.policy);
-    // -q: the exit status is the whole answer, as with grep -q
-    if (!cli::quiet()) cli::out((c.json ? lock_json(file, lock, v) : describe_lock(file, lock, v)) + "\n");
     if (one && lock.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
     else if (one && (lock.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
+    if (!listed(c, lock.state, v)) continue;
+    any = true;
+    // -q: the exit status is the whole answer, as with grep -q
+    if (!cli::quiet()) cli::out((c.json ? lock_json(file, lock, v) : describe_lock(file, lock, v)) + "\n");
   }
   return code;
 }
 
 static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing LOCKFILE or DIR");
+  if (c.only_live && c.only_stale) fail_usage("--live and --stale exclude each other");
   cli::need_etcd(a.operands);
   std::vector<std::string> files;
   int etcd_code = 0;
+  bool any = false;  // a lock was listed
   for (const auto& operand : a.operands) {
     if (!etcd::is_etcd_url(operand)) files.push_back(operand);
-    else if (int code = status_store(operand, c)) etcd_code = code;
+    else if (int code = status_store(operand, c, any)) etcd_code = code;
   }
-  if (files.empty()) return etcd_code;
-  if (int code = run_files(c, files)) return code;
-  return etcd_code;
+  int code = files.empty() ? 0 : run_files(c, files, any);
+  if (!code) code = etcd_code;
+  return c.only_live || c.only_stale ? filtered_code(code, any) : code;
 }
 
 int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

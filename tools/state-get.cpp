@@ -1,6 +1,9 @@
 // state-get: print values from a JSON state file, jq-style paths, no jq.
+#include <cctype>
+
 #include "cli/tool.hpp"
 #include "core/complete.hpp"
+#include "core/query.hpp"
 #include "core/state.hpp"
 #include "sys/etcd_url.hpp"
 
@@ -12,6 +15,7 @@ namespace {  // loopkit-etcd links the tools together: each Config its own
 struct Config {
   Query query;
   unsigned modes = 0;                        // the distinct modes given: one at most
+  bool nul = false;                          // -0, -z: NUL after each value
   std::optional<std::string> complete_path;  // for the shells' completion
 };
 }  // namespace
@@ -30,7 +34,8 @@ static void options(cli::Options& o, Config& c) {
       .flag("pretty", "indent objects and arrays over several lines", q.pretty)
       .flag("s,shell", "print NAME=VALUE lines for eval (NAME=PATH names one)", mode(Query::shell))
       .flag("k,keys", "print the member names (or indices) at each PATH", mode(Query::keys))
-      .flag("0,null", "end each value with NUL, not newline", [&q] { q.terminator = '\0'; })
+      .flag("0,null", "end each value with NUL, not newline (-z too)", c.nul)
+      .alias('z', "--null, as sort -z and grep -z spell it", c.nul)
       .flag("must-exist", "exit 1 if FILE is missing (else it reads as {})", q.must_exist)
       .etcd_timeout(q.timeout)
       .pair("arg", "[$NAME] in a path is the member named VALUE (repeatable)", "NAME VALUE", define_path_variable)
@@ -53,7 +58,54 @@ static std::size_t find_alternative(std::string_view text) {
   return std::string_view::npos;
 }
 
-// the operands: FILE, then the paths (with --shell, NAME=PATH; either may end in //VALUE)
+// NAME= before an expression: a name of letters, digits, '_' and '-'
+// (an expression's own '=' comes after a path or a space)
+static std::size_t expression_name_end(std::string_view text) {
+  std::size_t eq = text.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return std::string_view::npos;
+  for (char c : text.substr(0, eq))
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return std::string_view::npos;
+  return eq;
+}
+
+// One PATH operand: a plain path (with --shell NAME=PATH; either may end in
+// //VALUE) or a jq expression (query.hpp; with --shell NAME=EXPR)
+static Query::Item parse_item(const Query& q, const std::string& text) {
+  Query::Item item;
+  std::string_view p = text;
+  // PATH//VALUE keeps its meaning (VALUE as given, spaces and all) when
+  // PATH is plain: only what comes before "//" tells
+  auto alt = find_alternative(p);
+  if (query::is_expression(p.substr(0, alt))) {
+    if (auto eq = expression_name_end(p); q.mode == Query::shell && eq != std::string_view::npos) {
+      item.name = std::string(p.substr(0, eq));
+      p.remove_prefix(eq + 1);
+    }
+    if (q.mode == Query::shell && item.name.empty()) fail_usage("--shell needs NAME=EXPRESSION for " + quoted(text));
+    item.expr = query::parse(p);
+    item.path = parse_path(".");
+    item.path.text = std::string(p);
+    return item;
+  }
+  // PATH//VALUE: jq's alternative operator, VALUE for a missing or null value
+  if (alt != std::string_view::npos) {
+    item.default_value = std::string(p.substr(alt + 2));
+    p = p.substr(0, alt);
+  }
+  // NAME=PATH names a --shell variable; '=' cannot occur in a bare path
+  if (auto eq = p.find('='); q.mode == Query::shell && eq != std::string_view::npos && p[0] != '[') {
+    item.name = std::string(p.substr(0, eq));
+    p.remove_prefix(eq + 1);
+  }
+  item.path = parse_path(p);
+  if (q.mode == Query::shell && item.name.empty()) {
+    item.name = item.path.last_name();
+    if (item.name.empty()) fail_usage("--shell needs NAME=PATH for " + quoted(text));
+  }
+  return item;
+}
+
+// the operands: FILE, then the paths
 static void parse_operands(Config& c, const Args& a) {
   Query& q = c.query;
   if (a.operands.empty()) fail_usage("missing FILE");
@@ -64,26 +116,7 @@ static void parse_operands(Config& c, const Args& a) {
     if (q.mode != Query::keys) fail_usage("missing PATH");
     paths.push_back(".");
   }
-  for (const auto& text : paths) {
-    Query::Item item;
-    std::string_view p = text;
-    // PATH//VALUE: jq's alternative operator, VALUE for a missing or null value
-    if (auto alt = find_alternative(p); alt != std::string_view::npos) {
-      item.default_value = std::string(p.substr(alt + 2));
-      p = p.substr(0, alt);
-    }
-    // NAME=PATH names a --shell variable; '=' cannot occur in a bare path
-    if (auto eq = p.find('='); q.mode == Query::shell && eq != std::string_view::npos && p[0] != '[') {
-      item.name = std::string(p.substr(0, eq));
-      p.remove_prefix(eq + 1);
-    }
-    item.path = parse_path(p);
-    if (q.mode == Query::shell && item.name.empty()) {
-      item.name = item.path.last_name();
-      if (item.name.empty()) fail_usage("--shell needs NAME=PATH for " + quoted(text));
-    }
-    q.items.push_back(std::move(item));
-  }
+  for (const auto& text : paths) q.items.push_back(parse_item(q, text));
 }
 
 static int run(const Query& q) {
@@ -105,6 +138,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     parse_operands(c, a);
+    if (c.nul) c.query.terminator = '\0';
     return run(c.query);
   });
 }

@@ -46,6 +46,46 @@ void keys_of(const json::value& v, const Path& p, std::string& out, char term) {
   }
 }
 
+// One item's values as printed: lines, or with --shell NAME=VALUE (a bash
+// array when the item may yield several).
+void print_values(const Query::Item& item, const std::vector<std::string>& values, bool several, const Query& q,
+                  QueryResult& r, std::string& shell_out) {
+  if (q.mode == Query::values) {
+    for (const auto& v : values) r.out += v + q.terminator;
+  } else if (q.mode == Query::shell) {
+    shell_out += shell_name(item.name);
+    shell_out += '=';
+    if (several) {
+      shell_out += '(';
+      for (std::size_t i = 0; i < values.size(); ++i) shell_out += (i ? " " : "") + shell_quote(values[i]);
+      shell_out += ')';
+    } else {
+      shell_out += shell_quote(values.empty() ? "" : values[0]);
+    }
+    shell_out += q.terminator;
+  }
+}
+
+// An expression's answers: jq's values of it on the whole document. No
+// value is missing (jq reads a missing member as null); with --exists, one
+// that yields nothing is.
+void answer_expression(std::string_view text, std::string_view subject, const boost::json::storage_ptr& arena,
+                       const Query::Item& item, const Query& q, QueryResult& r, std::string& shell_out) {
+  json::value doc = json::parse(text, subject, arena, json::Literals::big_integers);
+  std::vector<std::string> values;
+  const auto& fallback = item.default_value ? item.default_value : q.default_value;
+  bool any = false;
+  query::evaluate(*item.expr, doc, [&](const json::value& v) {
+    any = true;
+    if (q.mode == Query::exists) return;
+    if (v.is_null() && fallback) values.push_back(*fallback);
+    else if (q.mode == Query::keys) keys_of(v, item.path, r.out, q.terminator);
+    else values.push_back(render(v, q));
+  });
+  if (q.mode == Query::exists && !any) r.missing.push_back(item.path.text);
+  print_values(item, values, true, q, r, shell_out);
+}
+
 // The query's answers from one document: one scan of its text for every
 // path, then Boost.JSON only for the values printed.
 void answer(std::string_view text, std::string_view subject, const Query& q, const scan::Want& want, MappedFile* file,
@@ -56,6 +96,10 @@ void answer(std::string_view text, std::string_view subject, const Query& q, con
     std::vector<std::string> values;
     bool missing_here = false;
     const auto& fallback = item.default_value ? item.default_value : q.default_value;
+    if (item.expr) {
+      answer_expression(text, subject, arena, item, q, r, shell_out);
+      continue;
+    }
     auto spans = textedit::lookup(text, root, item.path);
     for (const auto& s : spans) {
       json::value v;
@@ -79,26 +123,7 @@ void answer(std::string_view text, std::string_view subject, const Query& q, con
       r.missing.push_back(item.path.text);
       continue;
     }
-    if (q.mode == Query::values) {
-      for (auto& v : values) {
-        r.out += v;
-        r.out += q.terminator;
-      }
-    } else if (q.mode == Query::shell) {
-      shell_out += shell_name(item.name);
-      shell_out += '=';
-      if (item.path.has_all()) {
-        shell_out += '(';
-        for (std::size_t i = 0; i < values.size(); ++i) {
-          if (i) shell_out += ' ';
-          shell_out += shell_quote(values[i]);
-        }
-        shell_out += ')';
-      } else {
-        shell_out += shell_quote(values.empty() ? "" : values[0]);
-      }
-      shell_out += q.terminator;
-    }
+    print_values(item, values, item.path.has_all(), q, r, shell_out);
   }
 }
 

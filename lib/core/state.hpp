@@ -11,6 +11,7 @@
 #include "core/assign.hpp"
 #include "core/json.hpp"
 #include "core/path.hpp"
+#include "core/query.hpp"
 #include "sys/error.hpp"
 
 namespace loopkit {
@@ -20,6 +21,9 @@ struct Query {
     std::string name;  // for --shell
     Path path;
     std::optional<std::string> default_value;  // PATH//VALUE: beats --default
+    // a jq expression (query.hpp) rather than a plain path: evaluated on the
+    // whole document (path is then "." and its text the expression's)
+    std::optional<query::Expression> expr = std::nullopt;
   };
   std::string file;  // "-" is stdin; etcd://HOST:PORT/KEY, etcds://... and etcd:///KEY are etcd keys
   std::vector<Item> items;
