@@ -1,6 +1,6 @@
 // The etcd store of documents (storage.hpp): a read is one linearizable get;
 // a commit puts the new value only if the key's mod revision has not moved
-// since (state.cpp reads and edits again when another writer came first),
+// since (state_update.cpp reads and edits again when another writer came first),
 // and, fenced, only if the lock key's has not either, in one transaction.
 #include <fmt/format.h>
 

@@ -7,7 +7,7 @@
 // concurrency.Session and Mutex are the model). Documents: read, then
 // commit if unchanged and, for a fenced write, only while a lock is still
 // held (state_files.cpp, state_etcd.cpp); state-set's read-modify-write is
-// written once over it (state.cpp).
+// written once over it (state_update.cpp).
 #pragma once
 #include <cstdint>
 #include <functional>
