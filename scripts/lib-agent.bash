@@ -71,7 +71,8 @@ lk_stale_agent() {
       lk_say "waiting for the previous agent of $3 (process group $pgid) to end (--kill-stale-agent ends it)"
     fi
     lk_lock_check
-    sleep "$LK_POLL"
+    ((!LK_LOST)) || return 0
+    lk_sleep "$LK_POLL"
   done
 }
 
@@ -100,13 +101,8 @@ lk_run_agent() {
   if declare -F lk_agent_started >/dev/null; then
     lk_agent_started "$LK_AGENT_PID" "$(lk_proc_start "$LK_AGENT_PID")"
   fi
-  # a trapped signal (WINCH) ends a wait early: wait again while it runs
-  while :; do
-    LK_RC=0
-    wait "$LK_AGENT_PID" || LK_RC=$?
-    kill -0 "$LK_AGENT_PID" 2>/dev/null || break
-  done
-  if ((LK_RC > 128)); then LK_RC=0; wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?; fi
+  # beating the lock meanwhile; a lost lock ends the agent
+  lk_wait_agent
   LK_DURATION=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
   [[ $LK_TIMEOUT == 0 || $LK_RC != 124 ]] || LK_TIMED_OUT=1
   LK_AGENT_PID=""
@@ -128,6 +124,7 @@ lk_run_retrying() {
   LK_BROKEN=0
   while :; do
     lk_run_agent "$@"
+    ((!LK_LOST)) || return 0 # ended: not a failure of the agent's
     if ((LK_RC == 0)); then
       LK_FAILS=0
       return 0
@@ -145,7 +142,8 @@ lk_run_retrying() {
     delay=$(lk_backoff "$try")
     lk_event retry "attempt:=$((try + 1))" "delay:=$delay"
     lk_log "the agent exited with status $LK_RC; retry $try of $LK_RETRIES in ${delay}s"
-    sleep "$delay"
+    lk_sleep "$delay"
+    ((!LK_LOST)) || return 0
   done
 }
 
