@@ -359,6 +359,8 @@ _loopkit_state_set() {
     '|--arg|pair' \
     '|--require|path' \
     '|--on-invalid|words fail backup' \
+    '|--fence|file' \
+    '|--pid|none' \
     '|--redact|flag' \
     '-p|--print|flag' \
     '|--compact|flag' \

@@ -204,16 +204,18 @@ complete -c state-get -s h -l help -d 'print this help and exit'
 complete -c state-get -s V -l version -d 'print the version and exit'
 
 # state-set
-complete -c state-set -n '__loopkit_file --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout >/dev/null' -f -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
-complete -c state-set -l delete -d 'remove the member or element at PATH' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
-complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
-complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds (PATH?: only if missing or null)' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
-complete -c state-set -l expect -d 'change nothing (exit 1) unless PATH holds this value' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
+complete -c state-set -n '__loopkit_file --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --fence --pid --indent --mode --debounce --timeout >/dev/null' -f -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --fence --pid --indent --mode --debounce --timeout)'
+complete -c state-set -l delete -d 'remove the member or element at PATH' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --fence --pid --indent --mode --debounce --timeout)'
+complete -c state-set -l now -d 'set PATH to the current time, ISO 8601 UTC (PATH?: only if missing or null)' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --fence --pid --indent --mode --debounce --timeout)'
+complete -c state-set -l epoch -d 'set PATH to the current time, epoch seconds (PATH?: only if missing or null)' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --fence --pid --indent --mode --debounce --timeout)'
+complete -c state-set -l expect -d 'change nothing (exit 1) unless PATH holds this value' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --fence --pid --indent --mode --debounce --timeout)'
 complete -c state-set -l init -d 'the document to start from when FILE is missing' -x
 complete -c state-set -l no-create -d 'exit 1 if FILE is missing'
 complete -c state-set -l arg -d '[$NAME] in a path is the member named VALUE (repeatable)' -x
-complete -c state-set -l require -d 'the existing document must hold this value' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --indent --mode --debounce --timeout)'
+complete -c state-set -l require -d 'the existing document must hold this value' -x -a '(__loopkit_paths --delete --now --epoch --expect --init --arg --arg=2 --require --on-invalid --fence --pid --indent --mode --debounce --timeout)'
 complete -c state-set -l on-invalid -d 'fail, or backup FILE and start again' -x -a 'fail backup'
+complete -c state-set -l fence -d 'write only while LOCKFILE is still held by its owner (--pid), checked with the write' -r -F
+complete -c state-set -l pid -d 'with --fence: the lock\'s owner (default: the calling shell)' -x
 complete -c state-set -l redact -d 'replace secrets in the values set with [REDACTED]'
 complete -c state-set -s p -l print -d 'print the resulting document'
 complete -c state-set -l compact -d 'write the document on one line'

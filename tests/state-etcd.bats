@@ -194,3 +194,49 @@ while True:
   run -0 state-set --require version:=1 --on-invalid backup --compact -p "$U/r" iteration+=1
   assert_output '{"version":1,"iteration":2}'
 }
+
+# ---- --fence on etcd: the lock key compared in the write's own transaction ----
+
+@test "state-set --fence on etcd: written while the lock key is ours; lock lost (exit 1, nothing written) once released" {
+  run -0 lock-acquire --no-keeper --pid $$ "$U/lock"
+  run -0 state-set --fence "$U/lock" --pid $$ "$U/s" n:=1
+  run -0 state-get "$U/s" n
+  assert_output 1
+  run -0 lock-release --pid $$ "$U/lock"
+  run -1 --separate-stderr state-set --fence "$U/lock" --pid $$ "$U/s" n:=2
+  assert_equal "$stderr" "state-set: '$U/lock': lock lost"
+  run -0 state-get "$U/s" n
+  assert_output 1
+}
+
+@test "state-set --fence on etcd: another owner's lock, or a lease run out, is lost" {
+  other=$(live)
+  run -0 lock-acquire --no-keeper --pid "$other" "$U/theirs"
+  run -1 state-set --fence "$U/theirs" --pid $$ "$U/s" n:=1
+  run -0 lock-acquire --no-keeper --ttl 2 --pid $$ "$U/short"
+  run -0 state-set --fence "$U/short" --pid $$ "$U/s" n:=2
+  # nobody keeps the lease alive: etcd deletes the key when it runs out
+  for _ in $(seq 100); do [[ -z $(etcdkeys "/lk-test/$BATS_TEST_NUMBER/short") ]] && break; sleep 0.1; done
+  run -1 --separate-stderr state-set --fence "$U/short" --pid $$ "$U/s" n:=3
+  assert_equal "$stderr" "state-set: '$U/short': lock lost"
+  run -0 state-get "$U/s" n
+  assert_output 2
+}
+
+@test "state-set --fence on etcd: the lock key's revision is a compare of the put's own transaction" {
+  need_strace
+  run -0 lock-acquire --no-keeper --pid $$ "$U/lock"
+  lockkey=$(printf '%s' "/lk-test/$BATS_TEST_NUMBER/lock" | base64 -w0)
+  strace -f -s 65536 -o trace -e trace=write,sendto,sendmsg state-set --fence "$U/lock" --pid $$ "$U/s" n:=1
+  # one request carries both the compare on the lock key and the put
+  run -0 grep -c "$lockkey.*request_put\|request_put.*$lockkey" trace
+  assert_output 1
+}
+
+@test "state-set --fence: a lock on another etcd, or a lock file for a key, is a usage error (exit 2)" {
+  run -2 state-set --fence "etcd://127.0.0.1:1/lk-test/lock" "$U/s" n:=1
+  run -2 --separate-stderr state-set --fence locks/a.lock "$U/s" n:=1
+  assert_equal "$stderr" "state-set: --fence 'locks/a.lock': a lock fences writes in its own store only (a lock file a file's, an etcd key those of keys on the same etcd)"
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s"
+  assert_output ""
+}

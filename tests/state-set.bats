@@ -869,3 +869,93 @@ at'
   run -0 state-get victim.json a b
   assert_output $'1\n1'
 }
+
+# ---- --fence: written only while a lock is still held by its owner ----
+
+@test "--fence: written while the lock is held by --pid; lock lost (exit 1, nothing written) once it is not" {
+  echo '{"n":1}' >s.json
+  lock-acquire --pid $$ locks/a.lock
+  run -0 state-set --fence locks/a.lock --pid $$ s.json n+=1
+  run -0 state-get s.json n
+  assert_output 2
+  lock-release --pid $$ locks/a.lock
+  run -1 --separate-stderr state-set --fence locks/a.lock --pid $$ -p s.json n+=1
+  assert_equal "$stderr" "state-set: 'locks/a.lock': lock lost"
+  assert_output ""
+  run -0 cat s.json
+  assert_output '{"n":2}'
+  # -q silences the answer, as for any "no"
+  run -1 --separate-stderr state-set -q --fence locks/a.lock --pid $$ s.json n+=1
+  assert_equal "$stderr" ""
+}
+
+@test "--fence: a lock taken over by another owner, or held for a dead one, is lost; a missing file is not created" {
+  other=$(live)
+  lock-acquire --pid "$other" locks/a.lock
+  run -1 --separate-stderr state-set --fence locks/a.lock --pid $$ s.json n:=1
+  assert_equal "$stderr" "state-set: 'locks/a.lock': lock lost"
+  [[ ! -e s.json ]]
+  # the owner named is dead: the lock it held is stale, it holds nothing
+  gone=$(dead_pid)
+  printf '{"session":"a","pid":%s,"host":"%s"}\n' "$gone" "$(hostname)" >locks/b.lock
+  run -1 state-set --fence locks/b.lock --pid "$gone" s.json n:=1
+  [[ ! -e s.json ]]
+}
+
+@test "--fence: the default owner is the calling shell, as for the lock tools" {
+  echo '{}' >s.json
+  # (not as the last command of bash -c, which bash would exec in its place)
+  run -0 bash -c 'lock-acquire locks/a.lock && state-set --fence locks/a.lock s.json by=shell; rc=$?; lock-release locks/a.lock; exit $rc'
+  run -0 state-get s.json by
+  assert_output shell
+  run -1 bash -c 'lock-acquire locks/a.lock && bash -c "state-set --fence locks/a.lock s.json by=child; exit \$?"; rc=$?; lock-release locks/a.lock; exit $rc'
+  run -0 state-get s.json by
+  assert_output shell
+}
+
+@test "--fence: --expect, --no-create and the edits are checked as usual; a stream stops at the first write after the loss" {
+  echo '{"n":0}' >s.json
+  lock-acquire --pid $$ locks/a.lock
+  run -1 --separate-stderr state-set --fence locks/a.lock --pid $$ --expect n:=5 s.json n+=1
+  assert_equal "$stderr" "state-set: 's.json': n is 0, expected 5"
+  run -0 state-set --fence locks/a.lock --pid $$ s.json n+=1
+  {
+    echo n+=1
+    wait_grep '"n":2' s.json
+    lock-release --pid $$ locks/a.lock
+    echo n+=10
+  } | {
+    run -1 --separate-stderr state-set --stream --fence locks/a.lock --pid $$ s.json
+    assert_equal "$stderr" "state-set: 'locks/a.lock': lock lost"
+  }
+  run -0 state-get s.json n
+  assert_output 2
+}
+
+@test "--fence: usage errors: standard input, a lock in another store, --pid alone (exit 2)" {
+  run -2 --separate-stderr state-set --fence locks/a.lock - n:=1 <<<'{}'
+  assert_equal "$stderr" "state-set: --fence needs a FILE to write, not standard input"
+  run -2 --separate-stderr state-set --pid $$ s.json n:=1
+  assert_equal "$stderr" "state-set: --pid names the owner of the --fence lock: give --fence LOCK too"
+  run -2 --separate-stderr state-set --fence etcd://127.0.0.1:1/l s.json n:=1
+  assert_equal "$stderr" "state-set: --fence 'etcd://127.0.0.1:1/l': a lock fences writes in its own store only (a lock file a file's, an etcd key those of keys on the same etcd)"
+  [[ ! -e s.json ]]
+}
+
+@test "--fence: the lock folder's flock is held from the check to the rename, so no takeover or reap falls between" {
+  need_strace
+  echo '{"n":1}' >s.json
+  lock-acquire --pid $$ locks/a.lock
+  strace -y -o trace -e trace=flock,rename,renameat,renameat2,linkat,close \
+    state-set --fence locks/a.lock --pid $$ s.json n+=1
+  run -0 state-get s.json n
+  assert_output 2
+  # flock(FD</…/locks>, LOCK_EX) comes first, then s.json takes its new
+  # text (rename or linkat), and only then is FD closed
+  run -0 awk '
+    /^flock\([0-9]+<[^>]*\/locks>, LOCK_EX/ { match($0, /^flock\([0-9]+/); fd = substr($0, 7, RLENGTH - 6) }
+    fd != "" && /^(rename|linkat)/ && /s\.json/ { written = 1 }
+    fd != "" && $0 ~ "^close\\(" fd "<" { print (written ? "held across the write" : "released before"); exit }
+  ' trace
+  assert_output "held across the write"
+}

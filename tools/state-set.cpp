@@ -23,6 +23,7 @@ struct Config {
   double debounce = 0;
   bool compact = false, no_sync = false;
   std::optional<long long> indent;
+  std::optional<long long> pid;
 };
 }  // namespace
 
@@ -52,6 +53,9 @@ static void options(cli::Options& o, Config& c) {
                  fail_usage("--on-invalid takes fail or backup, not " + quoted(how));
                u.backup_invalid = how == "backup";
              })
+      .text("fence", "write only while LOCKFILE is still held by its owner (--pid), checked with the write", "LOCKFILE",
+            u.fence)
+      .integer("pid", "with --fence: the lock's owner (default: the calling shell)", "PID", c.pid, 1, INT32_MAX)
       .flag("redact", "replace secrets in the values set with [REDACTED]", u.redact)
       .flag("p,print", "print the resulting document", c.print)
       .flag("compact", "write the document on one line", c.compact)
@@ -99,6 +103,8 @@ static void parse_sequence(Config& c, const Args& a) {
     u.layout = l;
   }
   u.sync = !c.no_sync;
+  if (c.pid && u.fence.empty()) fail_usage("--pid names the owner of the --fence lock: give --fence LOCK too");
+  u.fence_owner = cli::owner_pid(c.pid);
   u.want_text = c.print || u.file == "-";  // "-": a filter, the result on stdout
   if (u.file == "-" && c.stream) fail_usage("--stream reads its lines from standard input: FILE cannot be '-'");
   u.on_warning = [](const std::string& w) { cli::warn(w); };

@@ -6,6 +6,7 @@
 #include "core/redact.hpp"
 #include "core/scan.hpp"
 #include "core/shellwords.hpp"
+#include "core/storage.hpp"
 #include "core/textedit.hpp"
 #include "sys/error.hpp"
 #include "sys/etcd_url.hpp"
@@ -175,7 +176,7 @@ namespace {
 // checked_later: f's answer is checked before it is given (the write checks
 // before its rename), so only its failure needs the check now.
 template <class F>
-void reading(const std::optional<MappedFile>& file, F&& f, bool checked_later = false) {
+void reading(MappedFile* file, F&& f, bool checked_later = false) {
   try {
     f();
   } catch (...) {
@@ -212,25 +213,14 @@ json::value init_document(const Update& u) {
 }
 
 // The first --require the text does not meet, as a message ("" when all are met).
-std::string unmet_requirement(const Update& u, std::string_view text, const scan::Node& root) {
+std::string unmet_requirement(const Update& u, std::string_view text, const scan::Node& root,
+                              const std::string& subject) {
   for (const auto& [path, want] : u.requires_) {
     json::value have = textedit::value_in(text, root, path);
     if (!json::equal(have, want))
-      return fmt::format("{}: {} is {}, not {}", quoted(u.file), path.text, json::compact(have), json::compact(want));
+      return fmt::format("{}: {} is {}, not {}", quoted(subject), path.text, json::compact(have), json::compact(want));
   }
   return "";
-}
-
-// --on-invalid backup: the bad file's bytes go to FILE.backup (never
-// through a symlink planted there: refused, exit 4), copied by the kernel.
-void back_up(const Update& u, const LockedForReplace& lk, const MappedFile& file, const std::string& why) {
-  std::string backup = resolve_symlinks(u.file) + ".backup";
-  write_file_atomic_with(backup, {.mode = lk.mode, .sync = u.sync, .follow_symlink = false},
-                         [&](int fd, const std::string& tmp) {
-                           if (file.at_file_offsets()) copy_range(lk.fd.get(), 0, fd, file.text().size(), tmp);
-                           else write_all(fd, file.text(), tmp);
-                         });
-  if (u.on_warning) u.on_warning(fmt::format("{}; moved it to {} and started again", why, quoted(u.file + ".backup")));
 }
 
 // The edits applied in order to a plan over the scanned text. When an
@@ -285,46 +275,40 @@ private:
   }
 };
 
-// The text a run edits: the file's (mapped, gunzipped when gzip) or the
-// document it starts from when the file is missing or reset.
+// The text a run edits: the document's (gunzipped when gzip) or the one it
+// starts from when the document is missing or reset.
 struct Source {
-  std::optional<MappedFile> file;
+  MappedFile* file = nullptr;  // the map text views, while it does
   std::string owned;
   std::string_view text;
-  bool from_file = false, gz = false;
+  bool from_document = false, gz = false;
+  std::optional<std::string> backup_why;  // --on-invalid backup: why the text read is kept and replaced
   scan::Node root;
   std::function<void(std::size_t)> release;  // pages of the mapped file behind the scan
 };
 
-// 1. The file's text, scanned for what the run needs and checked against
-// --require; invalid (or failing --require) under --on-invalid backup, it
-// is kept as FILE.backup (or in r.backup for a Document) and the run
-// starts again.
-void read_source(const Update& u, const Document* given, const std::string& input, const LockedForReplace& lk,
-                 const scan::Want& want, Source& s, UpdateResult& r) {
-  const std::string& subject = given ? given->subject : u.file;
-  if (!given) s.file.emplace(lk.fd.get(), u.file);
+// 1. The document's text, scanned for what the run needs and checked
+// against --require; invalid (or failing --require) under --on-invalid
+// backup, the commit keeps it as the backup and the run starts again.
+void read_source(const Update& u, const DocumentStore& store, const DocumentRead& read, const scan::Want& want,
+                 Source& s) {
+  s.file = read.mapped;
   std::string why;
   try {
-    s.text = given ? std::string_view(input) : s.file->text();
+    s.text = read.text;
     s.gz = is_gzip(s.text);
-    if (s.gz) s.text = s.owned = gunzip(s.text, u.file);
+    if (s.gz) s.text = s.owned = gunzip(s.text, store.subject);
     else if (s.file) s.release = [&s](std::size_t done) { s.file->release_before(done); };
-    s.root = scan::scan(s.text, want, subject, s.release);
-    why = unmet_requirement(u, s.text, s.root);
+    s.root = scan::scan(s.text, want, store.subject, s.release);
+    why = unmet_requirement(u, s.text, s.root, store.subject);
     if (!why.empty() && !u.backup_invalid) fail_data(why);
   } catch (const Error& e) {
     if (s.file) s.file->check_whole();  // zeros past a new end are not a bad file to back up
     if (e.code() != Exit::data || !u.backup_invalid) throw;
     why = e.what();
   }
-  s.from_file = why.empty();
-  if (!s.from_file && given) {
-    r.backup = *given->text;  // as read, gzip included
-    r.backup_why = why;
-  } else if (!s.from_file) {
-    back_up(u, lk, *s.file, why);  // Atari's rule: keep the bad file and start again
-  }
+  s.from_document = why.empty();
+  if (!s.from_document) s.backup_why = why;  // Atari's rule: keep the bad file and start again
 }
 
 // The document a missing or reset file starts from: --init, with the values
@@ -332,6 +316,7 @@ void read_source(const Update& u, const Document* given, const std::string& inpu
 // its own --require next time (not reset again on every run).
 void start_fresh(const Update& u, const json::Layout& layout, const scan::Want& want, Source& s) {
   s.release = nullptr;
+  s.file = nullptr;
   s.owned = json::to_text(init_document(u), layout);
   std::vector<Edit> sets;
   std::vector<Path> paths;
@@ -354,14 +339,6 @@ void start_fresh(const Update& u, const json::Layout& layout, const scan::Want& 
   s.root = scan::scan(s.text, want, "--init");
 }
 
-// A Document's text, gunzipped: FILE "-" or an etcd key's value
-std::string document_text(const Update& u, const Document& given) {
-  if (u.backup_invalid && !given.can_back_up)
-    fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", given.kind));
-  std::string input = given.text.value_or("");
-  return is_gzip(input) ? gunzip(input, given.subject) : input;
-}
-
 // What the run must scan for: the edits' paths, --expect's and --require's
 scan::Want wants_of(const Update& u) {
   std::vector<Path> compared;
@@ -381,36 +358,36 @@ std::string unmet_expectation(const Update& u, const Source& s, const std::strin
   return "";
 }
 
-// The new file: the old text's untouched slices and the new values,
-// streamed to it in the common case; r.text when asked for or filtering
-void write_result(const Update& u, const LockedForReplace& lk, Source& src, Planned& plan, bool filter,
-                  UpdateResult& r) {
-  std::optional<MappedFile>& file = src.file;
-  std::string_view text = src.text;
-  const bool from_file = src.from_file, gz = src.gz;
-  std::function<void(std::size_t)>& release = src.release;
-  if (from_file && !plan.changed() && !u.layout) {
-    if (u.want_text || filter) r.text = std::string(text);
-    if (file) file->check_whole();
+// One try of the read-modify-write: what the document read becomes.
+struct Attempt {
+  DocumentRead read;
+  Source src;
+  std::vector<Edit> edits;  // the plan keeps views of their text
+  std::optional<Planned> plan;
+  bool changed = false;   // something to commit
+  bool streamed = false;  // the commit writes the plan straight out; else r.text is the new document
+};
+
+// 3. The result: streamed from the plan by the commit in the common case
+// (big untouched slices never enter memory), else built in r.text (asked
+// for, a filter, a new layout, gzip).
+void make_result(const Update& u, const DocumentStore& store, Attempt& a, UpdateResult& r) {
+  Source& src = a.src;
+  const bool want_text = u.want_text || !store.stores();
+  if (src.from_document && !a.plan->changed() && !u.layout) {
+    if (want_text) r.text = std::string(src.text);
+    if (src.file) src.file->check_whole();
     return;
   }
-  AtomicWrite how{.mode = lk.exists ? lk.mode : static_cast<mode_t>(u.mode), .sync = u.sync};
-  if (!filter && !u.want_text && !u.layout && !gz) {
-    // the common case, streamed: big untouched slices never enter memory
-    write_file_atomic_with(u.file, how, [&](int fd, const std::string& tmp) {
-      textedit::FdSink out(fd, tmp, release ? &*file : nullptr);
-      reading(file, [&] {  // before the rename: never zeros for the file's end
-        plan.write(out);
-        out.flush();
-      });
-    });
-    r.written = true;
+  a.changed = true;
+  if (!want_text && !u.layout && !src.gz) {
+    a.streamed = true;
     return;
   }
   textedit::StringSink edited;
-  reading(file, [&] {
-    if (plan.changed()) plan.write(edited);
-    else edited.text = text;
+  reading(src.file, [&] {
+    if (a.plan->changed()) a.plan->write(edited);
+    else edited.text = src.text;
   });
   if (u.layout) {
     textedit::StringSink restyled;
@@ -418,58 +395,80 @@ void write_result(const Update& u, const LockedForReplace& lk, Source& src, Plan
     edited.text = std::move(restyled.text);
   }
   r.text = std::move(edited.text);
-  if (from_file && r.text == text) return;  // reformatted as it was: no write
-  r.written = true;
-  if (filter) return;
-  write_file_atomic(u.file, gz ? gzip(r.text) : r.text, how);
-  r.written = true;
+  if (src.from_document && r.text == src.text) a.changed = false;  // reformatted as it was: no write
+}
+
+// Reads, checks and plans one try; r.no or !a.changed end the run there.
+void attempt(const Update& u, DocumentStore& store, Attempt& a, UpdateResult& r) {
+  if (u.backup_invalid && !store.can_back_up())
+    fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", store.kind));
+  const DocumentRead& read = a.read = store.read();
+  if (!read.exists && u.no_create) {
+    r.no = store.missing;
+    return;
+  }
+  const scan::Want want = wants_of(u);
+  if (read.exists) read_source(u, store, read, want, a.src);
+  json::Layout layout = u.layout ? *u.layout : json::default_layout();
+  if (a.src.from_document) layout = json::detect_layout(a.src.text);
+  else start_fresh(u, layout, want, a.src);
+  reading(
+      a.src.file, [&] { r.no = unmet_expectation(u, a.src, store.subject); }, true);
+  if (!r.no.empty()) {
+    if (a.src.file) a.src.file->check_whole();  // a "no" read from zeros is the shrink
+    return;
+  }
+  a.edits = edits_to_apply(u);
+  a.plan.emplace(a.src.text, layout, store.subject, std::move(a.src.root));
+  reading(
+      a.src.file, [&] { r.failed = a.plan->apply(a.edits, u.line_ends, a.src.release); }, true);
+  make_result(u, store, a, r);
+}
+
+DocumentStore::Commit commit(DocumentStore& store, Attempt& a, const UpdateResult& r, Fence* fence) {
+  DocumentWrite w{.write = nullptr, .gzip = a.src.gz, .backup_why = a.src.backup_why};
+  if (a.streamed)
+    w.write = [&a](textedit::Sink& out) {
+      reading(a.src.file, [&] { a.plan->write(out); });  // before the rename: never zeros for the file's end
+    };
+  else w.write = [&r](textedit::Sink& out) { out.write(r.text); };
+  return store.commit(a.read, w, fence);
+}
+
+// The read-modify-write, once for every store: tried again from a fresh
+// read while another writer changed the document between read and commit.
+UpdateResult update_document(const Update& u, DocumentStore& store, Fence* fence) {
+  for (;;) {
+    UpdateResult r;
+    Attempt a;
+    attempt(u, store, a, r);
+    if (!r.no.empty() || !a.changed) return r;
+    r.written = true;
+    if (!store.stores()) return r;
+    switch (commit(store, a, r, fence)) {
+      case DocumentStore::Commit::done:
+        if (a.src.backup_why && u.on_warning)
+          u.on_warning(fmt::format("{}; moved it to {} and started again", *a.src.backup_why, store.backup_name()));
+        if (!u.want_text) r.text.clear();
+        return r;
+      case DocumentStore::Commit::lock_lost:
+        r.written = false;
+        r.text.clear();
+        r.no = fmt::format("{}: lock lost", quoted(fence->operand));
+        return r;
+      case DocumentStore::Commit::changed: break;
+    }
+  }
 }
 
 }  // namespace
 
-// The read-modify-write, on FILE or, given a Document, on text in memory
-// (stdin, an etcd value): then nothing is locked, backed up or written, and
-// r.text is the result, r.written whether it differs from what was read.
-UpdateResult update_document(const Update& u, const Document* given) {
-  const bool filter = given != nullptr;
-  const std::string subject = filter ? given->subject : u.file;
-  const std::string input = filter ? document_text(u, *given) : std::string();
-  LockedForReplace lk = filter ? LockedForReplace{} : lock_for_replace(u.file, false);
-  if (filter) lk.exists = input.find_first_not_of(" \t\r\n") != std::string::npos;  // empty: as a missing file
-  UpdateResult r;
-  if (!lk.exists && u.no_create) {
-    r.no = filter ? given->missing : fmt::format("{}: no such file", quoted(u.file));
-    return r;
-  }
-  const scan::Want want = wants_of(u);
-  Source src;
-  if (lk.exists) read_source(u, given, input, lk, want, src, r);
-  json::Layout layout = u.layout ? *u.layout : json::default_layout();
-  if (src.from_file) layout = json::detect_layout(src.text);
-  else start_fresh(u, layout, want, src);
-  const auto expect = [&] { r.no = unmet_expectation(u, src, subject); };
-  reading(src.file, expect, true);
-  if (!r.no.empty()) {
-    if (src.file) src.file->check_whole();  // a "no" read from zeros is the shrink
-    return r;
-  }
-  const std::vector<Edit> edits = edits_to_apply(u);  // the plan keeps views of their text
-  Planned plan(src.text, layout, subject, std::move(src.root));
-  const auto apply = [&] { r.failed = plan.apply(edits, u.line_ends, src.release); };
-  reading(src.file, apply, true);  // write_result checks before it answers
-  write_result(u, lk, src, plan, filter, r);
-  return r;  // the lock goes with lk, after the rename
-}
-
 UpdateResult update_state_file(const Update& u) {
-  if (etcd::is_etcd_url(u.file)) return on_etcd(u.file).update(u);
-  if (u.file != "-") return update_document(u, nullptr);
-  // "-": a filter, the document from stdin and the result in r.text
-  const Document in{.subject = "standard input",
-                    .kind = "standard input",
-                    .missing = "standard input is empty",
-                    .text = read_all(0, "standard input")};
-  return update_document(u, &in);
+  std::unique_ptr<DocumentStore> store =
+      open_document_store(u.file, {.timeout = u.timeout, .mode = u.mode, .sync = u.sync});
+  if (u.fence.empty()) return update_document(u, *store, nullptr);
+  Fence fence = open_fence(u.fence, u.file, u.fence_owner, u.timeout);
+  return update_document(u, *store, &fence);
 }
 
 }  // namespace loopkit

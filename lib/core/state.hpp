@@ -2,6 +2,7 @@
 // serialised, faithful read-modify-write (state-set).
 #pragma once
 #include <functional>
+#include <sys/types.h>
 #include <optional>
 #include <string>
 #include <utility>
@@ -62,6 +63,10 @@ struct Update {
   unsigned mode = 0600;                                // for a new file
   std::function<void(const std::string&)> on_warning;  // backups, redactions
   double timeout = 5;                                  // etcd URLs: seconds for each call to etcd
+  // --fence LOCK: written only while LOCK is held by fence_owner (a pid),
+  // checked with the write; else the answer "no", "'LOCK': lock lost"
+  std::string fence;
+  pid_t fence_owner = 0;
 };
 
 struct UpdateResult {
@@ -72,47 +77,29 @@ struct UpdateResult {
   // compare-and-set loop meets it often, and a static binary's first throw
   // is costly (cli::no).
   std::string no;
-  // --on-invalid backup of a Document that can keep one (an etcd key): the
-  // invalid text as read and why it was refused; the caller stores it beside
-  // the document in the same write, then warns
-  std::optional<std::string> backup;
-  std::string backup_why;
   // with Update::line_ends: the error of the first line that could not be
   // applied (the lines before it are in text, and written)
   std::optional<Error> failed;
 };
 
-// One atomic read-modify-write under an exclusive lock (see
-// lock_for_replace): the file is read once (mapped), --expect and
-// --require are checked, the edits applied in order, and the new file is
-// written as the old text's untouched slices plus the new values, straight
-// to the temporary file; all or nothing.
+// One atomic read-modify-write of the document u.file names, written once
+// over the document store (storage.hpp): read (a file under its exclusive
+// flock, mapped), --expect and --require checked, the edits applied in
+// order, and the result committed if the document is unchanged (etcd: its
+// revision; a file: its flock says so) and the fence holds; done again from
+// a fresh read when another writer came first, so no update is lost. A file
+// is written as the old text's untouched slices plus the new values,
+// straight to the temporary file; all or nothing. "-" is a filter: the
+// result is r.text.
 UpdateResult update_state_file(const Update& u);
 
-// ---- for state.cpp and state_etcd.cpp only ------------------------------------
-
-// A document held in memory (standard input, an etcd key's value)
-struct Document {
-  std::string subject;              // for messages: "standard input", the URL
-  std::string kind;                 // what it is, for "needs a FILE, not ..."
-  std::string missing;              // the answer "no" under --no-create when text is missing or blank
-  std::optional<std::string> text;  // nullopt: missing
-  bool can_back_up = false;         // --on-invalid backup fills UpdateResult::backup (else exit 2)
-};
-
-// Given a Document, nothing is locked or written: r.text is the result, and
-// r.written says that it differs from the text read (it is to be stored).
-// Without one (nullptr), u.file is read and replaced under its lock.
-UpdateResult update_document(const Update& u, const Document* given);
-
-// etcd://, etcds://: the key's value (nullopt: no such key), and state-set's
-// compare-and-set loop over update_document (contract section 9). Reached
-// through state_on_etcd, which only loopkit-etcd's main sets (the tools on
-// PATH leave the client out: cli::need_etcd), so that nothing here links
-// the client in unless that main names etcd_state.
+// etcd://, etcds://: the key's value (nullopt: no such key) for state-get.
+// Reached through state_on_etcd, which only loopkit-etcd's main sets (with
+// document_store_on_etcd, storage.hpp, for state-set): the tools on PATH
+// leave the client out (cli::need_etcd), so that nothing here links the
+// client in unless that main names etcd_state.
 struct StateOnEtcd {
   std::optional<std::string> (*read)(const std::string& url, double timeout_seconds);
-  UpdateResult (*update)(const Update& u);
 };
 extern const StateOnEtcd* state_on_etcd;
 extern const StateOnEtcd etcd_state;  // state_etcd.cpp

@@ -1,13 +1,15 @@
-// State documents in etcd keys: a read is one linearizable get; a change is
-// the file's faithful edit applied to the value read, written back only if
-// the key's mod revision has not moved, and done again from a fresh read
-// when it has (another writer came first), so no update is ever lost.
+// The etcd store of documents (storage.hpp): a read is one linearizable get;
+// a commit puts the new value only if the key's mod revision has not moved
+// since (state.cpp reads and edits again when another writer came first),
+// and, fenced, only if the lock key's has not either, in one transaction.
 #include <fmt/format.h>
 
 #include "core/state.hpp"
+#include "core/storage.hpp"
 #include "sys/error.hpp"
 #include "sys/etcd.hpp"
 #include "sys/etcd_url.hpp"
+#include "sys/gz.hpp"
 
 namespace loopkit {
 
@@ -34,38 +36,61 @@ std::optional<std::string> read_state_etcd(const std::string& url, double timeou
   return std::move(kv->value);
 }
 
-UpdateResult update_state_etcd(const Update& u) {
-  etcd::Target t = key_target(u.file);
-  etcd::Client client(t, u.timeout);
-  for (;;) {
-    std::optional<etcd::KeyValue> kv = client.get(t.key);
-    Document doc{.subject = u.file,
-                 .kind = "an etcd key",
-                 .missing = fmt::format("{}: no such key", quoted(u.file)),
-                 .text = kv ? std::optional<std::string>(kv->value) : std::nullopt,
-                 .can_back_up = true};
-    UpdateResult r = update_document(u, &doc);  // --expect and --require are checked on every try
-    if (!r.no.empty() || !r.written) return r;
-    etcd::GuardedPut put{.key = t.key,
-                         .value = r.text,
-                         .lease = kv ? kv->lease : 0,  // a value set on a leased key stays leased
-                         .expect_mod_revision = kv ? kv->mod_revision : 0,
+class EtcdDocument : public DocumentStore {
+public:
+  EtcdDocument(const std::string& url, const DocumentOptions& options)
+      : target_(key_target(url)), client_(target_, options.timeout) {
+    subject = url;
+    kind = "an etcd key";
+    missing = fmt::format("{}: no such key", quoted(url));
+  }
+
+  // A blank value is no document, as a missing key is.
+  DocumentRead read() override {
+    kv_ = client_.get(target_.key);
+    DocumentRead r;
+    if (!kv_) return r;
+    r.exists = kv_->value.find_first_not_of(" \t\r\n") != std::string::npos;
+    r.text = kv_->value;
+    r.revision = kv_->mod_revision;
+    return r;
+  }
+
+  Commit commit(const DocumentRead& seen, const DocumentWrite& w, Fence* fence) override {
+    textedit::StringSink text;
+    w.write(text);
+    etcd::GuardedPut put{.key = target_.key,
+                         .value = w.gzip ? gzip(text.text) : std::move(text.text),
+                         .lease = kv_ ? kv_->lease : 0,  // a value set on a leased key stays leased
+                         .expect_mod_revision = kv_ ? kv_->mod_revision : 0,
                          .also = {},
                          .also_put = {},
-                         .marker_key = write_id_key(t.key)};
-    const std::string backup_key = t.key + ".backup";
-    if (r.backup) put.also_put.emplace_back(backup_key, *r.backup);  // Atari's rule, as FILE.backup
-    if (client.put_if_unchanged(put)) {
-      if (r.backup && u.on_warning)
-        u.on_warning(fmt::format("{}; moved it to the key {} and started again", r.backup_why, quoted(backup_key)));
-      if (!u.want_text) r.text.clear();
-      return r;
+                         .marker_key = write_id_key(target_.key)};
+    if (w.backup_why) put.also_put.emplace_back(target_.key + ".backup", std::string(seen.text));  // as FILE.backup
+    if (fence) {
+      Fd nothing_held;  // etcd holds nothing: the transaction compares
+      std::optional<LockEntry> lock = check_fence(*fence, nothing_held);
+      if (!lock) return Commit::lock_lost;
+      put.also.push_back(
+          etcd::Compare::of(lock->key, etcd::Field::mod_revision, etcd::Relation::equal, lock->revision));
     }
+    return client_.put_if_unchanged(put) ? Commit::done : Commit::changed;
   }
-}
+
+  std::string backup_name() const override { return fmt::format("the key {}", quoted(target_.key + ".backup")); }
+
+private:
+  etcd::Target target_;
+  etcd::Client client_;
+  std::optional<etcd::KeyValue> kv_;
+};
 
 }  // namespace
 
-const StateOnEtcd etcd_state{read_state_etcd, update_state_etcd};
+const StateOnEtcd etcd_state{read_state_etcd};
+
+std::unique_ptr<DocumentStore> etcd_document_store(const std::string& url, const DocumentOptions& options) {
+  return std::make_unique<EtcdDocument>(url, options);
+}
 
 }  // namespace loopkit

@@ -1,12 +1,16 @@
-// One storage interface for locks (issue 22): a lock is a record at a name
-// that can be created if absent, read, and replaced or removed only if
-// unchanged since it was read. Files in a folder (lock_files.cpp) and etcd
-// keys (lock_etcd.cpp) implement it; acquire, wait, refresh, takeover,
-// release and reap are written once over it (lock.cpp). A session keeps a
-// held lock alive: the heartbeat in the record for files, the lease for
-// etcd (etcd's concurrency.Session and Mutex are the model).
+// One storage interface (issue 22), implemented by files and by etcd keys.
+// Locks: a record at a name that can be created if absent, read, and
+// replaced or removed only if unchanged since it was read (lock_files.cpp,
+// lock_etcd.cpp); acquire, wait, refresh, takeover, release and reap are
+// written once over it (lock.cpp). A session keeps a held lock alive: the
+// heartbeat in the record for files, the lease for etcd (etcd's
+// concurrency.Session and Mutex are the model). Documents: read, then
+// commit if unchanged and, for a fenced write, only while a lock is still
+// held (state_files.cpp, state_etcd.cpp); state-set's read-modify-write is
+// written once over it (state.cpp).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,7 +18,9 @@
 
 #include "core/json.hpp"
 #include "core/lock_record.hpp"
+#include "core/textedit.hpp"
 #include "sys/fd.hpp"
+#include "sys/mapped.hpp"
 
 namespace loopkit {
 
@@ -107,5 +113,76 @@ std::unique_ptr<LockStore> open_lock_store(const std::string& operand, const Sto
 using LockStoreOnEtcd = std::unique_ptr<LockStore> (*)(const std::string& url, const StoreOptions& options,
                                                        bool folder);
 extern LockStoreOnEtcd lock_store_on_etcd;
+
+// ---- documents ---------------------------------------------------------------
+
+// What a document store holds at its name, read for one read-modify-write.
+struct DocumentRead {
+  bool exists = false;           // false: no file or key (a stream: blank)
+  std::string_view text;         // as stored, gzip included; valid until the next read
+  MappedFile* mapped = nullptr;  // files: the map behind text (pages released behind a pass, checked whole)
+  int64_t revision = 0;          // etcd: the key's mod revision
+};
+
+// What a commit stores: the new document, written into the sink given
+// (files stream it straight into the temporary file, so big untouched
+// slices never enter memory), gzipped when the document was. With
+// backup_why, the text read is kept as the document's backup (FILE.backup,
+// the key KEY.backup) by the same commit, and the warning says why.
+struct DocumentWrite {
+  std::function<void(textedit::Sink&)> write;
+  bool gzip = false;
+  std::optional<std::string> backup_why;
+};
+
+// A fenced write's condition: the lock named `operand` still held by
+// `owner` when the document is stored (state-set --fence).
+struct Fence {
+  std::string operand;
+  std::unique_ptr<LockStore> lock;
+  Owner owner;
+};
+
+class DocumentStore {
+public:
+  virtual ~DocumentStore() = default;
+  // Messages name it so; a stream's "missing" is said as `missing` says.
+  std::string subject, kind, missing;
+  // One look at the document. Files: it is held under its exclusive flock
+  // until the next read or the store goes, so a commit finds it unchanged.
+  virtual DocumentRead read() = 0;
+  enum class Commit { done, changed, lock_lost };
+  // Stores w if the document is still as `seen` (changed: nothing written,
+  // read again) and the fence, if any, still holds, checked atomically with
+  // the write: under the lock folder's flock for files, in the same
+  // transaction on etcd (lock_lost: nothing written). After the commit
+  // point a failure is a warning (loopkit(7), COMMIT POINT).
+  virtual Commit commit(const DocumentRead& seen, const DocumentWrite& w, Fence* fence) = 0;
+  // Whether a commit stores anything (a stream's result is only printed).
+  virtual bool stores() const { return true; }
+  // Whether --on-invalid backup can keep the text read somewhere, and
+  // where, as the warning names it.
+  virtual bool can_back_up() const { return true; }
+  virtual std::string backup_name() const = 0;
+};
+
+struct DocumentOptions {
+  double timeout = 5;    // etcd: per call
+  unsigned mode = 0600;  // files: a new file's permission bits
+  bool sync = true;
+};
+// FILE, "-" (standard input, a filter) or an etcd URL (only in loopkit-etcd,
+// where document_store_on_etcd is set).
+std::unique_ptr<DocumentStore> open_document_store(const std::string& operand, const DocumentOptions& options);
+std::unique_ptr<DocumentStore> file_document_store(const std::string& path, const DocumentOptions& options);
+using DocumentStoreOnEtcd = std::unique_ptr<DocumentStore> (*)(const std::string& url, const DocumentOptions& options);
+extern DocumentStoreOnEtcd document_store_on_etcd;
+std::unique_ptr<DocumentStore> etcd_document_store(const std::string& url, const DocumentOptions& options);
+// The lock a fence names, opened as lock-acquire opens it; only a lock in
+// the document's own store can be checked with its write (else exit 2).
+Fence open_fence(const std::string& lock, const std::string& document, pid_t owner, double timeout);
+// The lock's entry while the fence holds (files: under the lock folder's
+// flock, kept in `held`); nullopt when the owner no longer holds it.
+std::optional<LockEntry> check_fence(Fence& fence, Fd& held);
 
 }  // namespace loopkit

@@ -38,7 +38,8 @@ constexpr Tool tools[] = {
 
 int main(int argc, char** argv) {
   loopkit::cli::etcd_built_in = true;
-  loopkit::state_on_etcd = &loopkit::etcd_state;            // the etcd halves of the state tools
+  loopkit::state_on_etcd = &loopkit::etcd_state;  // the etcd halves of the state tools
+  loopkit::document_store_on_etcd = &loopkit::etcd_document_store;
   loopkit::lock_store_on_etcd = &loopkit::etcdlock::store;  // ... and of the lock tools
   std::string_view name = argc > 0 ? argv[0] : "";
   name = name.substr(name.rfind('/') + 1);
