@@ -166,6 +166,24 @@ lk_lock_drop() {
 
 # --- fenced writes --------------------------------------------------------------
 
+# lk_fence_hangs ARGS...: state-set --fence would wait forever on itself
+# here: a state file that does not exist yet, in the lock file's own folder
+# (the drain's FILE and FILE.lock; state-set of 0.2.0 flocks that folder
+# twice). Only the write that creates the file.
+lk_fence_hangs() {
+  local a state="" i
+  lk_is_url "$LK_LOCK" && return 1
+  for ((i = 1; i <= $#; i++)); do # the first operand: FILE
+    a=${!i}
+    case $a in
+      --init | --require | --on-invalid | --expect | --delete | --now | --epoch | --indent | --mode) i=$((i + 1)) ;;
+      -*) ;;
+      *) state=$a; break ;;
+    esac
+  done
+  [[ -n $state && ! -e $state && $(dirname "$state") == "$(dirname "$LK_LOCK")" ]]
+}
+
 # lk_fenced [-q] STATE ARGS...: state-set, fenced by the lock held
 # (written only while LK_LOCK is still ours, checked with the write); the
 # tool's status, its words in LK_ERR (said on stderr unless a -q "no").
@@ -175,7 +193,11 @@ lk_fenced() {
   if [[ $1 == -q ]]; then quiet=1; shift; fi
   LK_ERR=""
   if ((LK_LOST)); then return 1; fi
-  if [[ -n $LK_LOCK ]]; then
+  if [[ -n $LK_LOCK ]] && lk_fence_hangs "$@"; then
+    # checked just before instead: the lock is ours, or nothing is written
+    lk_beat || return 1
+    LK_ERR=$(state-set "$@" 2>&1) || rc=$?
+  elif [[ -n $LK_LOCK ]]; then
     LK_ERR=$(state-set --fence "$LK_LOCK" --pid $$ "$@" 2>&1) || rc=$?
     if ((rc == 1)) && [[ $LK_ERR == *": lock lost"* ]]; then
       lk_lock_lost "a state write found it gone"
