@@ -21,6 +21,7 @@ LK_LOST_EXIT=""    # set: a lost lock ends the engine with this status (loop, pi
 LK_BEAT_OK=""      # $EPOCHREALTIME of the last beat that reached the lock
 LK_BEAT_EVERY=10   # seconds between beats (lk_beat_every, set when a lock is taken)
 LK_ERR=""          # what the last lk_fenced said on stderr
+LK_TTL_SAID=0      # lk_check_ttl has spoken
 
 # lk_ttl: the lease's TTL in seconds (etcd)
 lk_ttl() { printf '%s' "${LK_TTL:-60}"; }
@@ -58,6 +59,20 @@ lk_lock_try() {
   ((rc == 0)) || lk_die "$rc" "cannot acquire the lock $1"
   LK_LOCK=$1 LK_LOST=0 LK_BEAT_OK=$EPOCHREALTIME
   LK_BEAT_EVERY=$(lk_beat_every)
+  lk_is_url "$1" && lk_check_ttl
+  return 0
+}
+
+# lk_check_ttl: said once: the agent of an engine killed with -9 gets
+# SIGKILL --kill-after seconds after its SIGTERM, and another host may take
+# the lock two thirds of the TTL after the last beat: the agent must be gone
+# by then.
+lk_check_ttl() {
+  ((!LK_TTL_SAID)) || return 0
+  LK_TTL_SAID=1
+  if awk -v k="$LK_KILL_AFTER" -v t="$(lk_ttl)" 'BEGIN { exit !(k >= t * 2 / 3) }'; then
+    lk_warn "--kill-after $LK_KILL_AFTER is not below two thirds of --ttl $(lk_ttl): the agent of an engine killed with -9 may outlive its lock"
+  fi
 }
 
 # lk_lease_over: the lock's lease (etcd) may have run out: no beat reached
