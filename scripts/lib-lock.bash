@@ -147,28 +147,31 @@ lk_wait_agent() {
   local sl="" got
   if [[ -z $LK_AGENT_PID ]]; then LK_RC=143; return 0; fi # ended already: the lock was lost
   while :; do
-    if [[ -n $LK_LOCK ]]; then
+    if [[ -n $LK_LOCK && -z $sl ]]; then
       sleep "$LK_BEAT_EVERY" &
       sl=$!
     fi
     LK_RC=0 got=""
     wait -n -p got "$LK_AGENT_PID" ${sl:+"$sl"} || LK_RC=$?
+    # a beat is due (a trapped signal, WINCH, ends the wait early too)
+    if [[ -n $sl && $got == "$sl" ]]; then
+      sl=""
+      if ! lk_beat; then
+        LK_RC=143
+        return 0
+      fi
+      continue
+    fi
+    if [[ $got != "$LK_AGENT_PID" ]] && kill -0 "$LK_AGENT_PID" 2>/dev/null; then continue; fi
     if [[ -n $sl ]]; then
       kill "$sl" 2>/dev/null || true
       wait "$sl" 2>/dev/null || true
     fi
-    [[ $got != "$LK_AGENT_PID" ]] || return 0
-    # a beat is due, or a trapped signal (WINCH) ended the wait early
-    if [[ $got == "$sl" ]] && ! lk_beat; then
-      LK_RC=143
-      return 0
-    fi
-    sl=""
-    if ! kill -0 "$LK_AGENT_PID" 2>/dev/null; then
+    if [[ $got != "$LK_AGENT_PID" ]]; then
       LK_RC=0
       wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?
-      return 0
     fi
+    return 0
   done
 }
 
