@@ -302,6 +302,28 @@ EOF
   [ "$(jq .pid <<<"$output")" = "$other" ]
 }
 
+@test "files: pipeline-engine whose lock was taken over records nothing more and exits 4" {
+  cat >pipe.json <<'EOF2'
+{"name": "p", "stages": [{"name": "one", "runs": 2,
+  "command": "touch block; for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done"}]}
+EOF2
+  "$LOOPKIT_SCRIPTS/pipeline-engine" --session pl pipe.json 2>err.log &
+  e=$!
+  wait_for block
+  other=$(live)
+  lock-release --force .claude/locks/pl.lock
+  lock-acquire --pid "$other" .claude/locks/pl.lock
+  st=.claude/pipeline-runs/pl/state.json
+  cp "$st" before.json
+  touch go
+  rc=0 && wait "$e" || rc=$?
+  assert_equal "$rc" 4
+  grep -q 'lost the lock' err.log
+  cmp "$st" before.json
+  run -0 state-get "$st" stages[0].iterations_run
+  assert_output 0
+}
+
 @test "--ttl: a whole number of at least 2 seconds, for every engine" {
   run -2 --separate-stderr "$LOOP" --session s --ttl 1 -- true
   [[ $stderr == *"--ttl: '1' is not a TTL in whole seconds (at least 2)"* ]]
