@@ -71,7 +71,8 @@ lk_stale_agent() {
       lk_say "waiting for the previous agent of $3 (process group $pgid) to end (--kill-stale-agent ends it)"
     fi
     lk_lock_check
-    sleep "$LK_POLL"
+    ((!LK_LOST)) || return 0
+    lk_sleep "$LK_POLL"
   done
 }
 
@@ -80,7 +81,8 @@ lk_stale_agent() {
 # ended with the engine on every way out, kill -9 included; the
 # --iteration-timeout), with the engine's own stdin (stdout appended to
 # $LK_AGENT_OUT when set), and wait for it; its status in LK_RC, its time in
-# LK_DURATION. The engine's lk_agent_started PGID START hook records it.
+# LK_DURATION. The engine's lk_agent_started PGID START hook records it
+# (and its lk_agent_ended hook, when it has one, runs after).
 # The terminal is the agent's meanwhile: no status line is drawn.
 lk_run_agent() {
   LK_RC=0 LK_TIMED_OUT=0
@@ -100,13 +102,8 @@ lk_run_agent() {
   if declare -F lk_agent_started >/dev/null; then
     lk_agent_started "$LK_AGENT_PID" "$(lk_proc_start "$LK_AGENT_PID")"
   fi
-  # a trapped signal (WINCH) ends a wait early: wait again while it runs
-  while :; do
-    LK_RC=0
-    wait "$LK_AGENT_PID" || LK_RC=$?
-    kill -0 "$LK_AGENT_PID" 2>/dev/null || break
-  done
-  if ((LK_RC > 128)); then LK_RC=0; wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?; fi
+  # beating the lock meanwhile; a lost lock ends the agent
+  lk_wait_agent
   LK_DURATION=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
   [[ $LK_TIMEOUT == 0 || $LK_RC != 124 ]] || LK_TIMED_OUT=1
   LK_AGENT_PID=""
@@ -128,6 +125,7 @@ lk_run_retrying() {
   LK_BROKEN=0
   while :; do
     lk_run_agent "$@"
+    ((!LK_LOST)) || return 0 # ended: not a failure of the agent's
     if ((LK_RC == 0)); then
       LK_FAILS=0
       return 0
@@ -145,7 +143,8 @@ lk_run_retrying() {
     delay=$(lk_backoff "$try")
     lk_event retry "attempt:=$((try + 1))" "delay:=$delay"
     lk_log "the agent exited with status $LK_RC; retry $try of $LK_RETRIES in ${delay}s"
-    sleep "$delay"
+    lk_sleep "$delay"
+    ((!LK_LOST)) || return 0
   done
 }
 

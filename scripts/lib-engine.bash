@@ -28,8 +28,6 @@ LK_RUN_STARTED=""    # when the last agent run started (ISO 8601, LOOPKIT_NOW ho
 LK_LABEL=""          # "session demo", shown in every message
 LK_STATUS=""         # the body of the live status line
 LK_LINE_SHOWN=0      # a status line is on the terminal now
-LK_HB_PID=""         # background lock-heartbeat
-LK_LOCK=""           # lock file we hold
 LK_AGENT_PID=""      # the agent while it runs
 LK_SCRATCH=""        # private temporary folder (mktemp -d)
 LK_EVENTS=""         # the session's events.jsonl (empty: none yet)
@@ -168,6 +166,11 @@ lk_common_option() {
     --poll) lk_need_seconds "$name" "$value"; LK_POLL=$value ;;
     --iteration-timeout) lk_need_seconds "$name" "$value"; LK_TIMEOUT=$value ;;
     --kill-after) lk_need_seconds "$name" "$value"; LK_KILL_AFTER=$value ;;
+    --ttl)
+      if ! [[ $value =~ ^[0-9]+$ ]] || ((value < 2)); then
+        lk_usage_error "$name: '$value' is not a TTL in whole seconds (at least 2)"
+      fi
+      LK_TTL=$value ;;
     --max-cost) lk_need_seconds "$name" "$value"; LK_MAX_COST=$value ;;
     -E | --conflict-exit-code)
       lk_need_uint "$name" "$value"
@@ -406,62 +409,9 @@ lk_control() {
   done
 }
 
-# --- the lock ---------------------------------------------------------------
-
-# lk_lock_take LOCK SESSION: acquire LOCK (a file or an etcd key) for this
-# shell ($$) and keep it alive. Held by a live engine: exit 1.
-lk_lock_take() {
-  local rc=0
-  lk_lock_try "$1" "$2" || rc=$?
-  if ((rc == 1)); then
-    ((LK_QUIET)) && exit "$LK_HELD_EXIT"
-    lk_die "$LK_HELD_EXIT" "session '$2' is held by another engine (see: lock-status $1)"
-  fi
-}
-
-# lk_lock_try LOCK SESSION [-q]: as lk_lock_take, but a lock held by another
-# live owner returns 1 (-q: silently). Any other failure ends the engine.
-lk_lock_try() {
-  local rc=0 quiet=()
-  if ((LK_QUIET)) || [[ ${3:-} == -q ]]; then quiet=(-q); fi
-  lock-acquire "${quiet[@]}" --pid $$ --session "$2" "$1" || rc=$?
-  ((rc == 1)) && return 1
-  ((rc == 0)) || lk_die "$rc" "cannot acquire the lock $1"
-  LK_LOCK=$1
-  # An etcd lock's lease is kept alive by the keeper that lock-acquire left
-  # behind for $$ (lock-acquire(1), ETCD KEYS); a lock file by a heartbeat.
-  lk_is_url "$1" && return 0
-  lock-heartbeat --every "$LK_HEARTBEAT" --pid $$ "$1" </dev/null {LK_STDIN}<&- &
-  LK_HB_PID=$!
-}
-
-# lk_lock_check: refresh the lock now and make sure it is still ours (someone
-# may have forced it away); lost: exit 1.
-lk_lock_check() {
-  [[ -n $LK_LOCK ]] || return 0
-  lock-heartbeat -q --pid $$ "$LK_LOCK" ||
-    lk_die 1 "lost the lock $LK_LOCK (removed or taken over by someone else); stopping"
-}
-
-lk_lock_drop() {
-  if [[ -n $LK_HB_PID ]]; then
-    # A beater that outlives SIGTERM (seen once under a Ctrl-C storm) must
-    # not hold the engine's exit forever: five seconds, then SIGKILL.
-    local i
-    kill -TERM "$LK_HB_PID" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-      kill -0 "$LK_HB_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$LK_HB_PID" 2>/dev/null || true
-    wait "$LK_HB_PID" 2>/dev/null || true
-    LK_HB_PID=""
-  fi
-  if [[ -n $LK_LOCK ]]; then
-    lock-release --pid $$ -q "$LK_LOCK" || true
-    LK_LOCK=""
-  fi
-}
+# --- the lock and fenced writes: lib-lock.bash, beside this file -----------
+# shellcheck source-path=SCRIPTDIR source=lib-lock.bash
+. "${BASH_SOURCE[0]%/*}/lib-lock.bash"
 
 # --- running the agent: lib-agent.bash, beside this file -------------------
 # shellcheck source-path=SCRIPTDIR source=lib-agent.bash
@@ -472,6 +422,9 @@ lk_lock_drop() {
 # lk_on_signal SIGNAL: the engine's lk_interrupted hook records the
 # interruption, then the EXIT trap cleans up.
 lk_on_signal() {
+  # a child of ours signalled between its fork and its exec (lk_wait_agent's
+  # sleeper) is not the engine: it has nothing to clean up
+  ((BASHPID == $$)) || exit 1
   trap '' INT TERM HUP
   LK_SIGNAL=$1
   lk_stop_agent "$1"
@@ -486,6 +439,7 @@ lk_on_signal() {
 
 lk_on_exit() {
   local rc=$?
+  ((BASHPID == $$)) || return "$rc" # as in lk_on_signal
   trap '' INT TERM HUP
   set +e
   lk_stop_agent

@@ -80,7 +80,7 @@ EOF
   run -1 lock-status -q "$U/locks/demo.lock"
 }
 
-@test "loop-engine: an etcd lock forced away stops the engine before the next iteration" {
+@test "loop-engine: an etcd lock forced away: the iteration is not recorded, exit 4" {
   make_loop_agent
   AGENT_PLAN=1=block "$LOOP" --session demo --state "$U/state" --locks "$D" --max-iterations 3 -- ./agent.sh 2>err.log &
   e=$!
@@ -88,10 +88,15 @@ EOF
   run -0 lock-release --force "$U/demo.lock"
   touch go.1
   rc=0 && wait "$e" || rc=$?
-  assert_equal "$rc" 1
+  assert_equal "$rc" 4
   grep -q 'lost the lock' err.log
   run -0 cat ran.log
   assert_output "1 $U/state"
+  # the fenced write of the iteration's end was refused: nothing recorded
+  run -0 state-get "$U/state" iteration_completed status
+  assert_output $'0\nrunning'
+  run -0 event-show --type lock-lost .claude/pipeline-runs/demo/events.jsonl
+  assert_equal "${#lines[@]}" 1
 }
 
 @test "pipeline-engine --state URL --locks URL runs its stages on an etcd key" {

@@ -176,3 +176,31 @@ keepers() { pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/" || true; }
   LOOPKIT_NOW=@clock run -0 lock-acquire --no-keeper -j --wait 10 --pid "$waiter" "$U"
   [ "$(jq -r .started_at <<<"$output")" = "$(date -u -d @$((LOOPKIT_NOW + 4)) +%Y-%m-%dT%H:%M:%SZ)" ]
 }
+
+@test "issue 26: a keeper leaves a dead owner's key to its lease, and renews nothing for a stopped owner" {
+  owner=$(live)
+  lock-acquire --ttl 2 --pid "$owner" "$U"
+  [ -n "$(keepers)" ]
+  rec=$(etcdget "/lk-test/$BATS_TEST_NUMBER/a")
+  kill -9 "$owner"
+  # the keeper sees its owner die and ends, without deleting the key:
+  # what the owner started may still run
+  for _ in $(seq 100); do [ -z "$(keepers)" ] && break; sleep 0.1; done
+  [ -z "$(keepers)" ]
+  assert_equal "$(etcdget "/lk-test/$BATS_TEST_NUMBER/a")" "$rec"
+  # the lease runs out by itself
+  for _ in $(seq 100); do [[ $(lock-status "$U") == *": free" ]] && break; sleep 0.1; done
+  run -1 lock-status "$U"
+  assert_output "$U: free"
+  # a stopped owner does no work: its keeper lets the lease run out
+  owner=$(live)
+  lock-acquire --ttl 2 --pid "$owner" "$U"
+  kill -STOP "$owner"
+  for _ in $(seq 100); do [[ $(lock-status "$U") == *": free" ]] && break; sleep 0.1; done
+  run -1 lock-status "$U"
+  assert_output "$U: free"
+  # resumed, it finds the lease gone: the keeper ends
+  kill -CONT "$owner"
+  for _ in $(seq 100); do [ -z "$(keepers)" ] && break; sleep 0.1; done
+  [ -z "$(keepers)" ]
+}

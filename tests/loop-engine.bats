@@ -211,7 +211,6 @@ EOF
   wait_for block.3
   read -r agent _ <block.3
   epid=$(state-get "$LOCK" pid) # the engine (the agent's parent is agent-run)
-  [ -n "$(heartbeats)" ]
   run -0 state-get "$ST" status iteration iteration_completed
   [ "$output" = $'running\n3\n2' ]
   run -0 state-get -e "$ST" iteration_started
@@ -232,7 +231,6 @@ EOF
   AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
   e=$!
   wait_for block.1
-  [ -n "$(heartbeats)" ]
   touch go.1
   wait "$e"
   [ -z "$(heartbeats)" ]
@@ -252,17 +250,20 @@ EOF
   [ "$output" = $'failed\ninterrupted\n0' ]
 }
 
-@test "kill -9: the orphaned heartbeat ends on its own once its owner is gone" {
+@test "issue 26: the engine beats its lock itself while the agent runs; nothing else beats it" {
   make_agent
-  AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  unset LOOPKIT_NOW # the heartbeat is the real clock here
+  LK_HEARTBEAT=0.2 AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  e=$!
   wait_for block.1
-  read -r agent _ <block.1
-  epid=$(state-get "$LOCK" pid)
-  hb=$(heartbeats)
-  [ -n "$hb" ]
-  kill -9 "$epid"
-  wait_gone "$agent"
-  wait_gone "$hb"
+  # no background beater: a stopped or killed engine's lock ages
+  [ -z "$(heartbeats)" ]
+  first=$(state-get "$LOCK" heartbeat_epoch)
+  for _ in $(seq 300); do [ "$(state-get "$LOCK" heartbeat_epoch)" != "$first" ] && break; sleep 0.1; done
+  [ "$(state-get "$LOCK" heartbeat_epoch)" != "$first" ]
+  touch go.1
+  wait "$e"
+  [ ! -e "$LOCK" ]
 }
 
 @test "a second engine on a running session exits 1" {
@@ -278,7 +279,7 @@ EOF
   [ "$output" = complete ]
 }
 
-@test "an engine whose lock was forced away stops before the next iteration" {
+@test "an engine whose lock was forced away records nothing more, exit 4" {
   make_agent
   AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 3 -- ./agent.sh 2>err.log &
   e=$!
@@ -286,9 +287,12 @@ EOF
   lock-release --force "$LOCK"
   touch go.1
   rc=0; wait "$e" || rc=$?
-  [ "$rc" = 1 ]
+  [ "$rc" = 4 ]
   grep -q 'lost the lock' err.log
   [ "$(ran)" = "1 " ]
+  # the fenced write of the iteration's end found no lock: nothing recorded
+  run -0 state-get "$ST" iteration_completed
+  [ "$output" = 0 ]
   [ -z "$(heartbeats)" ]
 }
 

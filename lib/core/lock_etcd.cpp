@@ -225,9 +225,19 @@ void Session::abandon() {
 
 int64_t Session::revision() const { return store_.last_revision; }
 
+// A stopped owner (SIGSTOP, ^Z, a debugger) does no work: its lease is not
+// renewed for it and runs out after the TTL, as a lost network's would.
+bool is_stopped(pid_t pid) {
+  auto st = process_state(pid);
+  return st && (*st == 'T' || *st == 't');
+}
+
 // A process in the background that keeps the lease alive every ttl/3 while
-// the owner lives and the lock is ours; when the owner dies it releases the
-// lock, when the lock is released or lost it ends.
+// the owner runs (alive, not stopped) and the lock is ours; it ends when
+// the lock is released or lost, or when the owner dies. It never deletes
+// the key of an owner that died: what the owner started may still run, and
+// the key goes when the lease runs out (a contender of this host takes a
+// dead owner's lock at once, and can wait for its children).
 void start_keeper(const etcd::Target& target, const Owner& owner, int64_t lease, const StoreOptions& options) {
   start_detached([=] {
     Store store(target, options);
@@ -236,10 +246,8 @@ void start_keeper(const etcd::Target& target, const Owner& owner, int64_t lease,
     const double every = std::max(static_cast<double>(ttl) / 3, 0.5);
     double last_ok = monotonic_seconds();
     for (;;) {
-      if (wait_for_exit(owner.pid, every) || !is_owner_running(owner)) {
-        release_lock(store, owner, false);  // the owner died holding it: free it now, not a TTL later
-        return;
-      }
+      if (wait_for_exit(owner.pid, every) || !is_owner_running(owner)) return;
+      if (is_stopped(owner.pid)) continue;
       try {
         if (!keep_alive(client, lease)) return;  // released, or lost
         last_ok = monotonic_seconds();

@@ -1,0 +1,270 @@
+# lib-lock.bash: the engines' locks, for lib-engine.bash, which sources it
+# from its own folder: taken, beaten by the engine itself, fenced writes,
+# and a lost lock noticed at once (contract section 8, "Fencing").
+#
+# Liveness that means work: the engine takes its lock with
+# `lock-acquire --no-keeper` and keeps it alive itself, one
+# `lock-heartbeat` every LK_HEARTBEAT seconds (etcd: a third of the lease's
+# TTL), also while its agent runs (lk_wait_agent wakes up for it). A
+# stopped, hung or killed engine stops beating: its lease runs out after the
+# TTL (a lock file's heartbeat ages), and nothing else keeps it alive.
+# shellcheck shell=bash disable=SC2034,SC2153 # the LK_* globals are lib-engine.bash's
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  echo "lib-lock.bash: sourced by lib-engine.bash; it does nothing on its own" >&2
+  exit 2
+fi
+
+LK_LOCK=""         # the lock we hold (a file or an etcd key)
+LK_TTL=""          # --ttl: the etcd lease's TTL in seconds (empty: lock-acquire's 60)
+LK_LOST=0          # the lock we held was lost: nothing more is written under it
+LK_LOST_EXIT=""    # set: a lost lock ends the engine with this status (loop, pipeline)
+LK_BEAT_OK=""      # $EPOCHREALTIME of the last beat that reached the lock
+LK_BEAT_EVERY=10   # seconds between beats (lk_beat_every, set when a lock is taken)
+LK_ERR=""          # what the last lk_fenced said on stderr
+LK_TTL_SAID=0      # lk_check_ttl has spoken
+
+# lk_ttl: the lease's TTL in seconds (etcd)
+lk_ttl() { printf '%s' "${LK_TTL:-60}"; }
+
+# lk_beat_every: seconds between beats: a third of the TTL on etcd (a beat
+# missed leaves two to go), LK_HEARTBEAT for a lock file.
+lk_beat_every() {
+  if lk_is_url "$LK_LOCK"; then
+    awk -v t="$(lk_ttl)" 'BEGIN { printf "%g", t / 3 }'
+  else
+    printf '%s' "$LK_HEARTBEAT"
+  fi
+}
+
+# lk_lock_take LOCK SESSION: acquire LOCK (a file or an etcd key) for this
+# shell ($$). Held by a live engine: exit 1.
+lk_lock_take() {
+  local rc=0
+  lk_lock_try "$1" "$2" || rc=$?
+  if ((rc == 1)); then
+    ((LK_QUIET)) && exit "$LK_HELD_EXIT"
+    lk_die "$LK_HELD_EXIT" "session '$2' is held by another engine (see: lock-status $1)"
+  fi
+}
+
+# lk_lock_try LOCK SESSION [-q]: as lk_lock_take, but a lock held by another
+# live owner returns 1 (-q: silently). Any other failure ends the engine.
+lk_lock_try() {
+  local rc=0 opts=(--pid $$ --session "$2")
+  if ((LK_QUIET)) || [[ ${3:-} == -q ]]; then opts+=(-q); fi
+  # no keeper: the engine's own beats are what keeps the lease
+  if lk_is_url "$1"; then opts+=(--no-keeper ${LK_TTL:+--ttl "$LK_TTL"}); fi
+  lock-acquire "${opts[@]}" "$1" || rc=$?
+  ((rc == 1)) && return 1
+  ((rc == 0)) || lk_die "$rc" "cannot acquire the lock $1"
+  LK_LOCK=$1 LK_LOST=0 LK_BEAT_OK=$EPOCHREALTIME
+  LK_BEAT_EVERY=$(lk_beat_every)
+  lk_is_url "$1" && lk_check_ttl
+  return 0
+}
+
+# lk_check_ttl: said once: the agent of an engine killed with -9 gets
+# SIGKILL --kill-after seconds after its SIGTERM, and another host may take
+# the lock two thirds of the TTL after the last beat: the agent must be gone
+# by then.
+lk_check_ttl() {
+  ((!LK_TTL_SAID)) || return 0
+  LK_TTL_SAID=1
+  if awk -v k="$LK_KILL_AFTER" -v t="$(lk_ttl)" 'BEGIN { exit !(k >= t * 2 / 3) }'; then
+    lk_warn "--kill-after $LK_KILL_AFTER is not below two thirds of --ttl $(lk_ttl): the agent of an engine killed with -9 may outlive its lock"
+  fi
+}
+
+# lk_lease_over: the lock's lease (etcd) may have run out: no beat reached
+# it for a whole TTL.
+lk_lease_over() {
+  lk_is_url "$LK_LOCK" &&
+    awk -v a="$LK_BEAT_OK" -v b="$EPOCHREALTIME" -v t="$(lk_ttl)" 'BEGIN { exit !(b - a >= t) }'
+}
+
+# lk_beat: the engine's proof that it works: refresh the lock now (a lock
+# file's heartbeat, an etcd lease's keep-alive). 1 when the lock is lost
+# (lk_lock_lost said so). etcd out of reach is a warning until the lease
+# may have run out.
+lk_beat() {
+  [[ -n $LK_LOCK ]] || return 0
+  local rc=0 err
+  err=$(lock-heartbeat -q --pid $$ "$LK_LOCK" 2>&1) || rc=$?
+  case $rc in
+    0) LK_BEAT_OK=$EPOCHREALTIME; return 0 ;;
+    1) lk_lock_lost "removed or taken over by someone else"; return 1 ;;
+  esac
+  if lk_lease_over; then
+    lk_lock_lost "its lease was not renewed for $(lk_ttl)s: ${err#lock-heartbeat: }"
+    return 1
+  fi
+  lk_warn "could not refresh the lock $LK_LOCK: ${err#lock-heartbeat: }"
+}
+
+# lk_lock_check: between iterations and items: beat now; a lost lock ends
+# the engine (LK_LOST_EXIT) or sets LK_LOST.
+lk_lock_check() {
+  ((LK_LOST)) || lk_beat || true
+}
+
+# lk_lock_lost WHY: the lock is not ours any more. The agent's process group
+# is ended, the event lock-lost logged, and nothing more is written under the
+# lock (lk_set refuses); with LK_LOST_EXIT the engine ends with that status.
+lk_lock_lost() {
+  ((!LK_LOST)) || return 0
+  local lock=$LK_LOCK what="nothing more is recorded"
+  LK_LOST=1 LK_LOCK=""
+  if [[ -n $LK_AGENT_PID ]]; then
+    what="the agent was ended and $what"
+    lk_stop_agent TERM
+  fi
+  lk_event lock-lost "lock=$lock" "reason=$1"
+  if [[ -n $LK_LOST_EXIT && -z $LK_SIGNAL ]]; then
+    lk_die "$LK_LOST_EXIT" "lost the lock $lock ($1): $what (run again to resume)"
+  fi
+  lk_say "lost the lock $lock ($1): $what"
+}
+
+# lk_sleep SECONDS: sleep, beating the lock meanwhile (a long back-off
+# must not look like a dead engine).
+lk_sleep() {
+  local left=$1 step
+  while awk -v l="$left" 'BEGIN { exit !(l > 0) }'; do
+    step=$left
+    if [[ -n $LK_LOCK ]]; then
+      step=$(awk -v l="$left" -v e="$LK_BEAT_EVERY" 'BEGIN { printf "%g", l < e ? l : e }')
+    fi
+    sleep "$step"
+    left=$(awk -v l="$left" -v s="$step" 'BEGIN { printf "%g", l - s }')
+    lk_beat || return 0
+  done
+}
+
+# lk_wait_agent: wait for the agent (LK_AGENT_PID), waking every beat to
+# beat the lock; its status in LK_RC. A lost lock ends the agent's group
+# (lk_lock_lost) and LK_RC is 143.
+lk_wait_agent() {
+  local sl="" got
+  if [[ -z $LK_AGENT_PID ]]; then LK_RC=143; return 0; fi # ended already: the lock was lost
+  while :; do
+    if [[ -n $LK_LOCK && -z $sl ]]; then
+      sleep "$LK_BEAT_EVERY" &
+      sl=$!
+    fi
+    LK_RC=0 got=""
+    wait -n -p got "$LK_AGENT_PID" ${sl:+"$sl"} || LK_RC=$?
+    # a beat is due (a trapped signal, WINCH, ends the wait early too)
+    if [[ -n $sl && $got == "$sl" ]]; then
+      sl=""
+      if ! lk_beat; then
+        LK_RC=143
+        return 0
+      fi
+      continue
+    fi
+    if [[ $got != "$LK_AGENT_PID" ]] && kill -0 "$LK_AGENT_PID" 2>/dev/null; then continue; fi
+    if [[ -n $sl ]]; then
+      kill "$sl" 2>/dev/null || true
+      wait "$sl" 2>/dev/null || true
+    fi
+    if [[ $got != "$LK_AGENT_PID" ]]; then
+      LK_RC=0
+      wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?
+    fi
+    return 0
+  done
+}
+
+lk_lock_drop() {
+  if [[ -n $LK_LOCK ]]; then
+    lock-release --pid $$ -q "$LK_LOCK" || true
+    LK_LOCK=""
+  fi
+}
+
+# --- fenced writes --------------------------------------------------------------
+
+# lk_fence_hangs ARGS...: state-set --fence would wait forever on itself
+# here: a state file that does not exist yet, in the lock file's own folder
+# (the drain's FILE and FILE.lock; state-set of 0.2.0 flocks that folder
+# twice). Only the write that creates the file.
+lk_fence_hangs() {
+  local a state="" i
+  lk_is_url "$LK_LOCK" && return 1
+  for ((i = 1; i <= $#; i++)); do # the first operand: FILE
+    a=${!i}
+    case $a in
+      --init | --require | --on-invalid | --expect | --delete | --now | --epoch | --indent | --mode) i=$((i + 1)) ;;
+      -*) ;;
+      *) state=$a; break ;;
+    esac
+  done
+  [[ -n $state && ! -e $state && $(dirname "$state") == "$(dirname "$LK_LOCK")" ]]
+}
+
+# lk_fenced [-q] STATE ARGS...: state-set, fenced by the lock held
+# (written only while LK_LOCK is still ours, checked with the write); the
+# tool's status, its words in LK_ERR (said on stderr unless a -q "no").
+# A lost lock: 1 and LK_LOST set by lk_lock_lost, nothing written.
+lk_fenced() {
+  local rc=0 quiet=0
+  if [[ $1 == -q ]]; then quiet=1; shift; fi
+  LK_ERR=""
+  if ((LK_LOST)); then return 1; fi
+  if [[ -n $LK_LOCK ]] && lk_fence_hangs "$@"; then
+    # checked just before instead: the lock is ours, or nothing is written
+    lk_beat || return 1
+    LK_ERR=$(state-set "$@" 2>&1) || rc=$?
+  elif [[ -n $LK_LOCK ]]; then
+    LK_ERR=$(state-set --fence "$LK_LOCK" --pid $$ "$@" 2>&1) || rc=$?
+    if ((rc == 1)) && [[ $LK_ERR == *": lock lost"* ]]; then
+      lk_lock_lost "a state write found it gone"
+      return 1
+    fi
+  else
+    LK_ERR=$(state-set "$@" 2>&1) || rc=$?
+  fi
+  if [[ -n $LK_ERR ]] && ((!quiet || rc != 1)); then printf '%s\n' "$LK_ERR" >&2; fi
+  return "$rc"
+}
+
+# lk_set [-q] STATE ARGS...: lk_fenced for the engines' writes: 0 when
+# written, 1 for a "no" (--expect, --no-create), 0 also when the lock was
+# lost (LK_LOST says so: nothing was written); any other failure ends the
+# engine with the tool's status.
+lk_set() {
+  local rc=0
+  lk_fenced "$@" || rc=$?
+  ((rc != 1 || !LK_LOST)) || return 0
+  ((rc <= 1)) || [[ -n $LK_SIGNAL ]] || exit "$rc"
+  return "$rc"
+}
+
+# lk_set_done GUARD STATE ARGS...: lk_set for the write that records a
+# finished item or iteration. Refused for an unreachable etcd (status 4:
+# out of reach, or the outcome unknown), it is tried again, with GUARD (an
+# --expect assignment that holds only before this write) so that a write
+# that did commit is not applied twice, until the lock's lease may have run
+# out; then the engine gives up, exit 4, saying what is not recorded. Never
+# written unfenced.
+lk_set_done() {
+  local guard=$1 rc tries=0
+  shift
+  while :; do
+    rc=0
+    if ((tries == 0)); then lk_fenced "$@" || rc=$?; else lk_fenced -q --expect "$guard" "$@" || rc=$?; fi
+    ((rc != 0)) || return 0
+    ((!LK_LOST)) || return 0
+    # a retry's guard no longer holds: the write that failed had committed
+    ((rc != 1 || tries == 0)) || return 0
+    ((rc == 4)) && { lk_is_url "$1" || lk_is_url "$LK_LOCK"; } || exit "$rc"
+    if lk_lease_over; then
+      LK_LOST_EXIT=""
+      lk_lock_lost "etcd out of reach for the lease's $(lk_ttl)s"
+      lk_die 4 "gave up recording the finished work in $1 after $tries tries: etcd was out of reach until the lock's lease may have run out; not recorded, it will run again"
+    fi
+    ((tries > 0)) || lk_warn "could not record the finished work in $1; trying again while the lock's lease may live"
+    tries=$((tries + 1))
+    sleep 0.5
+  done
+}
