@@ -431,6 +431,7 @@ _loopkit_drain_engine() {
     '|--max-failures|none' \
     '|--iteration-timeout|none' \
     '|--kill-after|none' \
+    '|--ttl|none' \
     '|--max-cost|none' \
     '|--kill-stale-agent|flag' \
     '|--no-status|flag' \
@@ -456,6 +457,7 @@ _loopkit_loop_engine() {
     '|--poll|none' \
     '|--iteration-timeout|none' \
     '|--kill-after|none' \
+    '|--ttl|none' \
     '|--max-cost|none' \
     '|--kill-stale-agent|flag' \
     '|--no-status|flag' \
@@ -479,6 +481,7 @@ _loopkit_pipeline_engine() {
     '|--poll|none' \
     '|--iteration-timeout|none' \
     '|--kill-after|none' \
+    '|--ttl|none' \
     '|--max-cost|none' \
     '|--kill-stale-agent|flag' \
     '|--no-status|flag' \

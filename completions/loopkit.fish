@@ -282,6 +282,7 @@ complete -c drain-engine -l retry-delay -d 'the first retry\'s wait, doubled for
 complete -c drain-engine -l max-failures -d 'stop after N consecutive failed items, with completion_reason too-many-failures (default 0: off)' -x
 complete -c drain-engine -l iteration-timeout -d 'end an agent run that takes longer (SIGTERM to its process group, SIGKILL after --kill-after): a failed attempt (default 0: no limit)' -x
 complete -c drain-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
+complete -c drain-engine -l ttl -d 'the lease of an etcd lock (--locks URL): lost when the engine has not renewed it for SECONDS (default 60)' -x
 complete -c drain-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
 complete -c drain-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
 complete -c drain-engine -l no-status -d 'no live status line, even on a terminal'
@@ -305,6 +306,7 @@ complete -c loop-engine -l max-failures -d 'stop after N consecutive failed runs
 complete -c loop-engine -l poll -d 'how often a paused session looks again (default 1)' -x
 complete -c loop-engine -l iteration-timeout -d 'end an agent run that takes longer (SIGTERM to its process group, SIGKILL after --kill-after): a failed attempt (default 0: no limit)' -x
 complete -c loop-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
+complete -c loop-engine -l ttl -d 'the lease of an etcd lock (--locks URL): lost when the engine has not renewed it for SECONDS (default 60)' -x
 complete -c loop-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
 complete -c loop-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
 complete -c loop-engine -l no-status -d 'no live status line, even on a terminal'
@@ -325,6 +327,7 @@ complete -c pipeline-engine -l max-failures -d 'stop after N consecutive failed 
 complete -c pipeline-engine -l poll -d 'how often a paused pipeline looks again (default 1)' -x
 complete -c pipeline-engine -l iteration-timeout -d 'end an agent run that takes longer (SIGTERM to its process group, SIGKILL after --kill-after): a failed attempt (default 0: no limit)' -x
 complete -c pipeline-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
+complete -c pipeline-engine -l ttl -d 'the lease of an etcd lock (--locks URL): lost when the engine has not renewed it for SECONDS (default 60)' -x
 complete -c pipeline-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
 complete -c pipeline-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
 complete -c pipeline-engine -l no-status -d 'no live status line, even on a terminal'

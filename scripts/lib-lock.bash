@@ -184,22 +184,14 @@ lk_lock_drop() {
 
 # --- fenced writes --------------------------------------------------------------
 
-# lk_fence_hangs ARGS...: state-set --fence would wait forever on itself
-# here: a state file that does not exist yet, in the lock file's own folder
-# (the drain's FILE and FILE.lock; state-set of 0.2.0 flocks that folder
-# twice). Only the write that creates the file.
-lk_fence_hangs() {
-  local a state="" i
-  lk_is_url "$LK_LOCK" && return 1
-  for ((i = 1; i <= $#; i++)); do # the first operand: FILE
-    a=${!i}
-    case $a in
-      --init | --require | --on-invalid | --expect | --delete | --now | --epoch | --indent | --mode) i=$((i + 1)) ;;
-      -*) ;;
-      *) state=$a; break ;;
-    esac
-  done
-  [[ -n $state && ! -e $state && $(dirname "$state") == "$(dirname "$LK_LOCK")" ]]
+# lk_fence_store STATE LOCK: the engines fence their state writes with a
+# lock (state-set --fence), which only a lock in the state's own store can
+# do (a file's lock file, an etcd key's lock key): else a usage error.
+lk_fence_store() {
+  local a=0 b=0
+  if lk_is_url "$1"; then a=1; fi
+  if lk_is_url "$2"; then b=1; fi
+  ((a == b)) || lk_usage_error "--state and --locks must both be files or both etcd URLs (state writes are fenced by the lock: state-set --fence)"
 }
 
 # lk_fenced [-q] STATE ARGS...: state-set, fenced by the lock held
@@ -211,11 +203,7 @@ lk_fenced() {
   if [[ $1 == -q ]]; then quiet=1; shift; fi
   LK_ERR=""
   if ((LK_LOST)); then return 1; fi
-  if [[ -n $LK_LOCK ]] && lk_fence_hangs "$@"; then
-    # checked just before instead: the lock is ours, or nothing is written
-    lk_beat || return 1
-    LK_ERR=$(state-set "$@" 2>&1) || rc=$?
-  elif [[ -n $LK_LOCK ]]; then
+  if [[ -n $LK_LOCK ]]; then
     LK_ERR=$(state-set --fence "$LK_LOCK" --pid $$ "$@" 2>&1) || rc=$?
     if ((rc == 1)) && [[ $LK_ERR == *": lock lost"* ]]; then
       lk_lock_lost "a state write found it gone"

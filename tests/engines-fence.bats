@@ -333,3 +333,11 @@ EOF2
   "$DRAIN" --help | grep -q -- '--ttl SECONDS'
   "$LOOPKIT_SCRIPTS/pipeline-engine" --help | grep -q -- '--ttl SECONDS'
 }
+
+@test "a file state with etcd locks (or the reverse) is a usage error: the writes could not be fenced" {
+  run -2 --separate-stderr "$LOOPKIT_SCRIPTS/drain-engine" --next true --state s.json --locks etcd://127.0.0.1:1/claims/ -- true
+  [[ $stderr == *"--state and --locks must both be files or both etcd URLs"* ]]
+  run -2 --separate-stderr "$LOOPKIT_SCRIPTS/loop-engine" --session s --state etcd://127.0.0.1:1/s --locks locks -- true
+  [[ $stderr == *"--state and --locks must both be files or both etcd URLs"* ]]
+  [[ ! -e s.json && ! -e locks ]]
+}

@@ -315,7 +315,8 @@ need_pty() {
   command -v script >/dev/null || skip "script(1) is not installed"
   need_pty
   make_agent
-  script -qfec "$LOOPKIT_SCRIPTS/loop-engine --session demo --max-iterations 2 -- ./agent.sh" typescript >/dev/null
+  # a terminal of the usual kind, whatever the caller's TERM (dumb draws no status line)
+  TERM=xterm script -qfec "$LOOPKIT_SCRIPTS/loop-engine --session demo --max-iterations 2 -- ./agent.sh" typescript >/dev/null
   grep -q $'\r\033\\[K' typescript
   grep -q 'iteration 2 of 2' typescript
 }
@@ -523,7 +524,7 @@ _, status = os.waitpid(pid, 0)
 sys.stdout.write(out.decode(errors="replace"))
 sys.exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
 EOF
-  AGENT_PLAN='1=block' run -130 python3 ctrlc.py "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 3 -- ./agent.sh
+  TERM=xterm AGENT_PLAN='1=block' run -130 python3 ctrlc.py "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 3 -- ./agent.sh
   [[ $output == *"interrupted by SIGINT"* ]]
   [ "$(grep -c 'loop-engine: ' <<<"${output//$'\r'/$'\n'}")" = 1 ]
   read -r agent _ <block.1
