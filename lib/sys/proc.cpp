@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <string_view>
@@ -66,10 +67,10 @@ StatLine read_stat(pid_t pid) {
   do n = ::read(fd, buf, sizeof buf - 1);
   while (n < 0 && errno == EINTR);
   if (n <= 0) return r;
-  std::string_view s(buf, static_cast<size_t>(n));
-  auto close = s.rfind(')');
-  if (close == std::string_view::npos) return r;
-  s.remove_prefix(close + 1);
+  const void* close = memrchr(buf, ')', static_cast<size_t>(n));
+  if (!close) return r;
+  const char* after = static_cast<const char*>(close) + 1;
+  std::string_view s(after, static_cast<size_t>(buf + n - after));
   if (std::string_view f = stat_field(s, 3); f.size() == 1) r.state = f[0];
   std::string_view f = stat_field(s, 22);
   if (f.empty()) return r;
