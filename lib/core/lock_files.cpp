@@ -206,9 +206,10 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
   for (const auto& op : operands) {
     // a lock file may be gone (released): nothing to reap; a folder that is
     // not there is a mistake (a wrong LOCK_DIRS), never a quiet success
-    if (!path_exists(lock_operand(op)) && (!op.ends_with(".lock") || !path_exists(dir_name(op))))
+    const PathKind kind = path_kind(lock_operand(op));
+    if (kind == PathKind::missing && (!op.ends_with(".lock") || !path_exists(dir_name(op))))
       fail_system(ENOENT, "read", op);
-    if (!is_folder(op)) {
+    if (kind != PathKind::folder) {
       files.push_back(op);
       continue;
     }

@@ -377,14 +377,11 @@ std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t m
   FileSnapshot snap;
   snap.mtime = static_cast<int64_t>(st.st_mtime);
   snap.id = {st.st_dev, st.st_ino};
-  if (max_bytes == SIZE_MAX) {
-    snap.data = read_all(fd.get(), path);
-  } else {
-    // one byte more than allowed tells "exactly max_bytes" from "more"
-    snap.data = read_up_to(fd.get(), max_bytes + 1, path);
-    snap.too_big = snap.data.size() > max_bytes;
-    if (snap.too_big) snap.data.resize(max_bytes);
-  }
+  // one byte more than allowed tells "exactly max_bytes" from "more"
+  const size_t limit = max_bytes == SIZE_MAX ? SIZE_MAX : max_bytes + 1;
+  snap.data = read_regular_up_to(fd.get(), limit, st.st_size, path);
+  snap.too_big = snap.data.size() > max_bytes;
+  if (snap.too_big) snap.data.resize(max_bytes);
   return snap;
 }
 

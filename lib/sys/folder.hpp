@@ -47,6 +47,10 @@ void fsync_dir(const std::string& dir);
 // the same after a commit point: a failure is a warning (Folder::sync_after_commit)
 void sync_folder_after_commit(const std::string& dir);
 bool is_folder(const std::string& path);  // follows symlinks
+// What a name is, by one stat(2) where it exists: a folder (links
+// followed), anything else (a dangling link too), or missing (no name)
+enum class PathKind { missing, folder, other };
+PathKind path_kind(const std::string& path);
 // The working folder as getcwd(3) gives it: absolute, without symlinks; ""
 // when it cannot be told (removed meanwhile, too long)
 std::string current_folder();

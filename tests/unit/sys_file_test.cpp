@@ -217,3 +217,22 @@ TEST_CASE("write_file_atomic follows a chain of links, a dangling one to a new f
   CHECK(system_error([&] { write_file_atomic(d.path("sub"), "x"); }) ==
         "cannot replace '" + d.path("sub") + "': Is a directory");
 }
+
+// issue 24: a snapshot is one read() of its size and a byte more; a file
+// exactly at the limit, or one past it, is still told apart
+TEST_CASE("read_file_snapshot reads whole and bounded files as before", "[file]") {
+  Scratch d;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(99), std::size_t(100), std::size_t(101),
+                        std::size_t(3) << 20}) {
+    const std::string data(n, 'x');
+    d.write("f", data);
+    auto whole = read_file_snapshot(d.path("f"));
+    REQUIRE(whole);
+    CHECK(whole->data == data);
+    CHECK_FALSE(whole->too_big);
+    auto bounded = read_file_snapshot(d.path("f"), 100);
+    REQUIRE(bounded);
+    CHECK(bounded->data == data.substr(0, 100));
+    CHECK(bounded->too_big == (n > 100));
+  }
+}
