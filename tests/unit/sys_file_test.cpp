@@ -222,8 +222,8 @@ TEST_CASE("write_file_atomic follows a chain of links, a dangling one to a new f
 // exactly at the limit, or one past it, is still told apart
 TEST_CASE("read_file_snapshot reads whole and bounded files as before", "[file]") {
   Scratch d;
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(99), std::size_t(100), std::size_t(101),
-                        std::size_t(3) << 20}) {
+  for (std::size_t n :
+       {std::size_t(0), std::size_t(1), std::size_t(99), std::size_t(100), std::size_t(101), std::size_t(3) << 20}) {
     const std::string data(n, 'x');
     d.write("f", data);
     auto whole = read_file_snapshot(d.path("f"));
