@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/lock.hpp"
+#include "core/lock_wait.hpp"
 #include "core/storage.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
@@ -131,6 +132,7 @@ private:
 class FileStore : public LockStore {
 public:
   explicit FileStore(std::string path) : path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
   bool create(const json::object& record) override { return create_lock_exclusively(path_, record); }
   LockEntry read() override {
     LockEntry e;
@@ -179,6 +181,12 @@ std::string LockStore::to_json(const std::string& name, const LockEntry& e, cons
 }
 
 std::unique_ptr<LockStore> file_lock_store(const std::string& path) { return std::make_unique<FileStore>(path); }
+
+std::unique_ptr<NameWatch> watch_lock(const LockStore& store) {
+  const auto* files = dynamic_cast<const FileStore*>(&store);
+  if (!files) return nullptr;
+  return std::make_unique<NameWatch>(dir_name(files->path()), base_name(files->path()));
+}
 
 LockStoreOnEtcd lock_store_on_etcd = nullptr;
 
