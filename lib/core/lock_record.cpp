@@ -3,6 +3,7 @@
 #include "core/lock_record.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <charconv>
 #include <cmath>
@@ -76,12 +77,19 @@ std::string record_string(const json::object& o, std::string_view key) { return 
 namespace {
 // s as a JSON string literal, the runs that need no escape appended whole
 // (json::quote appends a character at a time)
+// the bytes json::quote escapes
+constexpr auto needs_escape = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = true;
+  t['"'] = t['\\'] = t[0x7f] = true;
+  return t;
+}();
+
 void append_quoted(std::string& out, std::string_view s) {
   out += '"';
   std::size_t run = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) continue;
+    if (!needs_escape[static_cast<unsigned char>(s[i])]) continue;
     out.append(s, run, i - run);
     const std::string escaped = json::quote(s.substr(i, 1));
     out.append(escaped, 1, escaped.size() - 2);
@@ -258,12 +266,14 @@ bool is_lock_ours(const LockRecord& r, const Owner& owner) {
 
 json::object new_lock_record(const std::string& session, const Owner& owner, int64_t now) {
   json::object o;
+  o.reserve(8);  // its members, no rehash on the way
+  const std::string at = iso8601_utc(now);
   o["session"] = session;
   o["pid"] = owner.pid;
   o["host"] = this_host();
   if (owner.start) o["pid_start"] = *owner.start;
-  o["started_at"] = iso8601_utc(now);
-  o["heartbeat"] = iso8601_utc(now);
+  o["started_at"] = at;
+  o["heartbeat"] = at;
   o["heartbeat_epoch"] = now;
   if (!this_boot().empty()) o["boot_id"] = this_boot();
   return o;

@@ -25,17 +25,18 @@ struct StatLine {
   std::optional<uint64_t> start;
 };
 
-// Field `want` (3 or more) of the fields after the command name.
-std::string_view stat_field(std::string_view s, int want) {
+// Fields 3 (the state) and 22 (the start time) of what follows the
+// command name, in one pass: fields are separated by single spaces.
+void stat_fields(std::string_view s, std::string_view& state, std::string_view& start) {
   int field = 2;
-  size_t i = 0;
-  for (;;) {
+  for (size_t i = 0; i < s.size() && field < 22;) {
     while (i < s.size() && s[i] == ' ') ++i;
-    if (i >= s.size()) return {};
+    if (i >= s.size()) return;
     ++field;
-    size_t end = s.find(' ', i);
-    if (end == std::string_view::npos) end = s.size();
-    if (field == want) return s.substr(i, end - i);
+    const void* space = std::memchr(s.data() + i, ' ', s.size() - i);
+    const size_t end = space ? static_cast<size_t>(static_cast<const char*>(space) - s.data()) : s.size();
+    if (field == 3) state = s.substr(i, end - i);
+    if (field == 22) start = s.substr(i, end - i);
     i = end;
   }
 }
@@ -71,8 +72,9 @@ StatLine read_stat(pid_t pid) {
   if (!close) return r;
   const char* after = static_cast<const char*>(close) + 1;
   std::string_view s(after, static_cast<size_t>(buf + n - after));
-  if (std::string_view f = stat_field(s, 3); f.size() == 1) r.state = f[0];
-  std::string_view f = stat_field(s, 22);
+  std::string_view state, f;
+  stat_fields(s, state, f);
+  if (state.size() == 1) r.state = state[0];
   if (f.empty()) return r;
   uint64_t v = 0;
   for (char c : f) {
