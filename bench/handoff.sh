@@ -7,8 +7,11 @@
 # A hand-off is timed from just before the holder lets go (lock-release;
 # for flock(1), the end of the holder's command) to the end of the waiter
 # that was blocked on the lock (lock-acquire --wait; flock(1) running
-# true), so it includes one exec of the waiter's ending and, for loopkit,
-# the release itself. Fairness: 8 waiters start one after another while the
+# true), so it includes, for loopkit, the release itself (about 1.6 ms)
+# and the waiter's fsync of the folder after its link (the lock made
+# durable: most of the slow tail on a busy disk). With strace installed,
+# the hand-off proper is timed too: from the release's unlink to the
+# waiter's link, each stamped by strace -ttt in its own process. Fairness: 8 waiters start one after another while the
 # lock is held, then take it in turn; "overtaken" is how many that started
 # later got the lock before one that started earlier (0 is first come,
 # first served). Machine time, not a test: never run by ctest.
@@ -58,6 +61,28 @@ loopkit_handoffs() {
     echo $((t1 - t0))
     "$bin/lock-release" --pid "$waiter" l.lock
   done
+}
+
+# the same, timed inside the two processes by strace -ttt: from the
+# release's unlink of the lock to the waiter's link that takes it (what
+# "holds the lock" means; the waiter then syncs the folder before it exits)
+loopkit_held_after() {
+  local holder waiter w
+  owner
+  holder=${owners[-1]}
+  owner
+  waiter=${owners[-1]}
+  for ((i = 0; i < rounds; i++)); do
+    "$bin/lock-acquire" --pid "$holder" l.lock
+    strace -ttt -e trace=linkat -o acq.trace "$bin/lock-acquire" --wait 30 --pid "$waiter" l.lock &
+    w=$!
+    settle
+    strace -ttt -e trace=unlink,unlinkat -o rel.trace "$bin/lock-release" --pid "$holder" l.lock
+    wait "$w"
+    awk '/"l.lock"/ && / = 0$/ { t = $1 } END { printf "%.0f ", t * 1e6 }' rel.trace
+    awk '/"l.lock"/ && / = 0$/ { t = $1 } END { printf "%.0f\n", t * 1e6 }' acq.trace
+    "$bin/lock-release" --pid "$waiter" l.lock
+  done | awk '{ print $2 - $1 }'
 }
 
 flock_handoffs() {
@@ -110,6 +135,8 @@ loopkit_fairness() {
 # in this shell, not a subshell: the owners it starts are ended on exit
 loopkit_handoffs >loopkit.us
 flock_handoffs >flock.us
+have_strace=$(command -v strace || true)
+[[ -z $have_strace ]] || loopkit_held_after >held.us
 loopkit_fairness >fair.out
 read -r lm lp < <(stats <loopkit.us)
 read -r fm fp < <(stats <flock.us)
@@ -119,5 +146,9 @@ echo "| hand-off of a released lock ($rounds rounds) | median | p99 |"
 echo "|---|---|---|"
 echo "| lock-acquire --wait (goal: 2 ms, 10 ms) | $lm ms ($(met "$lm" 2)) | $lp ms ($(met "$lp" 10)) |"
 echo "| flock(1) | $fm ms | $fp ms |"
+if [[ -n $have_strace ]]; then
+  read -r hm hp < <(stats <held.us)
+  echo "| lock-acquire --wait: release's unlink to the waiter's link, under strace (goal: 2 ms, 10 ms) | $hm ms ($(met "$hm" 2)) | $hp ms ($(met "$hp" 10)) |"
+fi
 echo
 echo "fairness, 8 waiters: overtaken by at most $over hand-offs (goal ≤ 3: $(met "$over" 3))"
