@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# loopkit's common calls against the floor: bench/floor.sh [BINDIR]
-# (default build/bin; run from the project root). The floor programs
+# loopkit's common calls against the floor: bench/floor.sh [BINDIR [PATTERN]]
+# (default build/bin; run from the project root); with PATTERN (an ERE),
+# only the rows whose call matches it. The floor programs
 # (bench/floor/*.c) make only the system calls each job needs and validate
 # what loopkit validates; they are built static here with cc. Each call runs
 # in an environment of PATH and HOME only, on the agent-pipelines state of
@@ -14,6 +15,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(cd "${1:-build/bin}" && pwd)
+only=${2:-}
 for t in valgrind strace cc; do
   command -v "$t" >/dev/null || { echo "floor.sh: $t is not installed" >&2; exit 2; }
 done
@@ -71,6 +73,7 @@ measure() {
 }
 row() { # row NAME GOAL SETUP LOOPKIT FLOOR
   local name=$1 goal=$2 li ls fli fls ratio ok_i ok_s
+  [[ -z $only || $name =~ $only ]] || return 0
   read -r li ls fli fls < <(measure "$3" "$4" "$5")
   ratio=$(awk -v a="$li" -v b="$fli" 'BEGIN { printf "%.2f", a / b }')
   ok_i=$(awk -v r="$ratio" -v g="$goal" 'BEGIN { print (r <= g) ? "met" : "not met" }')

@@ -447,8 +447,9 @@ lock-acquire: try 'lock-acquire --help'"
   echo "$LOOPKIT_NOW" >clock
   holder=$(live) waiter=$(live) rival=$(live)
   LOOPKIT_NOW=@clock lock-acquire --pid "$holder" a.lock
-  # strace shows the waiter's first nap: its first attempt has failed
-  LOOPKIT_NOW=@clock strace -o naps -e trace=nanosleep,clock_nanosleep \
+  # strace shows the waiter's first nap (a sleep, or a poll of its watch on
+  # the folder: issue 24): its first attempt has failed
+  LOOPKIT_NOW=@clock strace -o naps -e trace=nanosleep,clock_nanosleep,poll,ppoll \
     lock-acquire --wait 30 --pid "$waiter" a.lock &
   for _ in $(seq 200); do [[ -s naps ]] && break; sleep 0.05; done
   assert [ -s naps ]
@@ -481,4 +482,41 @@ lock-acquire: try 'lock-acquire --help'"
     run -0 lock-acquire --pid $$ a.lock
     assert_equal "$(state-get a.lock pid)" $$
   done
+}
+
+@test "issue 24: a waiter takes the lock once it is released, watching the folder" {
+  holder=$(live)
+  waiter=$(live)
+  lock-acquire --pid "$holder" h.lock
+  lock-acquire --wait 30 --pid "$waiter" h.lock & acq=$!
+  wait_exec "$acq" lock-acquire
+  lock-release --pid "$holder" h.lock
+  rc=0; wait "$acq" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(state-get h.lock pid)" "$waiter"
+}
+
+@test "issue 24: -- COMMAND waits on the folder with signals held, and runs once the lock is free" {
+  holder=$(live)
+  lock-acquire --pid "$holder" h.lock
+  lock-acquire -w 30 h.lock -- touch ran & acq=$!
+  wait_exec "$acq" lock-acquire
+  lock-release --pid "$holder" h.lock
+  rc=0; wait "$acq" || rc=$?
+  assert_equal "$rc" 0
+  assert [ -e ran ]
+  assert [ ! -e h.lock ]
+}
+
+@test "issue 24: without inotify (as where a file system gives no events) the waiter polls and still gets the lock" {
+  holder=$(live)
+  waiter=$(live)
+  lock-acquire --pid "$holder" h.lock
+  strace -f -o /dev/null -e inject=inotify_init1:error=EMFILE \
+    lock-acquire --wait 30 --pid "$waiter" h.lock & acq=$!
+  # released before or after its first attempt: either way the waiter must end holding it
+  lock-release --pid "$holder" h.lock
+  rc=0; wait "$acq" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(state-get h.lock pid)" "$waiter"
 }

@@ -23,7 +23,8 @@ setup_file() {
   if [[ -n $DEB ]]; then
     mkdir -p "$ROOT/var/lib/dpkg/info" "$ROOT/var/lib/dpkg/updates"
     touch "$ROOT/var/lib/dpkg/status"
-    dpkg --root="$ROOT" --force-not-root --force-script-chrootless -i "$DEB" >"$PKG/dpkg.log" 2>&1 || true
+    # the scratch database knows no bash, which the package depends on
+    dpkg --root="$ROOT" --force-not-root --force-script-chrootless --force-depends -i "$DEB" >"$PKG/dpkg.log" 2>&1 || true
   fi
 }
 
@@ -206,4 +207,15 @@ project_version() {
   # and both scripts use it for the folder they share
   grep -q 'loopkit_configure scripts/test "$build"' "$LOOPKIT_SOURCE/scripts/test"
   grep -q 'loopkit_configure demo "$build"' "$LOOPKIT_SOURCE/scripts/demo"
+}
+
+@test "issue 24: the .deb depends on the bash the engines need and names what the tools link statically" {
+  need_deb
+  run -0 dpkg-deb -f "$DEB" Depends
+  assert_output "bash (>= 5.1)"
+  run -0 dpkg-deb -f "$DEB" Built-Using
+  for source in glibc gcc-12 zlib boost; do
+    [[ $output == *"$source"* ]] || { echo "no $source in Built-Using: $output" >&2; return 1; }
+  done
+  [[ $output =~ glibc\ \(=\ [^\)]+\) ]]
 }

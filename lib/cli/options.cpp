@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -12,24 +13,26 @@ namespace loopkit::cli {
 namespace {
 using Items = std::vector<std::pair<std::string, std::string>>;
 
-// The names of "w,wait" or "heartbeat,every" (one letter at most, long
-// names as aliases), in order.
-std::vector<std::string_view> split_names(std::string_view names) {
-  std::vector<std::string_view> out;
-  for (size_t start = 0; start <= names.size();) {
-    size_t comma = names.find(',', start);
-    if (comma == std::string_view::npos) comma = names.size();
-    out.push_back(names.substr(start, comma - start));
+// Each of the names of "w,wait" or "heartbeat,every" (one letter at most,
+// long names as aliases), in order, until f returns true; whether it did.
+template <class F>
+bool any_name(std::string_view names, F f) {
+  for (std::size_t start = 0; start <= names.size();) {
+    std::size_t comma = std::min(names.find(',', start), names.size());
+    if (f(names.substr(start, comma - start))) return true;
     start = comma + 1;
   }
-  return out;
+  return false;
 }
 
 // "w,wait" -> "--wait": the name an option's messages give, its first long one
-std::string long_name(const std::string& names) {
-  for (std::string_view n : split_names(names))
-    if (n.size() > 1) return "--" + std::string(n);
-  return "-" + names;
+std::string long_name(std::string_view names) {
+  std::string_view first;
+  any_name(names, [&first](std::string_view n) {
+    if (n.size() > 1) first = n;
+    return !first.empty();
+  });
+  return first.empty() ? "-" + std::string(names) : "--" + std::string(first);
 }
 
 [[noreturn]] void usage(const std::string& message, bool no_such_option = false) {
@@ -74,35 +77,64 @@ bool looks_like_number(std::string_view w) {
 
 // ---- the table --------------------------------------------------------
 
-bool Options::named(const std::string& names) const {
+namespace {
+// A name's bit among Options::hints_: a declared name whose bit is clear is
+// not named, and no comparison is made.
+unsigned hint(std::string_view n) {
+  return (n.size() * 7 + static_cast<unsigned char>(n.front()) + static_cast<unsigned char>(n.back())) & 63;
+}
+}  // namespace
+
+Options::Options(const Named* named) : named_(named) {
+  if (!named_) return;
+  for (std::string_view l : named_->longs)
+    if (!l.empty()) hints_ |= std::uint64_t(1) << hint(l);
+  for (char c : named_->shorts) hints_ |= std::uint64_t(1) << hint(std::string_view(&c, 1));
+}
+
+// Called for every option a tool declares, named or not: it allocates
+// nothing and compares only names whose bit is set, so that a line naming
+// one option pays for little more than that one.
+bool Options::named(std::string_view names) const {
   if (!named_) return true;
-  for (std::string_view n : split_names(names)) {
-    if (n.size() == 1 && named_->shorts.find(n[0]) != std::string::npos) return true;
-    for (std::string_view l : named_->longs)
-      if (n.size() > 1 && l == n) return true;
+  for (const char *p = names.data(), *end = p + names.size(); p < end;) {
+    const void* comma = std::memchr(p, ',', static_cast<std::size_t>(end - p));
+    const char* e = comma ? static_cast<const char*>(comma) : end;
+    const std::string_view n(p, static_cast<std::size_t>(e - p));
+    if (!n.empty() && (hints_ >> hint(n) & 1)) {
+      if (n.size() == 1 && named_->shorts.find(n[0]) != std::string::npos) return true;
+      for (std::string_view l : named_->longs)
+        if (n.size() > 1 && l == n) return true;
+    }
+    p = e + 1;
   }
   return false;
 }
 
-Options::Spec& Options::add(const std::string& names, const std::string& help, const std::string& arg, Set set) {
+bool Options::Spec::has_long(std::string_view name) const {
+  return any_name(names, [name](std::string_view n) { return n.size() > 1 && n == name; });
+}
+
+Options::Spec& Options::add(std::string_view names, std::string_view help, std::string_view arg, Set set) {
   Spec& s = specs_.emplace_back();
-  for (std::string_view n : split_names(names)) {
+  s.names = names;
+  any_name(names, [&s](std::string_view n) {
     if (n.size() == 1) s.letter = n[0];
-    else s.longs.emplace_back(n);
-  }
+    else if (s.first_long.empty()) s.first_long = n;
+    return false;
+  });
   s.help = help;
   s.arg = arg;
   s.set = std::move(set);
   return s;
 }
 
-Options& Options::flag(const std::string& names, const std::string& help, bool& field) {
-  if (named(names))
-    add(names, help, "", [&field, name = long_name(names)](const std::string& t) { field = flag_value(t, name); });
+Options& Options::flag(std::string_view names, std::string_view help, bool& field) {
+  if (named(names)) add(names, help, "", nullptr).flag = &field;
   return *this;
 }
 
-Options& Options::flag(const std::string& names, const std::string& help, std::function<void()> on) {
+Options& Options::flag(std::string_view names, std::string_view help, std::function<void()> on) {
   if (named(names))
     add(names, help, "", [on = std::move(on), name = long_name(names)](const std::string& t) {
       if (flag_value(t, name)) on();
@@ -110,16 +142,16 @@ Options& Options::flag(const std::string& names, const std::string& help, std::f
   return *this;
 }
 
-Options& Options::value(const std::string& names, const std::string& help, const std::string& arg, Set set) {
-  if (named(names)) add(names, help, arg.empty() ? "ARG" : arg, std::move(set));
+Options& Options::value(std::string_view names, std::string_view help, std::string_view arg, Set set) {
+  if (named(names)) add(names, help, arg.empty() ? std::string_view("ARG") : arg, std::move(set));
   return *this;
 }
 
-Options& Options::text(const std::string& names, const std::string& help, const std::string& arg, std::string& field) {
+Options& Options::text(std::string_view names, std::string_view help, std::string_view arg, std::string& field) {
   return value(names, help, arg, [&field](const std::string& t) { field = t; });
 }
 
-Options& Options::text(const std::string& names, const std::string& help, const std::string& arg,
+Options& Options::text(std::string_view names, std::string_view help, std::string_view arg,
                        std::optional<std::string>& field) {
   return value(names, help, arg, [&field](const std::string& t) { field = t; });
 }
@@ -129,36 +161,40 @@ Options& Options::etcd_timeout(double& field) {
                 86400);
 }
 
-Options& Options::number(const std::string& names, const std::string& help, const std::string& arg, double& field,
-                         double min, double max) {
+Options& Options::number(std::string_view names, std::string_view help, std::string_view arg, double& field, double min,
+                         double max) {
+  if (!named(names)) return *this;  // long_name allocates
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
     field = cli::number(t, name, min, max);
   });
 }
 
-Options& Options::number(const std::string& names, const std::string& help, const std::string& arg,
+Options& Options::number(std::string_view names, std::string_view help, std::string_view arg,
                          std::optional<double>& field, double min, double max) {
+  if (!named(names)) return *this;  // long_name allocates
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
     field = cli::number(t, name, min, max);
   });
 }
 
-Options& Options::integer(const std::string& names, const std::string& help, const std::string& arg, long long& field,
+Options& Options::integer(std::string_view names, std::string_view help, std::string_view arg, long long& field,
                           long long min, long long max) {
+  if (!named(names)) return *this;  // long_name allocates
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
     field = cli::integer(t, name, min, max);
   });
 }
 
-Options& Options::integer(const std::string& names, const std::string& help, const std::string& arg,
+Options& Options::integer(std::string_view names, std::string_view help, std::string_view arg,
                           std::optional<long long>& field, long long min, long long max) {
+  if (!named(names)) return *this;  // long_name allocates
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
     field = cli::integer(t, name, min, max);
   });
 }
 
-Options& Options::optional(const std::string& names, const std::string& help, const std::string& arg,
-                           const std::string& implied, bool (*is_value)(std::string_view), Set set) {
+Options& Options::optional(std::string_view names, std::string_view help, std::string_view arg,
+                           std::string_view implied, bool (*is_value)(std::string_view), Set set) {
   if (!named(names)) return *this;
   Spec& s = add(names, help, arg, std::move(set));
   s.implied = implied;
@@ -166,7 +202,7 @@ Options& Options::optional(const std::string& names, const std::string& help, co
   return *this;
 }
 
-Options& Options::pair(const std::string& name, const std::string& help, const std::string& arg, Set2 set) {
+Options& Options::pair(std::string_view name, std::string_view help, std::string_view arg, Set2 set) {
   if (!named(name)) return *this;
   Spec& s = add(name, help, arg, nullptr);
   s.is_pair = true;
@@ -174,22 +210,23 @@ Options& Options::pair(const std::string& name, const std::string& help, const s
   return *this;
 }
 
-Options& Options::alias(char letter, const std::string& help, bool& field) {
-  if (named(std::string(1, letter))) flag(std::string(1, letter), help, field).specs_.back().hidden = true;
-  return *this;
-}
-
-Options& Options::hidden(const std::string& name, const std::string& help, std::optional<std::string>& field) {
-  if (named(name)) text(name, help, "WORD", field).specs_.back().hidden = true;
-  return *this;
-}
-
-Options& Options::hidden_flag(const std::string& name, const std::string& help, bool& field) {
+Options& Options::alias(char letter, std::string_view help, bool& field) {
+  const std::string_view name(&letter, 1);
   if (named(name)) flag(name, help, field).specs_.back().hidden = true;
   return *this;
 }
 
-Options& Options::unbound(const std::string& names, const std::string& help, const std::string& arg, bool) {
+Options& Options::hidden(std::string_view name, std::string_view help, std::optional<std::string>& field) {
+  if (named(name)) text(name, help, "WORD", field).specs_.back().hidden = true;
+  return *this;
+}
+
+Options& Options::hidden_flag(std::string_view name, std::string_view help, bool& field) {
+  if (named(name)) flag(name, help, field).specs_.back().hidden = true;
+  return *this;
+}
+
+Options& Options::unbound(std::string_view names, std::string_view help, std::string_view arg, bool) {
   // the value is read back from the parse's items, in their order
   if (named(names)) add(names, help, arg, [](const std::string&) {});
   return *this;
@@ -199,8 +236,7 @@ Options& Options::unbound(const std::string& names, const std::string& help, con
 
 const Options::Spec* Options::find_long(std::string_view name) const {
   for (const Spec& s : specs_)
-    for (const std::string& l : s.longs)
-      if (l == name) return &s;
+    if (s.has_long(name)) return &s;
   return nullptr;
 }
 
@@ -208,6 +244,13 @@ const Options::Spec* Options::find_letter(char c) const {
   for (const Spec& s : specs_)
     if (s.letter == c) return &s;
   return nullptr;
+}
+
+// value to the option: a flag's ("true" or "false" by now) to its field,
+// any other to its setter
+void Options::give(const Spec& s, const std::string& value) {
+  if (s.flag) *s.flag = value == "true";
+  else if (s.set) s.set(value);
 }
 
 // "--name", "--name=V" or "--name V" at argv[i]; the index of its last word
@@ -225,13 +268,13 @@ std::size_t Options::parse_long(int argc, char** argv, std::size_t i, Items& out
     value = "true";
   } else if (s->is_value &&
              (i + 1 >= std::size_t(argc) || std::strcmp(argv[i + 1], "--") == 0 || !s->is_value(argv[i + 1]))) {
-    value = s->implied;
+    value = std::string(s->implied);
   } else if (i + 1 < std::size_t(argc)) {
     value = argv[++i];
   } else {
     usage(fmt::format("option '{}' is missing an argument", name));
   }
-  if (s->set) s->set(value);
+  give(*s, value);
   out.emplace_back(s->key(), std::move(value));
   return i;
 }
@@ -248,14 +291,14 @@ std::size_t Options::parse_short(int argc, char** argv, std::size_t i, Items& ou
         value = word + k + 1;
       } else if (s->is_value && k == 1 &&
                  (i + 1 >= std::size_t(argc) || std::strcmp(argv[i + 1], "--") == 0 || !s->is_value(argv[i + 1]))) {
-        value = s->implied;
+        value = std::string(s->implied);
       } else if (i + 1 < std::size_t(argc)) {
         value = argv[++i];
       } else {
         usage(fmt::format("option '{}' is missing an argument", word[k]));
       }
     }
-    if (s->set) s->set(value);
+    give(*s, value);
     out.emplace_back(s->key(), std::move(value));
     if (!s->arg.empty()) break;
   }
@@ -264,6 +307,7 @@ std::size_t Options::parse_short(int argc, char** argv, std::size_t i, Items& ou
 
 std::vector<std::pair<std::string, std::string>> Options::parse(int argc, char** argv) const {
   Items words, out;
+  words.reserve(static_cast<std::size_t>(argc));  // a word gives an item ("-xyz" more)
   bool options_end = false;
   for (std::size_t i = 1; i < std::size_t(argc); ++i) {
     const char* w = argv[i];
@@ -272,6 +316,7 @@ std::vector<std::pair<std::string, std::string>> Options::parse(int argc, char**
     else if (w[1] == '-') i = parse_long(argc, argv, i, words);
     else i = parse_short(argc, argv, i, words);
   }
+  if (std::none_of(specs_.begin(), specs_.end(), [](const Spec& s) { return s.is_pair; })) return words;
   // a pair's first word was its value; its second is the next operand
   const Spec* pending = nullptr;
   std::string first;
@@ -301,9 +346,9 @@ std::string Options::help(std::string_view name, std::string_view summary, std::
   std::size_t width = 0;
   for (const Spec& s : specs_) {
     if (s.hidden) continue;
-    std::string left = s.letter ? fmt::format("  -{}{}", s.letter, s.longs.empty() ? "" : ", ") : "      ";
-    if (!s.longs.empty()) left += "--" + s.longs.front();
-    if (!s.arg.empty()) left += " " + s.arg;
+    std::string left = s.letter ? fmt::format("  -{}{}", s.letter, s.first_long.empty() ? "" : ", ") : "      ";
+    if (!s.first_long.empty()) left += fmt::format("--{}", s.first_long);
+    if (!s.arg.empty()) left += fmt::format(" {}", s.arg);
     width = std::max(width, std::min<std::size_t>(left.size(), 30));
     rows.emplace_back(std::move(left), &s);
   }
@@ -340,11 +385,10 @@ std::string Options::completion_lines() const {
   std::string out;
   for (const Spec& s : specs_) {
     if (s.hidden) continue;
-    std::string desc = s.help;
+    std::string desc(s.help);
     for (auto& c : desc)
       if (c == '\t' || c == '\n') c = ' ';
-    out += fmt::format("{}\t--{}\t{}\t{}\n", s.letter ? "-" + std::string(1, s.letter) : "",
-                       s.longs.empty() ? "" : s.longs.front(), s.arg, desc);
+    out += fmt::format("{}\t--{}\t{}\t{}\n", s.letter ? "-" + std::string(1, s.letter) : "", s.first_long, s.arg, desc);
   }
   return out;
 }

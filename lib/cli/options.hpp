@@ -6,6 +6,7 @@
 // Its own parser rather than cxxopts': naming one option made cxxopts build
 // the C++ locale (36k instructions, half a megabyte of each static tool).
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -45,46 +46,44 @@ public:
     std::vector<std::string_view> longs;
     std::string shorts;
   };
-  explicit Options(const Named* named = nullptr) : named_(named) {}
+  explicit Options(const Named* named = nullptr);
 
   // names: "l,long" or "long", then any older long names ("l,long,old");
   // arg: the argument's name in --help
-  Options& flag(const std::string& names, const std::string& help, bool& field);
-  Options& flag(const std::string& names, const std::string& help, std::function<void()> on);
-  Options& value(const std::string& names, const std::string& help, const std::string& arg, Set set);
-  Options& text(const std::string& names, const std::string& help, const std::string& arg, std::string& field);
-  Options& text(const std::string& names, const std::string& help, const std::string& arg,
-                std::optional<std::string>& field);
+  Options& flag(std::string_view names, std::string_view help, bool& field);
+  Options& flag(std::string_view names, std::string_view help, std::function<void()> on);
+  Options& value(std::string_view names, std::string_view help, std::string_view arg, Set set);
+  Options& text(std::string_view names, std::string_view help, std::string_view arg, std::string& field);
+  Options& text(std::string_view names, std::string_view help, std::string_view arg, std::optional<std::string>& field);
   // --timeout SECONDS of every tool that takes etcd URLs (default 5, each call)
   Options& etcd_timeout(double& field);
-  Options& number(const std::string& names, const std::string& help, const std::string& arg, double& field, double min,
+  Options& number(std::string_view names, std::string_view help, std::string_view arg, double& field, double min,
                   double max = max_number);
-  Options& number(const std::string& names, const std::string& help, const std::string& arg,
-                  std::optional<double>& field, double min, double max = max_number);
-  Options& integer(const std::string& names, const std::string& help, const std::string& arg, long long& field,
+  Options& number(std::string_view names, std::string_view help, std::string_view arg, std::optional<double>& field,
+                  double min, double max = max_number);
+  Options& integer(std::string_view names, std::string_view help, std::string_view arg, long long& field, long long min,
+                   long long max);
+  Options& integer(std::string_view names, std::string_view help, std::string_view arg, std::optional<long long>& field,
                    long long min, long long max);
-  Options& integer(const std::string& names, const std::string& help, const std::string& arg,
-                   std::optional<long long>& field, long long min, long long max);
   // An option whose value may be left out ("--wait" alone, as flock(1)
   // waits forever without -w): when the word after it is not a value by
   // is_value (or there is none, or it is "--"), it is given `implied`.
-  Options& optional(const std::string& names, const std::string& help, const std::string& arg,
-                    const std::string& implied, bool (*is_value)(std::string_view), Set set);
+  Options& optional(std::string_view names, std::string_view help, std::string_view arg, std::string_view implied,
+                    bool (*is_value)(std::string_view), Set set);
   // An option of two words, as jq's --arg NAME VALUE: the word after it
   // is its first, the next operand its second.
-  Options& pair(const std::string& name, const std::string& help, const std::string& arg, Set2 set);
+  Options& pair(std::string_view name, std::string_view help, std::string_view arg, Set2 set);
   // An older one-letter spelling of a flag, kept working but left out of
   // --help and the completions: its letter now means another thing in
   // other tools (loopkit(7), OPTIONS).
-  Options& alias(char letter, const std::string& help, bool& field);
+  Options& alias(char letter, std::string_view help, bool& field);
   // An option for the completion scripts, not for people: out of --help
   // and of the completions' option lists.
-  Options& hidden(const std::string& name, const std::string& help, std::optional<std::string>& field);
-  Options& hidden_flag(const std::string& name, const std::string& help, bool& field);
+  Options& hidden(std::string_view name, std::string_view help, std::optional<std::string>& field);
+  Options& hidden_flag(std::string_view name, std::string_view help, bool& field);
   // Read back from the parse's items instead of bound: for a tool whose
   // operands and options are one sequence (state-set's edits).
-  Options& unbound(const std::string& names, const std::string& help, const std::string& arg = "",
-                   bool repeatable = false);
+  Options& unbound(std::string_view names, std::string_view help, std::string_view arg = "", bool repeatable = false);
 
   // The words of argv[1..argc) as (option's first long name, value) and
   // ("args", operand) in command-line order, each value already handed to
@@ -97,21 +96,27 @@ public:
   std::string completion_lines() const;
 
 private:
+  // The names, help, argument and implied value are views of the tool's
+  // string literals, which outlive every table: declaring copies nothing.
   struct Spec {
     char letter = 0;
-    std::vector<std::string> longs;
-    std::string help, arg;  // arg "" for flags
+    std::string_view names;       // as declared: "l,long,old"
+    std::string_view first_long;  // "" for a letter alone
+    std::string_view help, arg;   // arg "" for flags
     bool hidden = false;
     bool is_pair = false;
-    Set set;              // values (and flags, with "true")
-    Set2 set2;            // pairs
-    std::string implied;  // optional values: given when the value is left out
+    bool* flag = nullptr;      // a flag bound to its field
+    Set set;                   // values (and flags, with "true")
+    Set2 set2;                 // pairs
+    std::string_view implied;  // optional values: given when the value is left out
     bool (*is_value)(std::string_view) = nullptr;
-    std::string key() const { return longs.empty() ? std::string(1, letter) : longs.front(); }
-    std::string spelling() const { return longs.empty() ? "-" + std::string(1, letter) : "--" + longs.front(); }
+    bool has_long(std::string_view name) const;
+    std::string key() const { return first_long.empty() ? std::string(1, letter) : std::string(first_long); }
+    std::string spelling() const { return (first_long.empty() ? "-" : "--") + key(); }
   };
-  bool named(const std::string& names) const;
-  Spec& add(const std::string& names, const std::string& help, const std::string& arg, Set set);
+  bool named(std::string_view names) const;
+  static void give(const Spec& s, const std::string& value);
+  Spec& add(std::string_view names, std::string_view help, std::string_view arg, Set set);
   const Spec* find_long(std::string_view name) const;
   const Spec* find_letter(char c) const;
   std::size_t parse_long(int argc, char** argv, std::size_t i,
@@ -119,6 +124,7 @@ private:
   std::size_t parse_short(int argc, char** argv, std::size_t i,
                           std::vector<std::pair<std::string, std::string>>& out) const;
   const Named* named_;
+  std::uint64_t hints_ = 0;  // a bit for each name named_ holds (see named)
   std::vector<Spec> specs_;
 };
 

@@ -136,10 +136,10 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
     return 0;
   }
   check_clock_override();
-  for (auto& [key, value] : items) {
+  args.operands.reserve(items.size());
+  for (const auto& [key, value] : items)
     if (key == "args") args.operands.push_back(value);
-    args.ordered.emplace_back(std::move(key), std::move(value));
-  }
+  args.ordered = std::move(items);
   return run(args);
 }
 }  // namespace
@@ -170,6 +170,8 @@ int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<vo
       // Most calls give operands only (state-get FILE PATH): building the
       // option table would be most of a small tool's start-up, and parsing
       // by it would leave the config as it is.
+      args.operands.reserve(static_cast<std::size_t>(own_argc));
+      args.ordered.reserve(static_cast<std::size_t>(own_argc));
       for (int i = 1; i < own_argc; ++i) {
         args.operands.emplace_back(argv[i]);
         args.ordered.emplace_back("args", argv[i]);

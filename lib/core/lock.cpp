@@ -9,6 +9,7 @@
 #include <random>
 #include <unistd.h>
 
+#include "core/lock_wait.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/folder.hpp"
@@ -61,6 +62,25 @@ AcquireResult try_acquire(LockStore& store, LockSession& session, const AcquireR
     return res;
   }
 }
+// The pause between two attempts; false when a signal interrupted it.
+// With a watch, the pause ends at the first change at the lock's name.
+bool pause_until_change(const AcquireRequest& req, NameWatch* watch, double nap) {
+  if (!watch || !watch->active()) return req.pause ? req.pause(nap) : (sleep_seconds(nap), true);
+  if (!req.pause) {
+    watch->wait(nap);
+    return true;
+  }
+  // the caller holds signals (a COMMAND waits) and looks at them with
+  // req.pause: between slices of the watch's wait, so that a signal ends
+  // the wait within a slice
+  constexpr double slice = 0.05;
+  for (const double end = monotonic_seconds() + nap;;) {
+    const double left = end - monotonic_seconds();
+    const bool changed = watch->wait(std::min(left, slice));
+    if (!req.pause(0)) return false;
+    if (changed || left <= slice) return true;
+  }
+}
 }  // namespace
 
 // No lock operation resolves symlinks: a lock file reached through a link
@@ -74,6 +94,9 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
   std::minstd_rand jitter(static_cast<unsigned>(getpid()) ^
                           static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
   double backoff = 0.01;
+  // set up before the first attempt, so that a release between an attempt
+  // and its pause is an event waiting to be read, not a wake-up lost
+  std::unique_ptr<NameWatch> watch = req.wait_seconds > 0 ? watch_lock(store) : nullptr;
   for (;;) {
     AcquireResult res = try_acquire(store, *session, req);
     double left = deadline - monotonic_seconds();
@@ -83,7 +106,7 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
       return res;
     }
     double nap = std::min(left, backoff * (0.5 + static_cast<double>(jitter() % 1000) / 1000.0));
-    if (req.pause ? !req.pause(nap) : (sleep_seconds(nap), false)) {
+    if (!pause_until_change(req, watch.get(), nap)) {
       session->abandon();
       res.outcome = AcquireResult::interrupted;
       return res;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/lock.hpp"
+#include "core/lock_wait.hpp"
 #include "core/storage.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
@@ -131,6 +132,7 @@ private:
 class FileStore : public LockStore {
 public:
   explicit FileStore(std::string path) : path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
   bool create(const json::object& record) override { return create_lock_exclusively(path_, record); }
   LockEntry read() override {
     LockEntry e;
@@ -181,6 +183,12 @@ std::string LockStore::to_json(const std::string& name, const LockEntry& e, cons
 
 std::unique_ptr<LockStore> file_lock_store(const std::string& path) { return std::make_unique<FileStore>(path); }
 
+std::unique_ptr<NameWatch> watch_lock(const LockStore& store) {
+  const auto* files = dynamic_cast<const FileStore*>(&store);
+  if (!files) return nullptr;
+  return std::make_unique<NameWatch>(dir_name(files->path()), base_name(files->path()));
+}
+
 LockStoreOnEtcd lock_store_on_etcd = nullptr;
 
 std::unique_ptr<LockStore> open_lock_store(const std::string& operand, const StoreOptions& options, bool folder) {
@@ -207,9 +215,10 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
   for (const auto& op : operands) {
     // a lock file may be gone (released): nothing to reap; a folder that is
     // not there is a mistake (a wrong LOCK_DIRS), never a quiet success
-    if (!path_exists(lock_operand(op)) && (!op.ends_with(".lock") || !path_exists(dir_name(op))))
+    const PathKind kind = path_kind(lock_operand(op));
+    if (kind == PathKind::missing && (!op.ends_with(".lock") || !path_exists(dir_name(op))))
       fail_system(ENOENT, "read", op);
-    if (!is_folder(op)) {
+    if (kind != PathKind::folder) {
       files.push_back(op);
       continue;
     }

@@ -3,7 +3,9 @@
 #include "core/lock_record.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -72,7 +74,58 @@ std::string string_member(const json::object& o, std::string_view key) {
 
 std::string record_string(const json::object& o, std::string_view key) { return string_member(o, key); }
 
-std::string lock_text(const json::object& record) { return json::compact(record) + "\n"; }
+namespace {
+// s as a JSON string literal, the runs that need no escape appended whole
+// (json::quote appends a character at a time)
+// the bytes json::quote escapes
+constexpr auto needs_escape = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = true;
+  t['"'] = t['\\'] = t[0x7f] = true;
+  return t;
+}();
+
+void append_quoted(std::string& out, std::string_view s) {
+  out += '"';
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!needs_escape[static_cast<unsigned char>(s[i])]) continue;
+    out.append(s, run, i - run);
+    const std::string escaped = json::quote(s.substr(i, 1));
+    out.append(escaped, 1, escaped.size() - 2);
+    run = i + 1;
+  }
+  out.append(s, run);
+  out += '"';
+}
+
+void append_integer(std::string& out, const json::value& v) {
+  char buf[24];
+  auto r = v.is_int64() ? std::to_chars(buf, buf + sizeof buf, v.get_int64())
+                        : std::to_chars(buf, buf + sizeof buf, v.get_uint64());
+  out.append(buf, r.ptr);
+}
+}  // namespace
+
+// The text json::compact gives, written directly: a record's members are
+// strings and whole numbers, and the general writer cost as much as the
+// rest of a heartbeat. Any other value is left to json::compact.
+std::string lock_text(const json::object& record) {
+  std::string out;
+  out.reserve(256);
+  out += '{';
+  for (const auto& kv : record) {
+    if (out.size() > 1) out += ',';
+    append_quoted(out, kv.key());
+    out += ':';
+    const json::value& v = kv.value();
+    if (v.is_string() && !json::is_number_literal(v)) append_quoted(out, v.get_string());
+    else if (v.is_int64() || v.is_uint64()) append_integer(out, v);
+    else out += json::compact(v);
+  }
+  out += "}\n";
+  return out;
+}
 
 json::object refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every) {
   json::object o =
@@ -148,8 +201,8 @@ LockFile read_lock_file(const std::string& path) {
 }
 
 Owner owner_process(pid_t pid) {
-  if (!is_pid_alive(pid)) return {pid, std::nullopt};  // a zombie has a start time, but is no owner
-  return {pid, process_start_time(pid)};
+  // a zombie has a start time, but is no owner
+  return {pid, look_at_process(pid).start};
 }
 
 bool is_owner_running(const Owner& owner) { return is_same_process_alive(owner.pid, owner.start); }
@@ -158,13 +211,12 @@ namespace {
 // Why a local lock's owner is gone, or "" while it runs.
 std::string owner_gone(const LockRecord& r) {
   if (is_earlier_boot(r)) return "taken before the host rebooted";
-  if (!is_pid_alive(r.pid))
+  ProcessLook now = look_at_process(r.pid);
+  if (!now.alive)
     return is_zombie(r.pid) ? fmt::format("pid {} has exited, a zombie not yet reaped", r.pid)
                             : fmt::format("pid {} is not running", r.pid);
-  if (r.pid_start) {
-    auto start = process_start_time(r.pid);
-    if (start && *start != *r.pid_start) return fmt::format("pid {} now belongs to another process", r.pid);
-  }
+  if (r.pid_start && now.start && *now.start != *r.pid_start)
+    return fmt::format("pid {} now belongs to another process", r.pid);
   return "";
 }
 
@@ -214,12 +266,14 @@ bool is_lock_ours(const LockRecord& r, const Owner& owner) {
 
 json::object new_lock_record(const std::string& session, const Owner& owner, int64_t now) {
   json::object o;
+  o.reserve(8);  // its members, no rehash on the way
+  const std::string at = iso8601_utc(now);
   o["session"] = session;
   o["pid"] = owner.pid;
   o["host"] = this_host();
   if (owner.start) o["pid_start"] = *owner.start;
-  o["started_at"] = iso8601_utc(now);
-  o["heartbeat"] = iso8601_utc(now);
+  o["started_at"] = at;
+  o["heartbeat"] = at;
   o["heartbeat_epoch"] = now;
   if (!this_boot().empty()) o["boot_id"] = this_boot();
   return o;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,6 +73,17 @@ std::string read_up_to(int fd, size_t limit, std::string_view subject) {
     out.append(buf, n);
   }
   return out;
+}
+
+std::string read_regular_up_to(int fd, size_t limit, off_t size, std::string_view subject) {
+  const size_t want = size >= 0 && static_cast<uint64_t>(size) < limit ? static_cast<size_t>(size) + 1 : limit;
+  if (want > (size_t(1) << 20)) return read_up_to(fd, limit, subject);  // big: in pieces, as read_up_to
+  std::string out(want, '\0');
+  out.resize(read_some(fd, out.data(), want, subject));
+  // short: at its end (the byte past the size it had is there to tell);
+  // whole: it grew meanwhile, and the rest is read as any file's
+  if (out.size() < want || out.size() >= limit) return out;
+  return out + read_up_to(fd, limit - out.size(), subject);
 }
 
 void write_all(int fd, std::string_view data, std::string_view subject) {

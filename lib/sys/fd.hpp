@@ -43,6 +43,10 @@ Fd open_fd_at(int dirfd, const std::string& name, int flags, unsigned mode = 0);
 std::string read_all(int fd, std::string_view subject);
 // read at most limit bytes from fd (fewer only at its end); exit 4 naming subject
 std::string read_up_to(int fd, size_t limit, std::string_view subject);
+// The same for a regular file of size bytes (its fstat): one read() of
+// size + 1 bytes says it was all, where read_up_to needs a second read to
+// see the end; a file that grew meanwhile is read on to limit.
+std::string read_regular_up_to(int fd, size_t limit, off_t size, std::string_view subject);
 // write everything, retrying short writes and EINTR; throws exit 4
 void write_all(int fd, std::string_view data, std::string_view subject);
 

@@ -176,35 +176,50 @@ bool write_file_atomic(const std::string& path, std::string_view data, const Ato
 }
 
 namespace {
-// What is at the target now, and the mode the new file gets.
-bool check_replaceable(const Folder& folder, const std::string& name, const std::string& path, const AtomicWrite& how,
-                       struct stat& st) {
-  if (fstatat(folder.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+// The refusals of what is at the target now (st, from lstat).
+void check_replaceable(const std::string& path, const AtomicWrite& how, const struct stat& st) {
   if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "replace", path);
   // rename() would never write through a link or into a FIFO, but the rule
   // is that such a name is not ours to replace (a link planted in a shared
   // folder stays for its owner to see); only a caller that asks replaces a link
   if (!S_ISREG(st.st_mode) && !(S_ISLNK(st.st_mode) && how.replace_symlink && !how.follow_symlink))
     fail_not_regular("replace", path, st.st_mode);
-  return true;
+}
+
+// Where path's replacement goes and what is there now. The name is looked
+// at first: a regular file there (nearly always) is no link, so nothing
+// needs resolving; a link is resolved when how follows links.
+struct Replaced {
+  Folder folder;
+  std::string name;
+  bool existed;
+  struct stat st;
+};
+Replaced replaced(const std::string& path, const AtomicWrite& how) {
+  Replaced r{Folder(dir_name(path)), base_name(path), false, {}};
+  r.existed = fstatat(r.folder.fd(), r.name.c_str(), &r.st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (r.existed && S_ISLNK(r.st.st_mode) && how.follow_symlink) {
+    const std::string target = resolve_symlinks(path);
+    r.folder = Folder(dir_name(target));
+    r.name = base_name(target);
+    r.existed = fstatat(r.folder.fd(), r.name.c_str(), &r.st, AT_SYMLINK_NOFOLLOW) == 0;
+  }
+  if (r.existed) check_replaceable(path, how, r.st);
+  return r;
 }
 }  // namespace
 
 bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
                             const std::function<void(int fd, const std::string& tmp)>& fill) {
   if (how.exclusive) fail_system(EINVAL, "create", path);
-  const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
-  const Folder folder(dir_name(target));
-  const std::string name = base_name(target);
-  struct stat st;
-  const bool existed = check_replaceable(folder, name, path, how, st);
-  if (!existed && how.only_if_present) return false;
-  const bool regular = existed && S_ISREG(st.st_mode);
-  TempFile tmp(folder, name, false, path);
+  const Replaced r = replaced(path, how);
+  if (!r.existed && how.only_if_present) return false;
+  const bool regular = r.existed && S_ISREG(r.st.st_mode);
+  TempFile tmp(r.folder, r.name, false, path);
   fill(tmp.fd(), tmp.subject());
-  tmp.finish(regular && how.keep_existing_mode ? st.st_mode & 07777 : how.mode, regular ? &st : nullptr, how.sync);
+  tmp.finish(regular && how.keep_existing_mode ? r.st.st_mode & 07777 : how.mode, regular ? &r.st : nullptr, how.sync);
   if (!tmp.rename_over(how.only_if_present)) return false;
-  if (how.sync) sync_folder(folder, how);
+  if (how.sync) sync_folder(r.folder, how);
   return true;
 }
 
@@ -362,14 +377,11 @@ std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t m
   FileSnapshot snap;
   snap.mtime = static_cast<int64_t>(st.st_mtime);
   snap.id = {st.st_dev, st.st_ino};
-  if (max_bytes == SIZE_MAX) {
-    snap.data = read_all(fd.get(), path);
-  } else {
-    // one byte more than allowed tells "exactly max_bytes" from "more"
-    snap.data = read_up_to(fd.get(), max_bytes + 1, path);
-    snap.too_big = snap.data.size() > max_bytes;
-    if (snap.too_big) snap.data.resize(max_bytes);
-  }
+  // one byte more than allowed tells "exactly max_bytes" from "more"
+  const size_t limit = max_bytes == SIZE_MAX ? SIZE_MAX : max_bytes + 1;
+  snap.data = read_regular_up_to(fd.get(), limit, st.st_size, path);
+  snap.too_big = snap.data.size() > max_bytes;
+  if (snap.too_big) snap.data.resize(max_bytes);
   return snap;
 }
 

@@ -91,6 +91,12 @@ bool is_folder(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+PathKind path_kind(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? PathKind::folder : PathKind::other;
+  return lstat(path.c_str(), &st) == 0 ? PathKind::other : PathKind::missing;  // a dangling link is a name
+}
+
 std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix) {
   DIR* d = opendir(dir.c_str());
   if (!d) fail_system(errno, "open folder", dir);

@@ -50,6 +50,10 @@ bool is_folder(const std::string& path);  // follows symlinks
 // Whether the open folder fd is the folder at path (symlinks followed):
 // a flock taken on fd is then the one lock_folder(path) would wait for.
 bool is_same_folder(int fd, const std::string& path);
+// What a name is, by one stat(2) where it exists: a folder (links
+// followed), anything else (a dangling link too), or missing (no name)
+enum class PathKind { missing, folder, other };
+PathKind path_kind(const std::string& path);
 // The working folder as getcwd(3) gives it: absolute, without symlinks; ""
 // when it cannot be told (removed meanwhile, too long)
 std::string current_folder();

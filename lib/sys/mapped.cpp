@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <csignal>
@@ -123,7 +124,30 @@ int guard(const void* start, std::size_t len) {
 }
 }  // namespace
 
+namespace {
+// A file this small is read by one pread into the heap: no fstat, no
+// mapping to set up and take down, no SIGBUS guard (a copy cannot be cut
+// short by a writer), and nothing for check_whole to ask. Most state files
+// are; a bigger one costs this one wasted read before it is mapped.
+constexpr std::size_t small_limit = std::size_t(16) << 10;
+
+// The whole of fd when it is a seekable file under small_limit bytes (one
+// pread; a regular file reads short only at its end), else nullptr: a
+// pipe (ESPIPE), a folder or a bigger file is left to the caller.
+std::unique_ptr<char[]> read_small(int fd, std::size_t& len) {
+  auto buf = std::make_unique_for_overwrite<char[]>(small_limit);
+  ssize_t n;
+  do n = pread(fd, buf.get(), small_limit, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 || static_cast<std::size_t>(n) == small_limit) return nullptr;
+  len = static_cast<std::size_t>(n);
+  return buf;
+}
+}  // namespace
+
 MappedFile::MappedFile(int fd, std::string_view subject) : fd_(fd), subject_(subject) {
+  if ((small_ = read_small(fd, len_))) return;
+  len_ = 0;
   struct stat st;
   if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
@@ -158,6 +182,7 @@ MappedFile::MappedFile(MappedFile&& o) noexcept
       buffer_len_(o.buffer_len_),
       released_(o.released_),
       guard_(std::exchange(o.guard_, -1)),
+      small_(std::move(o.small_)),
       subject_(std::move(o.subject_)),
       owned_(std::move(o.owned_)) {}
 

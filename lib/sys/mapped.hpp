@@ -14,6 +14,7 @@
 // check_whole() before it trusts what it read (exit 4, never a signal).
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -22,17 +23,20 @@ namespace loopkit {
 
 class MappedFile {
 public:
-  // The bytes of the open file fd: a regular file is mapped (populated at
-  // once when small, faulted in as read when big) or read into huge pages
-  // (see above); anything else (a pipe) is read whole into memory. exit 4
-  // naming subject.
+  // The bytes of the open file fd: a file under 64 KiB is read into memory
+  // by one pread; a bigger regular file is mapped (populated at once up to
+  // 32 MiB, faulted in as read above) or read into huge pages (see above);
+  // anything else (a pipe) is read whole into memory. exit 4 naming subject.
   MappedFile(int fd, std::string_view subject);
   MappedFile(MappedFile&& o) noexcept;
   MappedFile& operator=(MappedFile&&) = delete;
   MappedFile(const MappedFile&) = delete;
   ~MappedFile();
 
-  std::string_view text() const { return map_ ? std::string_view(static_cast<const char*>(map_), len_) : owned_; }
+  std::string_view text() const {
+    if (map_) return {static_cast<const char*>(map_), len_};
+    return small_ ? std::string_view(small_.get(), len_) : std::string_view(owned_);
+  }
   // text() is the regular file's bytes at their own offsets (mapped, or
   // read whole from offset 0), so that copy_range from fd can stand in for
   // any span of it.
@@ -62,7 +66,8 @@ private:
   void* buffer_ = nullptr;  // an anonymous mapping the file was read into, or null
   std::size_t buffer_len_ = 0;
   std::size_t released_ = 0;
-  int guard_ = -1;  // the SIGBUS guard's slot for the mapping, or -1
+  int guard_ = -1;                 // the SIGBUS guard's slot for the mapping, or -1
+  std::unique_ptr<char[]> small_;  // a small file's bytes, read at once
   std::string subject_;
   std::string owned_;
 };

@@ -1,7 +1,9 @@
 #include "sys/proc.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <string_view>
@@ -15,78 +17,104 @@
 namespace loopkit {
 
 namespace {
-// The fields of /proc/PID/stat after the command name, which may hold
-// spaces and ')' itself: they start after the last ')'. "" when unreadable.
-std::string stat_fields(pid_t pid) {
-  if (pid <= 0) return "";
-  Fd fd = open_fd("/proc/" + std::to_string(pid) + "/stat", O_RDONLY);
-  if (!fd) return "";
-  char buf[1024];
-  ssize_t n;
-  do n = ::read(fd.get(), buf, sizeof buf - 1);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0) return "";
-  std::string_view s(buf, static_cast<size_t>(n));
-  auto close = s.rfind(')');
-  if (close == std::string_view::npos) return "";
-  return std::string(s.substr(close + 1));
-}
+// What one read of /proc/PID/stat says: its state (field 3) and start time
+// (field 22). Both from one read, so that a liveness check that wants both
+// opens the file once.
+struct StatLine {
+  std::optional<char> state;
+  std::optional<uint64_t> start;
+};
 
-// Field number `want` (3 or more) of a stat line, from what stat_fields gives.
-std::string_view stat_field(std::string_view s, int want) {
+// Fields 3 (the state) and 22 (the start time) of what follows the
+// command name, in one pass: fields are separated by single spaces.
+void stat_fields(std::string_view s, std::string_view& state, std::string_view& start) {
   int field = 2;
-  size_t i = 0;
-  for (;;) {
+  for (size_t i = 0; i < s.size() && field < 22;) {
     while (i < s.size() && s[i] == ' ') ++i;
-    if (i >= s.size()) return {};
+    if (i >= s.size()) return;
     ++field;
-    size_t end = s.find(' ', i);
-    if (end == std::string_view::npos) end = s.size();
-    if (field == want) return s.substr(i, end - i);
+    const void* space = std::memchr(s.data() + i, ' ', s.size() - i);
+    const size_t end = space ? static_cast<size_t>(static_cast<const char*>(space) - s.data()) : s.size();
+    if (field == 3) state = s.substr(i, end - i);
+    if (field == 22) start = s.substr(i, end - i);
     i = end;
   }
 }
-}  // namespace
 
-std::optional<char> process_state(pid_t pid) {
-  std::string s = stat_fields(pid);
-  std::string_view f = stat_field(s, 3);
-  if (f.size() != 1) return std::nullopt;
-  return f[0];
+// "/proc/PID/stat" without a std::string on the way
+const char* stat_path(pid_t pid, char (&buf)[32]) {
+  char digits[16];
+  int n = 0;
+  for (auto v = static_cast<unsigned>(pid); v > 0 || n == 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+  char* p = std::copy_n("/proc/", 6, buf);
+  while (n > 0) *p++ = digits[--n];
+  std::copy_n("/stat", 6, p);  // with its NUL
+  return buf;
 }
 
-bool is_zombie(pid_t pid) {
-  auto s = process_state(pid);
-  return s && (*s == 'Z' || *s == 'X');
-}
-
-bool is_pid_alive(pid_t pid) {
-  if (pid <= 0) return false;
-  // EPERM: another user's process, alive
-  if (kill(pid, 0) != 0 && errno != EPERM) return false;
-  // A zombie still answers kill() until its parent reaps it, which a parent
-  // that never waits makes forever; it holds nothing, so it is dead here.
-  return !is_zombie(pid);
-}
-
-std::optional<uint64_t> process_start_time(pid_t pid) {
-  std::string s = stat_fields(pid);
-  std::string_view f = stat_field(s, 22);
-  if (f.empty()) return std::nullopt;
+// The command name may hold spaces and ')' itself: the fields start after
+// the last ')'. Nothing known when unreadable.
+StatLine read_stat(pid_t pid) {
+  StatLine r;
+  if (pid <= 0) return r;
+  char path[32];
+  int fd;
+  do fd = ::open(stat_path(pid, path), O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return r;
+  Fd guard(fd);
+  char buf[1024];
+  ssize_t n;
+  do n = ::read(fd, buf, sizeof buf - 1);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return r;
+  const void* close = memrchr(buf, ')', static_cast<size_t>(n));
+  if (!close) return r;
+  const char* after = static_cast<const char*>(close) + 1;
+  std::string_view s(after, static_cast<size_t>(buf + n - after));
+  std::string_view state, f;
+  stat_fields(s, state, f);
+  if (state.size() == 1) r.state = state[0];
+  if (f.empty()) return r;
   uint64_t v = 0;
   for (char c : f) {
-    if (c < '0' || c > '9') return std::nullopt;
+    if (c < '0' || c > '9') return r;
     v = v * 10 + static_cast<uint64_t>(c - '0');
   }
-  return v;
+  r.start = v;
+  return r;
+}
+
+bool is_zombie_state(const StatLine& s) { return s.state && (*s.state == 'Z' || *s.state == 'X'); }
+
+// kill(pid, 0) says it exists (EPERM: another user's process, alive)
+bool exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+}  // namespace
+
+std::optional<char> process_state(pid_t pid) { return read_stat(pid).state; }
+
+bool is_zombie(pid_t pid) { return is_zombie_state(read_stat(pid)); }
+
+bool is_pid_alive(pid_t pid) {
+  // A zombie still answers kill() until its parent reaps it, which a parent
+  // that never waits makes forever; it holds nothing, so it is dead here.
+  return exists(pid) && !is_zombie(pid);
+}
+
+std::optional<uint64_t> process_start_time(pid_t pid) { return read_stat(pid).start; }
+
+ProcessLook look_at_process(pid_t pid) {
+  if (!exists(pid)) return {};
+  StatLine s = read_stat(pid);
+  if (is_zombie_state(s)) return {};
+  return {true, s.start};
 }
 
 bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start) {
-  if (!is_pid_alive(pid)) return false;
-  if (!start) return true;
-  auto now = process_start_time(pid);
+  ProcessLook now = look_at_process(pid);
+  if (!now.alive) return false;
   // no /proc entry but kill() says alive: another pid namespace; trust kill()
-  return !now || *now == *start;
+  return !start || !now.start || *now.start == *start;
 }
 
 std::string boot_id() {

@@ -15,6 +15,13 @@ std::optional<char> process_state(pid_t pid);
 bool is_zombie(pid_t pid);  // state Z or X
 // Field 22 of /proc/PID/stat (clock ticks after boot); nullopt when gone.
 std::optional<uint64_t> process_start_time(pid_t pid);
+// Whether pid is alive (as is_pid_alive) and its start time (as
+// process_start_time), from one kill() and one read of /proc/PID/stat
+struct ProcessLook {
+  bool alive = false;
+  std::optional<uint64_t> start;  // nullopt when not alive or unknown
+};
+ProcessLook look_at_process(pid_t pid);
 // alive (see is_pid_alive) and, when start is known, started at that time
 bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start);
 std::string boot_id();    // /proc/sys/kernel/random/boot_id, "" if unknown

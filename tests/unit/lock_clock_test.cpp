@@ -177,3 +177,16 @@ TEST_CASE("issue 22: a beater's pid out of range is no beater", "[lock]") {
   CHECK_FALSE(parse_lock_record(R"({"pid":42,"heartbeat_pid":2147483648})", "t").heartbeat_pid);
   CHECK_FALSE(parse_lock_record(R"({"pid":42,"heartbeat_pid":-2147483649})", "t").heartbeat_pid);
 }
+
+// issue 24: lock_text writes a record itself; the same text as json::compact
+TEST_CASE("lock_text is json::compact and a newline, whatever the record holds", "[lock]") {
+  for (const char* text :
+       {R"({"session":"a\"b\\c\n\t\u0001\u007f é","pid":42,"host":"h","pid_start":18446744073709551615,"n":-7})",
+        R"({"heartbeat_every":2.5,"big":1e300,"lit":1.50,"t":true,"f":false,"z":null,"a":[1,"x",{"k":[]}],"o":{}})",
+        R"({})", R"({"":""})"}) {
+    json::object o = json::parse(text, "t", {}, json::Literals::as_written).as_object();
+    CHECK(lock_text(o) == json::compact(o) + "\n");
+  }
+  json::object fresh = new_lock_record("s\"x", Owner{123, 456}, 1736503200);
+  CHECK(lock_text(fresh) == json::compact(fresh) + "\n");
+}

@@ -1,6 +1,9 @@
 // parse_iso8601: every date a tool reads (lock records' times) is checked
 // against the calendar, and an offset is taken off to give UTC.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <ctime>
+#include <vector>
 
 #include "sys/clock.hpp"
 
@@ -26,4 +29,21 @@ TEST_CASE("issue 25: an offset is accepted and taken off: the same instant in UT
         "2026-01-10T09:00:00.999Z", "2026-01-10T09:00:00", "2026-01-10t09:00:00z"})
     CHECK(parse_iso8601(same) == utc);
   CHECK(iso8601_utc(*parse_iso8601("2026-01-10T10:00:00+01:00")) == "2026-01-10T09:00:00Z");
+}
+
+// issue 24: iso8601_utc computes the date itself (gmtime_r loaded the time
+// zone first); the same text as gmtime_r for every kind of day
+TEST_CASE("iso8601_utc gives gmtime_r's date and time", "[clock]") {
+  std::vector<int64_t> epochs = {0,          1,          59,           86399, 86400,  951782400, 951868800,
+                                 4107542400, 1736503200, 253402300799, -1,    -86400, -86401};
+  for (int64_t e = 0; e < 253402300799; e += 7919 * 86400 + 3607) epochs.push_back(e);
+  for (int64_t e : epochs) {
+    time_t t = static_cast<time_t>(e);
+    struct tm tm;
+    REQUIRE(gmtime_r(&t, &tm) != nullptr);
+    char want[40];
+    std::snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
+    CHECK(iso8601_utc(e) == want);
+  }
 }

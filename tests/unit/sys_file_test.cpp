@@ -193,3 +193,46 @@ TEST_CASE("remove_file_if_same unlinks only the file that was checked", "[file]"
   CHECK_FALSE(path_exists(d.path("old")));
   CHECK(remove_file_if_same(d.path("old"), checked) == Removal::missing);
 }
+
+// issue 24: the name is looked at before any link is resolved (no readlink
+// for a regular file); a link found there is still followed to its end
+TEST_CASE("write_file_atomic follows a chain of links, a dangling one to a new file", "[file]") {
+  Scratch d;
+  REQUIRE(mkdir(d.path("sub").c_str(), 0755) == 0);
+  d.write("sub/target", "old");
+  chmod(d.path("sub/target").c_str(), 0640);
+  REQUIRE(symlink("sub/target", d.path("one").c_str()) == 0);
+  REQUIRE(symlink("one", d.path("two").c_str()) == 0);
+  write_file_atomic(d.path("two"), "new", {.sync = false});
+  CHECK(d.is_link("two"));
+  CHECK(d.is_link("one"));
+  CHECK(d.read("sub/target") == "new");
+  struct stat st;
+  REQUIRE(stat(d.path("sub/target").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);  // the target's mode, not the link's
+  REQUIRE(symlink("sub/missing", d.path("dangling").c_str()) == 0);
+  write_file_atomic(d.path("dangling"), "made", {.mode = 0600, .sync = false});
+  CHECK(d.is_link("dangling"));
+  CHECK(d.read("sub/missing") == "made");
+  CHECK(system_error([&] { write_file_atomic(d.path("sub"), "x"); }) ==
+        "cannot replace '" + d.path("sub") + "': Is a directory");
+}
+
+// issue 24: a snapshot is one read() of its size and a byte more; a file
+// exactly at the limit, or one past it, is still told apart
+TEST_CASE("read_file_snapshot reads whole and bounded files as before", "[file]") {
+  Scratch d;
+  for (std::size_t n :
+       {std::size_t(0), std::size_t(1), std::size_t(99), std::size_t(100), std::size_t(101), std::size_t(3) << 20}) {
+    const std::string data(n, 'x');
+    d.write("f", data);
+    auto whole = read_file_snapshot(d.path("f"));
+    REQUIRE(whole);
+    CHECK(whole->data == data);
+    CHECK_FALSE(whole->too_big);
+    auto bounded = read_file_snapshot(d.path("f"), 100);
+    REQUIRE(bounded);
+    CHECK(bounded->data == data.substr(0, 100));
+    CHECK(bounded->too_big == (n > 100));
+  }
+}

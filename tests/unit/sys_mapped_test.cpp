@@ -149,3 +149,31 @@ TEST_CASE("a file read whole is not cut short", "[mapped]") {
   CHECK_FALSE(moved.cut_short());
   CHECK(moved.text() == f.data);
 }
+
+// issue 24: a small file is read by one pread, neither mapped nor guarded:
+// what was read stays what it was, whatever the file does afterwards
+TEST_CASE("a small file is read whole at once, and a later shrink does not touch it", "[mapped]") {
+  PatternFile f(5000);
+  CHECK_FALSE(f.m.at_file_offsets());
+  CHECK(f.m.offset_of(f.m.text().substr(10, 5)) == std::string_view::npos);
+  REQUIRE(ftruncate(open_fd(f.d.path("f"), O_WRONLY).get(), 100) == 0);
+  CHECK(f.m.text() == f.data);
+  f.m.check_whole();
+  CHECK_FALSE(f.m.cut_short());
+  MappedFile moved(std::move(f.m));
+  CHECK(moved.text() == f.data);
+}
+
+TEST_CASE("a file just past the small size is mapped, as a bigger one", "[mapped]") {
+  for (std::size_t n : {std::size_t(16) << 10, (std::size_t(16) << 10) + 1, std::size_t(100000)}) {
+    PatternFile f(n);
+    CHECK(f.m.at_file_offsets());
+    CHECK(f.m.text() == f.data);
+  }
+}
+
+TEST_CASE("an empty file reads as nothing", "[mapped]") {
+  PatternFile f(0);
+  CHECK(f.m.text().empty());
+  f.m.check_whole();
+}

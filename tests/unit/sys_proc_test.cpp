@@ -1,6 +1,8 @@
 // lib/sys/proc: which processes count as alive.
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <fstream>
+#include <sstream>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,4 +74,33 @@ TEST_CASE("state and start time are found past a command name with spaces and pa
   (void)!write(go[1], &c, 1);
   waitpid(p, nullptr, 0);
   for (int fd : {ready[0], ready[1], go[0], go[1]}) close(fd);
+}
+
+// issue 24: one read of /proc/PID/stat gives the state and the start time
+namespace {
+// field 22 of /proc/self/stat, read the long way
+uint64_t start_time_of_self() {
+  std::ifstream in("/proc/self/stat");
+  std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 22; ++i) rest >> field;
+  return std::stoull(field);
+}
+}  // namespace
+
+TEST_CASE("a process's state and start time, even with ') ' in its name", "[proc]") {
+  char old[17] = {};
+  prctl(PR_GET_NAME, old);
+  prctl(PR_SET_NAME, "a) b ) c");
+  CHECK(process_state(getpid()) == 'R');
+  CHECK(process_start_time(getpid()) == start_time_of_self());
+  ProcessLook me = look_at_process(getpid());
+  CHECK(me.alive);
+  CHECK(me.start == start_time_of_self());
+  CHECK(is_same_process_alive(getpid(), me.start));
+  CHECK_FALSE(is_same_process_alive(getpid(), *me.start + 1));
+  prctl(PR_SET_NAME, old);
+  CHECK_FALSE(look_at_process(0).alive);
+  CHECK_FALSE(look_at_process(0).start);
 }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Every goal of issue 24 beside its measurement, in one run:
+# bench/goals.sh [BINDIR] (default build/bin; run from the project root).
+# Instructions and system calls against the floor programs (floor.sh), the
+# tools' stripped sizes (size.sh) and the hand-off of a released lock
+# against flock(1) (handoff.sh). The etcd goals are bench/etcd.sh's.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bin=${1:-build/bin}
+echo "## Instructions and system calls (bench/floor.sh)"
+echo
+"$here/floor.sh" "$bin"
+echo
+echo "## Size (bench/size.sh)"
+echo
+"$here/size.sh" "$bin"
+echo
+echo "## Lock hand-off (bench/handoff.sh)"
+echo
+"$here/handoff.sh" "$bin"
