@@ -41,9 +41,9 @@ public:
   EtcdDocument(const std::string& url, const DocumentOptions& options)
       : target_(key_target(url)), client_(target_, options.timeout) {
     subject = url;
-    kind = "an etcd key";
-    missing = fmt::format("{}: no such key", quoted(url));
   }
+  const char* kind() const override { return "an etcd key"; }
+  std::string missing() const override { return fmt::format("{}: no such key", quoted(subject)); }
 
   // A blank value is no document, as a missing key is.
   DocumentRead read() override {

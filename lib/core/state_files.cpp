@@ -22,9 +22,9 @@ class FileDocuments : public DocumentStore {
 public:
   FileDocuments(std::string path, const DocumentOptions& options) : path_(std::move(path)), options_(options) {
     subject = path_;
-    kind = "a file";
-    missing = fmt::format("{}: no such file", quoted(path_));
   }
+  const char* kind() const override { return "a file"; }
+  std::string missing() const override { return fmt::format("{}: no such file", quoted(path_)); }
 
   DocumentRead read() override {
     mapped_.reset();
@@ -85,10 +85,9 @@ private:
 // result back (the caller prints it).
 class StreamDocument : public DocumentStore {
 public:
-  StreamDocument() {
-    subject = kind = "standard input";
-    missing = "standard input is empty";
-  }
+  StreamDocument() { subject = "standard input"; }
+  const char* kind() const override { return "standard input"; }
+  std::string missing() const override { return "standard input is empty"; }
   DocumentRead read() override {
     if (!text_) text_ = read_all(0, "standard input");
     return {.exists = text_->find_first_not_of(" \t\r\n") != std::string::npos, .text = *text_};

@@ -245,10 +245,10 @@ void make_result(const Update& u, const DocumentStore& store, Attempt& a, Update
 // Reads, checks and plans one try; r.no or !a.changed end the run there.
 void attempt(const Update& u, DocumentStore& store, Attempt& a, UpdateResult& r) {
   if (u.backup_invalid && !store.can_back_up())
-    fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", store.kind));
+    fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", store.kind()));
   const DocumentRead& read = a.read = store.read();
   if (!read.exists && u.no_create) {
-    r.no = store.missing;
+    r.no = store.missing();
     return;
   }
   const scan::Want want = wants_of(u);

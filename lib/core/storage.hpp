@@ -151,8 +151,12 @@ struct Fence {
 class DocumentStore {
 public:
   virtual ~DocumentStore() = default;
-  // Messages name it so; a stream's "missing" is said as `missing` says.
-  std::string subject, kind, missing;
+  // Messages name it so.
+  std::string subject;
+  // What it is ("a file"), and the answer "no" when it is missing (made
+  // only when said: most runs never say it).
+  virtual const char* kind() const = 0;
+  virtual std::string missing() const = 0;
   // One look at the document. Files: it is held under its exclusive flock
   // until the next read or the store goes, so a commit finds it unchanged.
   virtual DocumentRead read() = 0;
