@@ -970,3 +970,14 @@ at'
   run -1 timeout 20 state-set --fence state.json.lock --pid $$ state.json n:=1
   [[ ! -e state.json ]]
 }
+
+@test "--fence under lock-acquire -- COMMAND: the owner is lock-acquire, the command's \$PPID" {
+  echo '{"n":0}' >s.json
+  run -0 lock-acquire locks/a.lock -- bash -c 'state-set --fence locks/a.lock --pid $PPID s.json n+=1; exit $?'
+  run -0 state-get s.json n
+  assert_output 1
+  # the command's own shell holds nothing
+  run -1 lock-acquire locks/a.lock -- bash -c 'state-set --fence locks/a.lock --pid $$ s.json n+=1; exit $?'
+  run -0 state-get s.json n
+  assert_output 1
+}
