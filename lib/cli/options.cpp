@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <stdexcept>
+#include <string>
 #include <strings.h>
 
 namespace loopkit::cli {
@@ -210,8 +212,19 @@ Options& Options::pair(std::string_view name, std::string_view help, std::string
   return *this;
 }
 
+namespace {
+// A name of one letter as a view that outlives the table, as every name
+// must (a view of the parameter would dangle once alias returns).
+std::string_view letter_name(char letter) {
+  static constexpr char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  const char* at = std::char_traits<char>::find(letters, sizeof letters - 1, letter);
+  if (!at) throw std::logic_error("alias: not a letter or digit");
+  return {at, 1};
+}
+}  // namespace
+
 Options& Options::alias(char letter, std::string_view help, bool& field) {
-  const std::string_view name(&letter, 1);
+  const std::string_view name = letter_name(letter);
   if (named(name)) flag(name, help, field).specs_.back().hidden = true;
   return *this;
 }
