@@ -11,24 +11,6 @@ namespace loopkit {
 
 namespace {
 
-// The offsets of WORD's characters outside any quoted name ("..." with its
-// escapes), in order, each handed to at; stops early when at returns false.
-template <class At>
-void each_unquoted(std::string_view word, At at) {
-  bool in_string = false;
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    char c = word[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (!at(i, c)) {
-      return;
-    }
-  }
-}
-
 // Where WORD's last segment starts: its '.' or '[' outside any quoted
 // name, or 0 when it has one segment that begins bare.
 std::size_t last_segment_start(std::string_view word) {

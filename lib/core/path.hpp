@@ -46,4 +46,24 @@ const char* text_type_name(char first);
 // the first `upto` segments of p as text (".a[2]", "." for none), for messages
 std::string path_prefix_text(const Path& p, std::size_t upto);
 
+// The offsets of WORD's characters outside any quoted name ("..." with its
+// escapes), in order, each handed to at; stops early when at returns false.
+// One walk for every reader of path words: completion, state-get's test of
+// whether an operand is an expression.
+template <class At>
+void each_unquoted(std::string_view word, At at) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    char c = word[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (!at(i, c)) {
+      return;
+    }
+  }
+}
+
 }  // namespace loopkit

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <vector>
 
+#include "core/path.hpp"
 #include "sys/error.hpp"
 
 namespace loopkit::query {
@@ -19,31 +20,23 @@ using NodePtr = std::shared_ptr<Node>;
 
 bool is_expression(std::string_view t) {
   if (t.size() > 1 && t[0] == '[' && t[1] == '.') return true;  // [.a, .b]: no path starts so
-  bool in_string = false;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    char c = t[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
+  bool found = false;
+  each_unquoted(t, [&](std::size_t i, char c) {
     switch (c) {
-      case '"': in_string = true; break;
       case ' ':
       case '\t':
       case '\n':
       case '\r':
       case '|':
       case '{':
-      case '(': return true;
+      case '(': found = true; break;
       case '=':
-      case '!':
-        if (i + 1 < t.size() && t[i + 1] == '=') return true;
-        break;
+      case '!': found = i + 1 < t.size() && t[i + 1] == '='; break;
       default: break;
     }
-  }
-  return false;
+    return !found;
+  });
+  return found;
 }
 
 namespace {
