@@ -118,6 +118,8 @@ wait_free() {
   lock-acquire --no-keeper --ttl 60 --pid "$other" "$U/claims/i1.lock"
   # within a beat (TTL/3) the engine notices, ends the agent, goes on to i2
   wait_grep "end i2" worked.log
+  # the agent's last line comes before the engine records the item: wait for that
+  for _ in $(seq 300); do [[ $(state-get "$U/atari" history.i2.status 2>/dev/null) == completed ]] && break; sleep 0.1; done
   run -0 state-get "$U/atari" history.i1.status history.i2.status
   assert_output $'working\ncompleted'
   run -0 event-show --type lock-lost .atari/events.jsonl
