@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sys/error.hpp"
+#include "sys/proc.hpp"
 
 namespace loopkit {
 
@@ -58,7 +59,8 @@ bool names_inode(int dirfd, const std::string& name, int fd) {
 // A stray of ours that no live writer holds (its flock went with it).
 void remove_if_dead(int dirfd, const std::string& name) {
   struct stat st;
-  if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+  if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_uid != effective_uid())
     return;
   Fd f = open_fd_at(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (!f || flock(f.get(), LOCK_EX | LOCK_NB) != 0) return;
@@ -104,7 +106,7 @@ bool TempFile::take_own_stray(const std::string& name) {
   struct stat st;
   if (fstatat(folder_.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
     return errno == ENOENT;  // gone meanwhile: try the name again
-  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) return false;
+  if (!S_ISREG(st.st_mode) || st.st_uid != effective_uid()) return false;
   return unlinkat(folder_.fd(), name.c_str(), 0) == 0 || errno == ENOENT;
 }
 
@@ -138,7 +140,7 @@ void TempFile::create_named(bool exclusive) {
 
 void TempFile::finish(mode_t mode, const struct stat* owner, bool sync) {
   if (fchmod(fd_.get(), mode) != 0) fail_system(errno, "set mode of", subject_);
-  if (owner && geteuid() == 0)
+  if (owner && effective_uid() == 0)
     (void)!fchown(fd_.get(), owner->st_uid, owner->st_gid);  // root editing a user's file keeps it theirs
   if (sync && fsync(fd_.get()) != 0) fail_system(errno, "sync", subject_);
 }
