@@ -9,6 +9,7 @@
 #include <random>
 #include <unistd.h>
 
+#include "core/lock_queue.hpp"
 #include "core/lock_wait.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
@@ -97,18 +98,25 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
   // set up before the first attempt, so that a release between an attempt
   // and its pause is an event waiting to be read, not a wake-up lost
   std::unique_ptr<NameWatch> watch = req.wait_seconds > 0 ? watch_lock(store) : nullptr;
+  std::unique_ptr<WaitTicket> ticket;  // in line from the first pause on
+  AcquireResult res;
   for (;;) {
-    AcquireResult res = try_acquire(store, *session, req);
-    double left = deadline - monotonic_seconds();
-    if (res.outcome != AcquireResult::held || left <= 0) {
-      if (res.outcome == AcquireResult::held) session->abandon();
-      else res.session = std::move(session);
-      return res;
+    // out of turn, a waiter does not try, unless its time is up
+    if (!ticket || deadline - monotonic_seconds() <= 0 ||
+        ticket->my_turn([&] { return store.read().state == LockFile::missing; })) {
+      res = try_acquire(store, *session, req);
+      if (res.outcome != AcquireResult::held || deadline - monotonic_seconds() <= 0) {
+        if (res.outcome == AcquireResult::held) session->abandon();
+        else res.session = std::move(session);
+        return res;
+      }
     }
+    if (!ticket && req.wait_seconds > 0) ticket = join_wait_line(store);
     if (!jitter)
       jitter.emplace(static_cast<unsigned>(getpid()) ^
                      static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
-    double nap = std::min(left, backoff * (0.5 + static_cast<double>((*jitter)() % 1000) / 1000.0));
+    const double left = deadline - monotonic_seconds();
+    const double nap = std::min(left, backoff * (0.5 + static_cast<double>((*jitter)() % 1000) / 1000.0));
     if (!pause_until_change(req, watch.get(), nap)) {
       session->abandon();
       res.outcome = AcquireResult::interrupted;

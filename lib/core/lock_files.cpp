@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/lock.hpp"
+#include "core/lock_queue.hpp"
 #include "core/lock_wait.hpp"
 #include "core/storage.hpp"
 #include "sys/clock.hpp"
@@ -187,6 +188,17 @@ std::unique_ptr<NameWatch> watch_lock(const LockStore& store) {
   const auto* files = dynamic_cast<const FileStore*>(&store);
   if (!files) return nullptr;
   return std::make_unique<NameWatch>(dir_name(files->path()), base_name(files->path()));
+}
+
+std::unique_ptr<WaitTicket> join_wait_line(const LockStore& store) {
+  const auto* files = dynamic_cast<const FileStore*>(&store);
+  if (!files) return nullptr;
+  try {
+    return std::make_unique<WaitTicket>(files->path());
+  } catch (const Error& e) {
+    warn(e.what());
+    return nullptr;
+  }
 }
 
 LockStoreOnEtcd lock_store_on_etcd = nullptr;

@@ -368,8 +368,8 @@ LockedForReplace lock_for_replace(const std::string& path, bool view) {
   }
 }
 
-std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode) {
-  return link_new_in(Folder(dir_name(path)), base_name(path), data, mode, true, path);
+std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode, bool sync) {
+  return link_new_in(Folder(dir_name(path)), base_name(path), data, mode, sync, path);
 }
 
 std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes) {

@@ -143,7 +143,7 @@ LockedForReplace lock_for_replace(const std::string& path, bool view = true);
 // (the caller decides what a failure to do so means). Returns the new
 // file's identity, or nullopt when path already exists; exit 4 otherwise,
 // leaving neither path nor the temporary file.
-std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode);
+std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode, bool sync = true);
 
 // A regular file's bytes (at most max_bytes of them) together with its
 // modification time and identity, read from one open descriptor so they

@@ -126,6 +126,17 @@ std::vector<std::string> list_folder(const std::string& dir, const std::string& 
   return names;
 }
 
+std::vector<std::string> names_starting_with(const std::string& dir, std::string_view prefix) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return names;
+  while (struct dirent* e = readdir(d))
+    if (std::string_view(e->d_name).starts_with(prefix)) names.emplace_back(e->d_name);
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::vector<std::string> own_regular_files(const std::string& dir) {
   std::vector<std::string> names;
   Fd d = open_fd(dir, O_RDONLY | O_DIRECTORY);

@@ -64,6 +64,9 @@ std::string current_folder();
 
 // The names in a folder that end in suffix (dot files excluded), sorted.
 std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix);
+// The names in a folder that start with prefix (dot files too), sorted;
+// none when the folder cannot be read
+std::vector<std::string> names_starting_with(const std::string& dir, std::string_view prefix);
 // The names of the regular files (lstat: symlinks excluded) directly in dir
 // that the calling user owns, sorted; a missing dir has none.
 std::vector<std::string> own_regular_files(const std::string& dir);
