@@ -7,6 +7,7 @@
 #include <climits>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -85,15 +86,29 @@ constexpr auto needs_escape = [] {
   return t;
 }();
 
+// Whether any of the 8 bytes of w is one json::quote escapes (< 0x20, '"',
+// '\\', 0x7f): word-at-a-time tests, exact about whether there is one.
+constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+constexpr bool has_zero_byte(uint64_t v) { return ((v - ones) & ~v & highs) != 0; }
+bool word_needs_escape(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  return ((w - ones * 0x20) & ~w & highs) != 0 || has_zero_byte(w ^ (ones * '"')) || has_zero_byte(w ^ (ones * '\\')) ||
+         has_zero_byte(w ^ (ones * 0x7f));
+}
+
 void append_quoted(std::string& out, std::string_view s) {
   out += '"';
   std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (!needs_escape[static_cast<unsigned char>(s[i])]) continue;
-    out.append(s, run, i - run);
-    const std::string escaped = json::quote(s.substr(i, 1));
-    out.append(escaped, 1, escaped.size() - 2);
-    run = i + 1;
+  for (std::size_t i = 0; i < s.size();) {
+    while (i + 8 <= s.size() && !word_needs_escape(s.data() + i)) i += 8;
+    for (const std::size_t stop = std::min(s.size(), i + 8); i < stop; ++i) {
+      if (!needs_escape[static_cast<unsigned char>(s[i])]) continue;
+      out.append(s, run, i - run);
+      const std::string escaped = json::quote(s.substr(i, 1));
+      out.append(escaped, 1, escaped.size() - 2);
+      run = i + 1;
+    }
   }
   out.append(s, run);
   out += '"';
