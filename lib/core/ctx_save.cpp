@@ -237,7 +237,7 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   saved.threshold = r.if_over_threshold ? save_threshold(doc) : r.if_over.value_or(0);
   if ((r.if_over || r.if_over_threshold) && saved.token_ratio < saved.threshold) return saved;
 
-  std::string text = json::to_text(doc, json::default_layout());
+  std::string text = save_text(doc);
   if (to_stdout) {
     saved.path = r.savefile;
     saved.text = std::move(text);
