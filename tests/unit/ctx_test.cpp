@@ -180,3 +180,13 @@ TEST_CASE("has_every_field agrees with fill_defaults on every field of a fresh s
     }
   }
 }
+
+TEST_CASE("save_text writes what json::to_text writes in the default layout") {
+  json::value doc = ctx::fresh_save(now);
+  CHECK(ctx::save_text(doc) == json::to_text(doc, json::default_layout()));
+  doc = json::parse(R"({"a":"q\"b\\c\n\t\u0001\u007f é","b":[],"c":{},"d":[1,2.5,-0,1e300,true,null,{"x":[[]]}],)"
+                    R"("e\"k":{"f":"","g":12345678901234567890123}})",
+                    "t", {}, json::Literals::as_written);
+  CHECK(ctx::save_text(doc) == json::to_text(doc, json::default_layout()));
+  CHECK(ctx::save_text(json::value("s")) == "\"s\"\n");
+}
