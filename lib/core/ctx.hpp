@@ -116,6 +116,9 @@ std::optional<SaveName> parse_save_name(std::string_view name);
 std::string save_name(const SaveName& n);
 // Our own regular files named like saves, newest first (by EPOCH, then N).
 std::vector<std::string> saves_newest_first(const std::string& dir);
+// The same order of every name like a save, the files not looked at (each
+// one tried is asked is_own_regular_file): a missing dir has none.
+std::vector<std::string> save_names_newest_first(const std::string& dir);
 std::string join(const std::string& dir, const std::string& name);
 std::string default_dir();  // $TMPDIR or /tmp
 
