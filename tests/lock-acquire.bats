@@ -520,3 +520,12 @@ lock-acquire: try 'lock-acquire --help'"
   assert_equal "$rc" 0
   assert_equal "$(state-get h.lock pid)" "$waiter"
 }
+
+@test "without /proc (a mount namespace hides it) the lock is linked from a named temporary file, which goes" {
+  [[ $EUID -eq 0 ]] && unshare -m true 2>/dev/null || skip "needs root and unshare -m"
+  run -0 unshare -m sh -c 'mount -t tmpfs none /proc && exec "$@"' sh lock-acquire --pid 1 a.lock
+  run -0 state-get a.lock pid
+  assert_output 1
+  run -0 ls -A
+  assert_output a.lock
+}

@@ -211,7 +211,12 @@ const std::string& lock_operand(const std::string& operand) {
 }
 
 std::vector<std::string> lock_files_in(const std::vector<std::string>& operands) {
-  std::vector<std::string> files;
+  return lock_files_named(operands).files;
+}
+
+LockFiles lock_files_named(const std::vector<std::string>& operands) {
+  LockFiles named;
+  std::vector<std::string>& files = named.files;
   for (const auto& op : operands) {
     // a lock file may be gone (released): nothing to reap; a folder that is
     // not there is a mistake (a wrong LOCK_DIRS), never a quiet success
@@ -220,12 +225,13 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
       fail_system(ENOENT, "read", op);
     if (kind != PathKind::folder) {
       files.push_back(op);
+      named.one = operands.size() == 1;
       continue;
     }
     std::string prefix = op == "." ? "" : op.back() == '/' ? op : op + "/";
     for (auto& name : list_folder(op, ".lock")) files.push_back(prefix + name);
   }
-  return files;
+  return named;
 }
 
 bool names_one_lock(const std::vector<std::string>& operands) {

@@ -236,6 +236,12 @@ Owner owner_process(pid_t pid) {
 
 bool is_owner_running(const Owner& owner) { return is_same_process_alive(owner.pid, owner.start); }
 
+std::optional<Owner> running_owner(pid_t pid) {
+  ProcessLook look = look_at_process(pid);
+  if (!look.alive) return std::nullopt;
+  return Owner{pid, look.start};
+}
+
 namespace {
 // Why a local lock's owner is gone, or "" while it runs.
 std::string owner_gone(const LockRecord& r) {

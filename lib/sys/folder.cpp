@@ -47,7 +47,9 @@ int sync_error(int fd) {
 }
 }  // namespace
 
-Folder::Folder(const std::string& dir) : fd_(open_fd(dir, O_RDONLY | O_DIRECTORY)), path_(dir) {
+Folder::Folder(const std::string& dir) : path_(dir) {
+  if (dir == ".") return;
+  fd_ = open_fd(dir, O_RDONLY | O_DIRECTORY);
   if (!fd_) fail_system(errno, "open folder", dir);
 }
 
@@ -58,12 +60,22 @@ std::string Folder::shown(std::string_view name) const {
   return s.append(name);
 }
 
+namespace {
+// The working folder is opened for its fsync only (a failed open is the
+// sync's failure)
+int sync_error(const Fd& fd) {
+  if (fd) return sync_error(fd.get());
+  Fd here = open_fd(".", O_RDONLY | O_DIRECTORY);
+  return here ? sync_error(here.get()) : errno;
+}
+}  // namespace
+
 void Folder::sync() const {
-  if (int err = sync_error(fd_.get())) fail_system(err, "sync folder", path_);
+  if (int err = sync_error(fd_)) fail_system(err, "sync folder", path_);
 }
 
 void Folder::sync_after_commit() const {
-  if (int err = sync_error(fd_.get())) warn_system(err, "sync folder", path_);
+  if (int err = sync_error(fd_)) warn_system(err, "sync folder", path_);
 }
 
 void fsync_dir(const std::string& dir) { Folder(dir).sync(); }

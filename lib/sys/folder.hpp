@@ -2,6 +2,7 @@
 // the folder-wide flock that serialises every change to an existing name in
 // one folder (the lock tools rely on it).
 #pragma once
+#include <fcntl.h>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -22,9 +23,12 @@ std::string base_name(const std::string& path);
 // caller's layout); the names used through it are single components.
 class Folder {
 public:
-  explicit Folder(const std::string& dir);  // exit 4 when it cannot be opened
+  // exit 4 when it cannot be opened; "." is the working folder, named by
+  // AT_FDCWD (no tool changes it), opened only for its fsync
+  explicit Folder(const std::string& dir);
   Folder(Fd fd, std::string dir) : fd_(std::move(fd)), path_(std::move(dir)) {}
-  int fd() const { return fd_.get(); }
+  // for the *at() calls only (AT_FDCWD for "."), never fstat or flock
+  int fd() const { return fd_ ? fd_.get() : AT_FDCWD; }
   const std::string& path() const { return path_; }
   // "DIR/name" for messages ("name" alone in ".")
   std::string shown(std::string_view name) const;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string_view>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -98,16 +99,20 @@ bool is_zombie(pid_t pid) { return is_zombie_state(read_stat(pid)); }
 bool is_pid_alive(pid_t pid) {
   // A zombie still answers kill() until its parent reaps it, which a parent
   // that never waits makes forever; it holds nothing, so it is dead here.
-  return exists(pid) && !is_zombie(pid);
+  return look_at_process(pid).alive;
 }
 
 std::optional<uint64_t> process_start_time(pid_t pid) { return read_stat(pid).start; }
 
+// /proc/PID/stat first: read, it answers alive, zombie and start time at
+// once; kill() only where /proc has no entry for a pid that may still be
+// there (another pid namespace's /proc, or none mounted).
 ProcessLook look_at_process(pid_t pid) {
-  if (!exists(pid)) return {};
+  if (pid <= 0) return {};
   StatLine s = read_stat(pid);
-  if (is_zombie_state(s)) return {};
-  return {true, s.start};
+  if (s.state) return is_zombie_state(s) ? ProcessLook{} : ProcessLook{true, s.start};
+  if (!exists(pid)) return {};
+  return {true, std::nullopt};
 }
 
 bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start) {
@@ -115,6 +120,15 @@ bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start) {
   if (!now.alive) return false;
   // no /proc entry but kill() says alive: another pid namespace; trust kill()
   return !start || !now.start || *now.start == *start;
+}
+
+uid_t effective_uid() {
+  static const uid_t euid = [] {
+    errno = 0;
+    const unsigned long v = getauxval(AT_EUID);
+    return errno == 0 ? static_cast<uid_t>(v) : geteuid();
+  }();
+  return euid;
 }
 
 std::string boot_id() {
