@@ -79,7 +79,7 @@ row() { # row NAME GOAL SETUP LOOPKIT FLOOR
   [[ -z $only || $name =~ $only ]] || return 0
   read -r li ls fli fls < <(measure "$3" "$4" "$5")
   ratio=$(awk -v a="$li" -v b="$fli" 'BEGIN { printf "%.2f", a / b }')
-  ok_i=$(awk -v r="$ratio" -v g="$goal" 'BEGIN { print (r <= g) ? "met" : "not met" }')
+  ok_i=$(awk -v a="$li" -v b="$fli" -v g="$goal" 'BEGIN { print (a <= g * b) ? "met" : "not met" }')
   ok_s=$([[ $ls -le $((fls + 8)) ]] && echo met || echo "not met")
   # shellcheck disable=SC2016 # the backquotes are markdown
   printf '| `%s` | %.1fk | %.1fk | %s× (≤ %s×: %s) | %s | %s (≤ +8: %s) |\n' "$name" \

@@ -52,11 +52,13 @@ static int run(Config& c, const Args& a) {
   if (operands.empty()) return 0;
   int code = 0;
   // the file is kept either way
-  const bool one = names_one_lock(operands);
-  for (const auto& file : lock_files_in(operands)) {
+  const LockFiles named = lock_files_named(operands);
+  const bool one = named.one;
+  for (std::size_t i = 0; i < named.files.size(); ++i) {
+    const std::string& file = named.files[i];
     ReapResult r;
     try {
-      r = reap_lock(file, c.policy, c.dry_run);
+      r = reap_lock(file, c.policy, c.dry_run, named.listed_regular[i]);
     } catch (const Error& e) {
       if (one) {
         cli::say(std::string(e.what()) + "; kept");

@@ -144,13 +144,25 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
 }
 }  // namespace
 
-int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<void(cli::Options&)>& declare,
-             const std::function<int(const Args&)>& run) {
+namespace {
+// A buffer of our own: stdio would look at standard output (fstat, and
+// ioctl on a terminal) at the first write to size its own. Fully buffered
+// on a terminal too: what the tools print is flushed at the end, before a
+// COMMAND starts, and by followers at each record.
+void begin(const ToolInfo& info, int argc, char** argv) {
   g_program = info.name;
+  static char out_buffer[BUFSIZ];
+  std::setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
   set_warning_sink([](std::string_view m) { cli::warn(m); });
   g_argc = argc;
   g_argv = argv;
   g_quiet = false;  // bound to -q, and set only when it is given
+}
+}  // namespace
+
+int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<void(cli::Options&)>& declare,
+             const std::function<int(const Args&)>& run) {
+  begin(info, argc, argv);
   int code = 0;
   try {
     // "-- COMMAND..." is the tool's command, never options of its own

@@ -196,11 +196,6 @@ int64_t append(const std::string& path, const AppendRequest& r) {
 
 namespace {
 
-std::string str_member(const json::object& o, std::string_view name) {
-  const json::value* v = o.if_contains(name);
-  return v ? json::raw_text(*v) : std::string();
-}
-
 bool selected(const EventLine& e, const ShowOptions& opt) {
   if (opt.since && e.seq() <= *opt.since) return false;
   if (!opt.types.empty() && std::find(opt.types.begin(), opt.types.end(), e.member("type")) == opt.types.end())
@@ -355,32 +350,5 @@ Shown show_text(std::string_view text, const Printer& p) {
   return shown(any);
 }
 }  // namespace
-
-std::string text_of(const json::object& o) {
-  auto member = [&](std::string_view name) {
-    std::string s = str_member(o, name);
-    return s.empty() ? std::string("-") : s;
-  };
-  std::string out = member("seq") + " " + member("ts") + " " + member("type") + " " + member("session");
-  for (const auto& kv : o) {
-    std::string_view k = kv.key();
-    if (k == "seq" || k == "ts" || k == "type" || k == "session") continue;
-    std::string v;
-    if (kv.value().is_string()) {
-      std::string_view s = kv.value().get_string();
-      bool bare = !s.empty() && std::none_of(s.begin(), s.end(), [](char c) {
-        return static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '\\' || c == 0x7f;
-      });
-      v = bare ? std::string(s) : json::quote(s);
-    } else {
-      v = json::compact(kv.value());
-    }
-    out += ' ';
-    out += k;
-    out += '=';
-    out += v;
-  }
-  return out;
-}
 
 }  // namespace loopkit::event

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/event_line.hpp"
 #include "core/json.hpp"
 
 namespace loopkit::event {
@@ -61,7 +62,5 @@ using Sink = std::function<void(std::string_view)>;
 // a signal arrives.
 enum class Shown { selected, none, no_file };
 Shown show(const std::string& path, const ShowOptions& options, const Sink& sink, const Sink& warn);
-// "SEQ TS TYPE SESSION key=value ...", strings bare unless they hold spaces
-std::string text_of(const json::object& event);
 
 }  // namespace loopkit::event

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <charconv>
 
-#include "core/event.hpp"
 #include "core/scan.hpp"
 #include "sys/error.hpp"
 
@@ -128,6 +127,34 @@ std::string EventLine::text() const {
     if (s.size() == m.value.size() || !is_bare(s))
       out += s.size() == m.value.size() || s.find('\x7f') == std::string_view::npos ? m.value : json::quote(s);
     else out += s;
+  }
+  return out;
+}
+
+std::string text_of(const json::object& o) {
+  auto member = [&](std::string_view name) {
+    const json::value* v = o.if_contains(name);
+    std::string s = v ? json::raw_text(*v) : std::string();
+    return s.empty() ? std::string("-") : s;
+  };
+  std::string out = member("seq") + " " + member("ts") + " " + member("type") + " " + member("session");
+  for (const auto& kv : o) {
+    std::string_view k = kv.key();
+    if (k == "seq" || k == "ts" || k == "type" || k == "session") continue;
+    std::string v;
+    if (kv.value().is_string()) {
+      std::string_view s = kv.value().get_string();
+      bool bare = !s.empty() && std::none_of(s.begin(), s.end(), [](char c) {
+        return static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '\\' || c == 0x7f;
+      });
+      v = bare ? std::string(s) : json::quote(s);
+    } else {
+      v = json::compact(kv.value());
+    }
+    out += ' ';
+    out += k;
+    out += '=';
+    out += v;
   }
   return out;
 }

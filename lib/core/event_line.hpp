@@ -13,6 +13,9 @@
 
 namespace loopkit::event {
 
+// "SEQ TS TYPE SESSION key=value ...", strings bare unless they hold spaces
+std::string text_of(const json::object& event);
+
 class EventLine {
 public:
   // The line as an event (a JSON object with an integer seq), or nullopt.

@@ -203,7 +203,7 @@ Released release_lock(LockStore& store, const Owner& owner, bool force, bool mar
     if (lock.state == LockFile::missing) return Released::missing;
     if (!force && !is_ours(lock, owner)) return Released::not_ours;
     if (mark_released && is_ours(lock, owner)) store.mark_released(lock);
-    if (store.remove(lock)) return Released::removed;
+    if (store.remove_held(lock, held_still)) return Released::removed;
   }
 }
 
@@ -238,7 +238,7 @@ ReapResult reap_lock(LockStore& store, const StalePolicy& policy, bool dry_run) 
     Fd held_still = store.hold();
     res = look_for_reaping(store, policy);
     if (res.outcome == ReapResult::stale)
-      res.outcome = store.remove(res.lock) ? ReapResult::removed : ReapResult::missing;
+      res.outcome = store.remove_held(res.lock, held_still) ? ReapResult::removed : ReapResult::missing;
   } catch (const Error& e) {
     res.outcome = ReapResult::failed;
     res.error = e.what();
@@ -246,8 +246,8 @@ ReapResult reap_lock(LockStore& store, const StalePolicy& policy, bool dry_run) 
   return res;
 }
 
-ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run) {
-  return reap_lock(*file_lock_store(path), policy, dry_run);
+ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run, bool listed_regular) {
+  return reap_lock(*file_lock_store(path, listed_regular), policy, dry_run);
 }
 
 }  // namespace loopkit

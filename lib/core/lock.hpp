@@ -85,7 +85,7 @@ struct ReapResult {
   std::string error;  // failed: why the stale lock could not be removed
 };
 ReapResult reap_lock(LockStore& store, const StalePolicy& policy, bool dry_run);
-ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run);
+ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run, bool listed_regular = false);
 
 // A lock is a file that other processes see: "-" (standard input, for the
 // tools that read) names none, exit 2; "./-" is a file named "-".
@@ -96,6 +96,7 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
 // one look at each operand
 struct LockFiles {
   std::vector<std::string> files;
+  std::vector<bool> listed_regular;  // for each file: a folder listed it as a regular file
   bool one = false;
 };
 LockFiles lock_files_named(const std::vector<std::string>& operands);

@@ -87,9 +87,13 @@ bool replace_lock_under_flock(const std::string& path, const json::object& recor
   }
 }
 
-// Unlink what was read under the folder's flock, and nothing else.
-bool remove_lock_read(const std::string& path, const LockFile& lock) {
-  switch (remove_file_if_same(path, lock.id)) {
+// Unlink what was read under the folder's flock, and nothing else; held:
+// that folder, open, when the caller has it.
+bool remove_lock_read(const std::string& path, const LockFile& lock, const Fd* held = nullptr) {
+  const Removal removal =
+      held ? remove_file_if_same(Folder::borrowed(held->get(), dir_name(path)), base_name(path), lock.id)
+           : remove_file_if_same(path, lock.id);
+  switch (removal) {
     case Removal::removed: return true;
     case Removal::missing: return false;
     case Removal::changed: break;
@@ -132,12 +136,13 @@ private:
 
 class FileStore : public LockStore {
 public:
-  explicit FileStore(std::string path) : path_(std::move(path)) {}
+  explicit FileStore(std::string path, bool listed_regular = false)
+      : path_(std::move(path)), listed_regular_(listed_regular) {}
   const std::string& path() const { return path_; }
   bool create(const json::object& record) override { return create_lock_exclusively(path_, record); }
   LockEntry read() override {
     LockEntry e;
-    static_cast<LockFile&>(e) = read_lock_file(path_);
+    static_cast<LockFile&>(e) = read_lock_file(path_, listed_regular_);
     return e;
   }
   Fd hold() override { return lock_folder(dir_name(path_)); }
@@ -146,6 +151,9 @@ public:
     return replace_lock_under_flock(path_, record, seen.text);
   }
   bool remove(const LockEntry& seen) override { return remove_lock_read(path_, seen); }
+  bool remove_held(const LockEntry& seen, const Fd& held) override {
+    return held ? remove_lock_read(path_, seen, &held) : remove(seen);
+  }
   std::unique_ptr<LockSession> session(const Owner& owner) override {
     return std::make_unique<FileSession>(*this, owner);
   }
@@ -156,6 +164,7 @@ public:
 
 private:
   std::string path_;
+  bool listed_regular_;
 };
 
 // Written before the unlink, so that a beater that finds the lock gone
@@ -182,7 +191,9 @@ std::string LockStore::to_json(const std::string& name, const LockEntry& e, cons
   return lock_json(name, e, v);
 }
 
-std::unique_ptr<LockStore> file_lock_store(const std::string& path) { return std::make_unique<FileStore>(path); }
+std::unique_ptr<LockStore> file_lock_store(const std::string& path, bool listed_regular) {
+  return std::make_unique<FileStore>(path, listed_regular);
+}
 
 std::unique_ptr<NameWatch> watch_lock(const LockStore& store) {
   const auto* files = dynamic_cast<const FileStore*>(&store);
@@ -237,11 +248,15 @@ LockFiles lock_files_named(const std::vector<std::string>& operands) {
       fail_system(ENOENT, "read", op);
     if (kind != PathKind::folder) {
       files.push_back(op);
+      named.listed_regular.push_back(false);
       named.one = operands.size() == 1;
       continue;
     }
     std::string prefix = op == "." ? "" : op.back() == '/' ? op : op + "/";
-    for (auto& name : list_folder(op, ".lock")) files.push_back(prefix + name);
+    for (auto& e : folder_entries(op, ".lock")) {
+      files.push_back(prefix + e.name);
+      named.listed_regular.push_back(e.regular);
+    }
   }
   return named;
 }

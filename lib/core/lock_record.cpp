@@ -217,9 +217,9 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
   return r;
 }
 
-LockFile read_lock_file(const std::string& path) {
+LockFile read_lock_file(const std::string& path, bool listed_regular) {
   LockFile f;
-  auto snap = read_file_snapshot(path, max_lock_bytes);
+  auto snap = read_file_snapshot(path, max_lock_bytes, listed_regular);
   if (!snap) return f;
   f.mtime = snap->mtime;
   f.id = snap->id;
@@ -263,7 +263,7 @@ std::string owner_gone(const LockRecord& r) {
   if (is_earlier_boot(r)) return "taken before the host rebooted";
   ProcessLook now = look_at_process(r.pid);
   const std::string pid = "pid " + std::to_string(r.pid);
-  if (!now.alive) return pid + (is_zombie(r.pid) ? " has exited, a zombie not yet reaped" : " is not running");
+  if (!now.alive) return pid + (now.zombie ? " has exited, a zombie not yet reaped" : " is not running");
   if (r.pid_start && now.start && *now.start != *r.pid_start) return pid + " now belongs to another process";
   return "";
 }

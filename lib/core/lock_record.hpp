@@ -47,7 +47,8 @@ struct LockFile {
   FileId id;            // when it exists: the file read, for removing only that one
   std::string text;     // the bytes read
 };
-LockFile read_lock_file(const std::string& path);
+// listed_regular: a folder listing said path is a regular file (folder_entries)
+LockFile read_lock_file(const std::string& path, bool listed_regular = false);
 
 // The process a lock is taken, refreshed or released for.
 struct Owner {

@@ -72,6 +72,9 @@ public:
   // Only the entry read: false, changing nothing, when it changed or went.
   virtual bool replace(const LockEntry& seen, const json::object& record) = 0;
   virtual bool remove(const LockEntry& seen) = 0;
+  // The same while held: held is what hold() returned (a file store removes
+  // through the folder it flocked instead of opening it again)
+  virtual bool remove_held(const LockEntry& seen, const Fd& /*held*/) { return remove(seen); }
   virtual std::unique_ptr<LockSession> session(const Owner& owner) = 0;
   // Whether an entry is stale (judge_lock; etcd: leases, not heartbeats,
   // say who lives on other hosts, and an unreadable key is never stale).
@@ -111,7 +114,8 @@ struct StoreOptions {
   double timeout = 5;  // etcd: per call
   int64_t ttl = 60;    // etcd: the lease of a new lock
 };
-std::unique_ptr<LockStore> file_lock_store(const std::string& path);
+// listed_regular: a folder listing said path is a regular file
+std::unique_ptr<LockStore> file_lock_store(const std::string& path, bool listed_regular = false);
 // A folder (for list) is accepted only when `folder`.
 std::unique_ptr<LockStore> open_lock_store(const std::string& operand, const StoreOptions& options,
                                            bool folder = false);

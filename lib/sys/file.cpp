@@ -19,15 +19,15 @@
 
 namespace loopkit {
 
-Fd open_regular_nofollow(const std::string& path, struct stat& st) {
+Fd open_regular_nofollow(const std::string& path, struct stat& st, bool listed_regular) {
   // lstat first, so that a device is refused without being opened at all
-  // (opening one can have effects); the open and fstat catch a name swapped
-  // in between.
-  if (lstat(path.c_str(), &st) != 0) {
+  // (opening one can have effects), unless a listing of the folder said
+  // what it is; the open and fstat catch a name swapped in between.
+  if (!listed_regular && lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return Fd();
     fail_system(errno, "open", path);
   }
-  if (!S_ISREG(st.st_mode)) fail_not_regular("open", path, st.st_mode);
+  if (!listed_regular && !S_ISREG(st.st_mode)) fail_not_regular("open", path, st.st_mode);
   Fd fd = open_fd(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (!fd) {
     int err = errno;
@@ -372,9 +372,9 @@ std::optional<FileId> link_new_file(const std::string& path, std::string_view da
   return link_new_in(Folder(dir_name(path)), base_name(path), data, mode, sync, path);
 }
 
-std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes) {
+std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes, bool listed_regular) {
   struct stat st;
-  Fd fd = open_regular_nofollow(path, st);
+  Fd fd = open_regular_nofollow(path, st, listed_regular);
   if (!fd) return std::nullopt;
   FileSnapshot snap;
   snap.mtime = static_cast<int64_t>(st.st_mtime);

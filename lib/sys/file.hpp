@@ -39,7 +39,7 @@ Fd open_to_read(const std::string& path, struct stat& st);
 // or FIFO meanwhile is neither followed nor waited on) and checked again with
 // fstat. An empty Fd when it does not exist; anything else that is not a
 // regular file: exit 4. st receives its fstat.
-Fd open_regular_nofollow(const std::string& path, struct stat& st);
+Fd open_regular_nofollow(const std::string& path, struct stat& st, bool listed_regular = false);
 
 // The same bytes, but a regular file is mapped rather than copied (a big
 // state file is read without touching a page of heap per 4 KiB).
@@ -156,6 +156,9 @@ struct FileSnapshot {
   FileId id;
   bool too_big = false;  // longer than max_bytes: data holds the first max_bytes
 };
-std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes = SIZE_MAX);
+// listed_regular: the folder listed path as a regular file just now
+// (folder_entries), which stands for the lstat before the open
+std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes = SIZE_MAX,
+                                               bool listed_regular = false);
 
 }  // namespace loopkit

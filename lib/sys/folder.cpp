@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sys/error.hpp"
+#include "sys/fd.hpp"
 #include "sys/flock.hpp"
 
 namespace loopkit {
@@ -63,19 +64,20 @@ std::string Folder::shown(std::string_view name) const {
 namespace {
 // The working folder is opened for its fsync only (a failed open is the
 // sync's failure)
-int sync_error(const Fd& fd) {
+int sync_error(const Fd& fd, int borrowed) {
   if (fd) return sync_error(fd.get());
+  if (borrowed != AT_FDCWD) return sync_error(borrowed);
   Fd here = open_fd(".", O_RDONLY | O_DIRECTORY);
   return here ? sync_error(here.get()) : errno;
 }
 }  // namespace
 
 void Folder::sync() const {
-  if (int err = sync_error(fd_)) fail_system(err, "sync folder", path_);
+  if (int err = sync_error(fd_, borrowed_)) fail_system(err, "sync folder", path_);
 }
 
 void Folder::sync_after_commit() const {
-  if (int err = sync_error(fd_)) warn_system(err, "sync folder", path_);
+  if (int err = sync_error(fd_, borrowed_)) warn_system(err, "sync folder", path_);
 }
 
 void fsync_dir(const std::string& dir) { Folder(dir).sync(); }
@@ -109,20 +111,32 @@ PathKind path_kind(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 ? PathKind::other : PathKind::missing;  // a dangling link is a name
 }
 
-std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix) {
-  DIR* d = opendir(dir.c_str());
+// getdents64(2) itself, where readdir(3) would fstat the folder first
+std::vector<FolderEntry> folder_entries(const std::string& dir, const std::string& suffix) {
+  Fd d = open_fd(dir, O_RDONLY | O_DIRECTORY);
   if (!d) fail_system(errno, "open folder", dir);
-  std::vector<std::string> names;
-  errno = 0;
-  while (struct dirent* e = readdir(d)) {
-    std::string_view name(e->d_name);
-    if (name.empty() || name[0] == '.' || name.size() < suffix.size()) continue;
-    if (name.substr(name.size() - suffix.size()) == suffix) names.emplace_back(name);
+  std::vector<FolderEntry> entries;
+  alignas(8) char buf[16384];
+  for (;;) {
+    const ssize_t n = getdents64(d.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_system(errno, "read folder", dir);
+    if (n == 0) break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const struct dirent64*>(buf + at);
+      at += e->d_reclen;
+      std::string_view name(e->d_name);
+      if (name.empty() || name[0] == '.' || !name.ends_with(suffix)) continue;
+      entries.push_back({std::string(name), e->d_type == DT_REG});
+    }
   }
-  int err = errno;
-  closedir(d);
-  if (err) fail_system(err, "read folder", dir);
-  std::sort(names.begin(), names.end());
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return entries;
+}
+
+std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix) {
+  std::vector<std::string> names;
+  for (auto& e : folder_entries(dir, suffix)) names.push_back(std::move(e.name));
   return names;
 }
 

@@ -27,8 +27,14 @@ public:
   // AT_FDCWD (no tool changes it), opened only for its fsync
   explicit Folder(const std::string& dir);
   Folder(Fd fd, std::string dir) : fd_(std::move(fd)), path_(std::move(dir)) {}
+  // dir open as fd, which the caller keeps open while the Folder is used
+  static Folder borrowed(int fd, std::string dir) {
+    Folder f(Fd(), std::move(dir));
+    f.borrowed_ = fd;
+    return f;
+  }
   // for the *at() calls only (AT_FDCWD for "."), never fstat or flock
-  int fd() const { return fd_ ? fd_.get() : AT_FDCWD; }
+  int fd() const { return fd_ ? fd_.get() : borrowed_; }
   const std::string& path() const { return path_; }
   // "DIR/name" for messages ("name" alone in ".")
   std::string shown(std::string_view name) const;
@@ -42,6 +48,7 @@ public:
 private:
   Fd fd_;
   std::string path_;
+  int borrowed_ = AT_FDCWD;  // without fd_: the working folder, or a borrowed one
 };
 
 // mkdir -p; new folders get mode
@@ -64,6 +71,13 @@ std::string current_folder();
 
 // The names in a folder that end in suffix (dot files excluded), sorted.
 std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix);
+// The same, each with whether the folder listed it as a regular file
+// (d_type: a file so listed can be opened without a look first)
+struct FolderEntry {
+  std::string name;
+  bool regular = false;
+};
+std::vector<FolderEntry> folder_entries(const std::string& dir, const std::string& suffix);
 // The names in a folder that start with prefix (dot files too), sorted;
 // none when the folder cannot be read
 std::vector<std::string> names_starting_with(const std::string& dir, std::string_view prefix);

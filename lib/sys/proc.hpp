@@ -20,6 +20,7 @@ std::optional<uint64_t> process_start_time(pid_t pid);
 struct ProcessLook {
   bool alive = false;
   std::optional<uint64_t> start;  // nullopt when not alive or unknown
+  bool zombie = false;            // not alive: exited, not yet reaped
 };
 ProcessLook look_at_process(pid_t pid);
 // alive (see is_pid_alive) and, when start is known, started at that time
