@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -26,6 +27,33 @@ inline std::uint64_t load8(const unsigned char* s) {
   if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
   return x;
 }
+
+// The index of the lowest bit set in m, which is not 0 (one instruction
+// where std::countr_zero would test for 0 first).
+inline unsigned first_bit(unsigned m) { return static_cast<unsigned>(__builtin_ctz(m)); }
+
+// 2 or 4 bytes as they lie in memory, to compare with word2 or word4 of
+// the same letters (a literal, ": ")
+inline std::uint16_t load2(const unsigned char* s) {
+  std::uint16_t x;
+  std::memcpy(&x, s, 2);
+  return x;
+}
+inline std::uint32_t load4(const unsigned char* s) {
+  std::uint32_t x;
+  std::memcpy(&x, s, 4);
+  return x;
+}
+template <std::size_t N>
+inline constexpr auto word(const char (&w)[N]) {
+  using T = std::conditional_t<N == 3, std::uint16_t, std::uint32_t>;
+  T x = 0;
+  for (std::size_t i = N - 1; i-- > 0;) x = static_cast<T>(x << 8 | static_cast<unsigned char>(w[i]));
+  if constexpr (std::endian::native == std::endian::big) x = N == 3 ? __builtin_bswap16(x) : __builtin_bswap32(x);
+  return x;
+}
+inline constexpr std::uint16_t word2(const char (&w)[3]) { return word(w); }
+inline constexpr std::uint32_t word4(const char (&w)[5]) { return word(w); }
 
 // The high bit set in each byte of x that is not zero, exactly: the sum
 // stays inside each byte, so no carry marks a neighbour.
@@ -53,16 +81,16 @@ inline unsigned string_stops16_swar(const unsigned char* s) {
 // rare, are the caller's to step over).
 inline unsigned blanks8(std::uint64_t x) { return bits8(zero_bytes(x ^ (ones * ' ')) | zero_bytes(x ^ (ones * '\n'))); }
 inline unsigned blank16_swar(const unsigned char* s) {
-  return static_cast<unsigned>(std::countr_one(blanks8(load8(s)) | blanks8(load8(s + 8)) << 8));
+  return first_bit(~(blanks8(load8(s)) | blanks8(load8(s + 8)) << 8));
 }
 
-// The digits at the start of 8 bytes: b is one when b - '0' is below 10,
-// that is when its high nibble is 3 and b + 6 keeps it 3 (the carry out of
-// a byte >= 0xfa reaches only bytes after a non-digit, which ends the run).
+// The digits at the start of 8 bytes. With the high bit of each byte set
+// aside, adding 0x46 carries into it from 0x3a up and adding 0x50 from
+// 0x30 up, neither past its byte: a digit is a byte that reaches 0x30 but
+// not 0x3a and has no high bit of its own.
 inline unsigned digits8(const unsigned char* s) {
-  std::uint64_t x = load8(s);
-  std::uint64_t nibbles = ones * 0xf0, threes = ones * 0x30;
-  std::uint64_t other = nonzero_bytes(((x & nibbles) ^ threes) | (((x + ones * 6) & nibbles) ^ threes));
+  std::uint64_t x = load8(s), low = x & ~highs;
+  std::uint64_t other = ((low + ones * 0x46) | ~(low + ones * 0x50) | x) & highs;
   return other ? static_cast<unsigned>(std::countr_zero(other)) / 8 : 8;
 }
 
@@ -81,7 +109,7 @@ inline unsigned string_stops16(const unsigned char* s) {
 inline unsigned blank16(const unsigned char* s) {
   __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
   __m128i blank = _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(c, _mm_set1_epi8('\n')));
-  return static_cast<unsigned>(std::countr_one(static_cast<unsigned>(_mm_movemask_epi8(blank))));
+  return first_bit(~static_cast<unsigned>(_mm_movemask_epi8(blank)));
 }
 #else
 inline unsigned string_stops16(const unsigned char* s) { return string_stops16_swar(s); }

@@ -22,6 +22,7 @@ namespace loopkit::scan::detail {
 inline constexpr std::size_t no_offset = static_cast<std::size_t>(-1);
 
 inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+inline bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 inline int hex(unsigned char c) {
   if (c >= '0' && c <= '9') return c - '0';
   c |= 0x20;
@@ -102,6 +103,15 @@ protected:
     }
     return token_rest(p);
   }
+  // The same after a ',', '{' or '[': there pretty-printed text always has
+  // a newline and indentation, and other text one space or none.
+  [[gnu::always_inline]] std::size_t gap(std::size_t p) const {
+    if (p + 17 <= n_) {
+      p += blank16(d_ + p);
+      if (d_[p] > ' ') return p;
+    }
+    return token_rest(p);
+  }
   [[gnu::noinline]] std::size_t token_rest(std::size_t p) const {
     p = ws(p);
     if (p == n_) bad(p, "incomplete JSON");
@@ -114,34 +124,51 @@ protected:
   [[gnu::always_inline]] std::size_t string(std::size_t p) const {
     if (p + 17 <= n_) {
       unsigned stops = string_stops16(d_ + p + 1);
-      if (stops) {
-        std::size_t q = p + 1 + static_cast<unsigned>(std::countr_zero(stops));
-        if (d_[q] == '"') return q + 1;
-      }
+      if (!stops) return string_rest(p + 17);  // a long string: its first 16 bytes are plain
+      std::size_t q = p + 1 + first_bit(stops);
+      if (d_[q] == '"') return q + 1;
     }
     return string_rest(p + 1);
   }
 
-  // The rest of a string from p: 16 bytes at a time, and in each block from
-  // one stop (an escape, a run of UTF-8, a control character) to the next
-  // without looking again at the bytes between.
+  // The rest of a string from p, 32 bytes a step: a long plain string (a
+  // summary, a message) never leaves this loop, which needs few registers.
   [[gnu::noinline]] std::size_t string_rest(std::size_t p) const {
-    while (p + 16 <= n_) {
-      std::size_t block = p;
-      unsigned stops = string_stops16(d_ + block);
-      p += 16;  // where the next block starts, unless a stop reaches past it
+    for (; p + 32 <= n_; p += 32) {
+      std::uint32_t stops = string_stops16(d_ + p) | string_stops16(d_ + p + 16) << 16;
+      if (stops) {
+        std::size_t at = p + first_bit(stops);
+        if (d_[at] == '"') return at + 1;
+        return string_stops(p, stops);
+      }
+    }
+    return string_tail(p);
+  }
+
+  // The string from the block at p whose stops are known: from one stop (an
+  // escape, a run of UTF-8, a control character) to the next without
+  // looking again at the bytes between, then on to the next block.
+  [[gnu::noinline]] std::size_t string_stops(std::size_t block, std::uint32_t stops) const {
+    for (;;) {
+      std::size_t p = block + 32;  // where the next block starts, unless a stop reaches past it
       while (stops) {
-        std::size_t at = block + static_cast<unsigned>(std::countr_zero(stops));
+        std::size_t at = block + first_bit(stops);
         std::size_t next = stop(at);
         if (next == 0) return at + 1;
-        if (next >= block + 16) {
+        if (next >= block + 32) {
           p = next;
           break;
         }
         stops &= ~0u << (next - block);
       }
+      if (p + 32 > n_) return string_tail(p);
+      block = p;
+      stops = string_stops16(d_ + p) | string_stops16(d_ + p + 16) << 16;
     }
-    // the last bytes of the text one at a time: a block would read past it
+  }
+
+  // The last bytes of the text one at a time: a block would read past it.
+  [[gnu::noinline]] std::size_t string_tail(std::size_t p) const {
     for (;;) {
       if (p >= n_) bad(p, "incomplete JSON");
       unsigned char c = d_[p];
@@ -202,14 +229,17 @@ protected:
 
   // One UTF-8 sequence at p (a byte >= 0x80): the lead byte says the length
   // and, for E0, ED, F0 and F4, narrows the second byte's range, which rules
-  // out overlong forms, surrogates and code points past U+10FFFF.
+  // out overlong forms, surrogates and code points past U+10FFFF (C0, C1
+  // and F5..FF lead nothing).
   std::size_t utf8_char(std::size_t p) const {
     unsigned char c = d_[p];
     std::size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
     if (len == 0) bad(p);
     if (p + len > n_) bad(p, "incomplete JSON");
-    for (std::size_t i = 1; i < len; ++i)
-      if ((d_[p + i] & 0xC0) != 0x80) bad(p + i);
+    if (!is_continuation(d_[p + 1])) bad(p + 1);
+    if (len == 2) return p + 2;  // the common case: Latin letters, punctuation
+    if (!is_continuation(d_[p + 2])) bad(p + 2);
+    if (len == 4 && !is_continuation(d_[p + 3])) bad(p + 3);
     unsigned char second = d_[p + 1];
     if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) || (c == 0xF0 && second < 0x90) ||
         (c == 0xF4 && second > 0x8F))
@@ -312,8 +342,17 @@ protected:
     }
   }
 
-  // true, false or null at p, or the error for what is no value at all
-  [[gnu::noinline]] std::size_t literal(std::size_t p) const {
+  // true, false or null at p, or the error for what is no value at all:
+  // one compare of 4 bytes for each word, inline
+  [[gnu::always_inline]] std::size_t literal(std::size_t p) const {
+    if (p + 5 <= n_) {
+      std::uint32_t w = load4(d_ + p);
+      if (w == word4("true") || w == word4("null")) return p + 4;
+      if (w == word4("fals") && d_[p + 4] == 'e') return p + 5;
+    }
+    return literal_rest(p);
+  }
+  [[gnu::noinline]] std::size_t literal_rest(std::size_t p) const {
     std::string_view word = d_[p] == 't' ? "true" : d_[p] == 'f' ? "false" : "null";
     if (n_ - p < word.size() || std::memcmp(d_ + p, word.data(), word.size()) != 0) bad(p);
     return p + word.size();
@@ -327,13 +366,13 @@ protected:
   }
 
   // A member's name and colon, from p at its opening quote: where its
-  // value starts. Inline for ":" and ": " before the value.
+  // value starts. Inline for ": " and ":" before the value.
   [[gnu::always_inline]] std::size_t member(std::size_t p) const {
     if (d_[p] != '"') bad(p);
     p = string(p);
-    if (p + 3 <= n_ && d_[p] == ':') {
-      if (d_[p + 1] > ' ') return p + 1;
-      if (d_[p + 1] == ' ' && d_[p + 2] > ' ') return p + 2;
+    if (p + 3 <= n_) {
+      if (load2(d_ + p) == word2(": ") && d_[p + 2] > ' ') return p + 2;
+      if (d_[p] == ':' && d_[p + 1] > ' ') return p + 1;
     }
     return colon(p);
   }
@@ -357,7 +396,7 @@ protected:
         if (top == room) bad(p, "too deep");
         close = static_cast<unsigned char>(c + 2);  // '}' and ']' follow their openers but one
         closes_[top++] = close;
-        p = token(p + 1);
+        p = gap(p + 1);
         if (d_[p] != close) {
           if (close == '}') p = member(p);
           continue;
@@ -371,7 +410,7 @@ protected:
         p = token(p);
         if (d_[p] == ',') {
           progress(p);
-          p = token(p + 1);
+          p = gap(p + 1);
           if (close == '}') p = member(p);
           break;
         }
