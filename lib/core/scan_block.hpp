@@ -30,7 +30,7 @@ inline std::uint64_t load8(const unsigned char* s) {
 
 // The index of the lowest bit set in m, which is not 0 (one instruction
 // where std::countr_zero would test for 0 first).
-inline unsigned first_bit(unsigned m) { return static_cast<unsigned>(__builtin_ctz(m)); }
+inline std::size_t first_bit(std::uint64_t m) { return static_cast<std::size_t>(__builtin_ctzll(m)); }
 
 // 2 or 4 bytes as they lie in memory, to compare with word2 or word4 of
 // the same letters (a literal, ": ")

@@ -45,8 +45,10 @@ protected:
   const unsigned char* d_;
   std::size_t n_;
   std::string_view subject_;
-  // the closing bytes of the containers skip() has open, innermost last
-  mutable std::array<unsigned char, json::max_depth + 1> closes_;
+  // the closing bytes of the containers skip() has open, innermost last;
+  // wider than a char, whose stores the compiler must assume change any
+  // member (it would read d_ and n_ again after each)
+  mutable std::array<std::uint16_t, json::max_depth + 1> closes_;
   static constexpr std::size_t chunk = std::size_t(16) << 20;
   const std::function<void(std::size_t)>& passed_;
   mutable std::size_t report_at_;  // the next offset to report, or no_offset
@@ -416,7 +418,7 @@ protected:
         }
         if (d_[p] != close) bad(p);
         ++p;
-        if (--top) close = closes_[top - 1];
+        if (--top) close = static_cast<unsigned char>(closes_[top - 1]);
       }
     }
   }
