@@ -121,12 +121,22 @@ protected:
   }
 
   // The end of the string literal at p (its opening quote). Most strings
-  // (names, short values) end within 16 bytes with nothing to check on the
-  // way: that case is inline, the rest a call.
+  // end within 16 bytes (names, short values) or 32 (dates, paths) with
+  // nothing to check on the way: those cases are inline, the rest a call.
   [[gnu::always_inline]] std::size_t string(std::size_t p) const {
     if (p + 17 <= n_) {
       unsigned stops = string_stops16(d_ + p + 1);
       if (!stops) return string_rest(p + 17);  // a long string: its first 16 bytes are plain
+      std::size_t q = p + 1 + first_bit(stops);
+      if (d_[q] == '"') return q + 1;
+    }
+    return string_rest(p + 1);
+  }
+  [[gnu::always_inline]] std::size_t string_value(std::size_t p) const {
+    if (p + 33 <= n_) {
+      unsigned stops = string_stops16(d_ + p + 1);
+      if (!stops) stops = string_stops16(d_ + p + 17) << 16;
+      if (!stops) return string_rest(p + 33);  // a long string: its first 32 bytes are plain
       std::size_t q = p + 1 + first_bit(stops);
       if (d_[q] == '"') return q + 1;
     }
@@ -362,7 +372,7 @@ protected:
 
   [[gnu::always_inline]] std::size_t scalar(std::size_t p) const {
     unsigned char c = d_[p];
-    if (c == '"') return string(p);
+    if (c == '"') return string_value(p);
     if (c == '-' || is_digit(c)) return number(p);
     return literal(p);
   }
