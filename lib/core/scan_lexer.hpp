@@ -2,6 +2,14 @@
 // their escapes and UTF-8), numbers and literals validated as json::parse
 // would, and whole values nobody wants skipped without recursion; internal
 // to core/scan.cpp, which adds the walk of the wanted containers.
+//
+// A big state file is read at a few instructions a byte (bench/bigread.sh):
+// the usual tokens of a pretty-printed state (a newline and indentation, a
+// short name and ": ", a short string or number, a literal) take an inline
+// path of one 16-byte step (core/scan_block.hpp) or one word compare, and
+// everything else (long strings, escapes, UTF-8, exponents, the end of the
+// text) a call. A step reads only where the whole block lies in the text:
+// the text is the file's mapping, with nothing readable after its last byte.
 #pragma once
 #include <array>
 #include <cmath>
