@@ -3,7 +3,8 @@
 # bench/goals.sh [BINDIR] (default build/bin; run from the project root).
 # Instructions and system calls against the floor programs (floor.sh), the
 # tools' stripped sizes (size.sh) and the hand-off of a released lock
-# against flock(1) (handoff.sh). The etcd goals are bench/etcd.sh's.
+# against flock(1) (handoff.sh), the validating read of a large file
+# (bigread.sh). The etcd goals are bench/etcd.sh's.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${1:-build/bin}
@@ -18,3 +19,7 @@ echo
 echo "## Lock hand-off (bench/handoff.sh)"
 echo
 "$here/handoff.sh" "$bin"
+echo
+echo "## Validating read of a large file (bench/bigread.sh)"
+echo
+"$here/bigread.sh" "$bin"

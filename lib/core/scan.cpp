@@ -106,13 +106,11 @@ private:
   std::size_t item_start(std::size_t q, std::size_t count, bool obj, Item& it, std::size_t& kend) const {
     const char close = obj ? '}' : ']';
     it.prefix = q;
-    q = ws(q);
-    if (q >= n_) bad(q, "incomplete JSON");
+    q = token(q);
     if (d_[q] == close) return none;
     if (count > 0) {
       if (d_[q] != ',') bad(q);
-      q = ws(q + 1);
-      if (q >= n_) bad(q, "incomplete JSON");
+      q = gap(q + 1);
     }
     it.key = q;
     if (obj) {
