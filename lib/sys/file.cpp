@@ -125,10 +125,17 @@ std::optional<FileView> view_file_if_exists(const std::string& path) {
   return v;
 }
 
-FileView view_fd(int fd, const std::string& subject) {
+FileView view_fd(int fd, const std::string& subject, const struct stat* known) {
   FileView v;
   struct stat st;
-  if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
+  if (known) st = *known;
+  else if (fstat(fd, &st) != 0) fail_system(errno, "stat", subject);
+  // a small file is read whole: one pread where a map costs mmap and munmap
+  constexpr off_t small = 16384;
+  if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < small) {
+    v.owned_ = read_regular_up_to(fd, SIZE_MAX, st.st_size, subject);
+    return v;
+  }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     void* m = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (m != MAP_FAILED) {
@@ -350,7 +357,7 @@ LockedForReplace lock_for_replace(const std::string& path, bool view) {
         continue;  // replaced while we waited: lock the new file
       r.exists = true;
       r.mode = held.st_mode & 07777;
-      if (view) r.contents = view_fd(r.fd.get(), path);
+      if (view) r.contents = view_fd(r.fd.get(), path, &held);
       return r;
     }
     if (errno == ELOOP) continue;  // a link swapped in since it was resolved

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sys/proc.hpp"
+
 namespace loopkit {
 
 bool is_own_regular_file(const std::string& path) {
   struct stat st;
-  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
+  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == effective_uid();
 }
 
 bool names_nothing(const std::string& path) {
