@@ -167,9 +167,18 @@ public:
     if (seen.lease) client_.lease_revoke(seen.lease);  // the old holder's, dead: its keeper has nothing left
     return true;
   }
+  // A key goes with its lease: one revoke (a write) and a read where a
+  // conditioned delete and a revoke would be two writes. The revoke deletes
+  // the key only while it still carries that lease; a takeover's put keeps
+  // the key's create revision, so a key that is still that one afterwards
+  // was not ours to remove when the revoke came.
   bool remove(const LockEntry& seen) override {
     reuse_ = latest_ = false;
-    return remove_if_unchanged(client_, seen);
+    if (!seen.lease || seen.revision != last_.revision || !last_created_) return remove_if_unchanged(client_, seen);
+    const int64_t created = last_created_;
+    if (!client_.lease_revoke(seen.lease)) return false;  // gone already, and the key with it
+    auto now = client_.get(target_.key);
+    return !now || now->create_revision != created;
   }
   std::unique_ptr<LockSession> session(const Owner& owner) override { return std::make_unique<Session>(*this, owner); }
   std::unique_ptr<LockWatch> watch() override;
@@ -228,6 +237,7 @@ private:
     } else {
       last_ = from_kv(now.kvs.front());
     }
+    last_created_ = now.kvs.empty() ? 0 : now.kvs.front().create_revision;
     reuse_ = latest_ = true;
   }
 
@@ -235,6 +245,7 @@ private:
   StoreOptions options_;
   mutable etcd::Client client_;  // a const question (the TTL left) is a request too
   LockKey last_;                 // the key as last seen, at seen_revision_
+  int64_t last_created_ = 0;     // and its create revision
   int64_t seen_revision_ = 0;
   bool latest_ = false;  // no write since last_ was seen
   bool reuse_ = false;   // the next read() may answer with last_
