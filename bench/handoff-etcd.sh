@@ -10,9 +10,9 @@
 # ways: from just before lock-release starts to the waiter's exit (both
 # processes' start and end included: what a script sees), and, with strace
 # installed, the hand-off proper: from the release's delete leaving the
-# releaser (its /v3/kv/txn sent) to the answer that gives the waiter the
-# lock (its last /v3/kv/txn answered), each stamped by strace -ttt in its
-# own process. Machine time, not a test: never run by ctest.
+# releaser (its /v3/lease/revoke sent; and answered: the release done) to
+# the answer that gives the waiter the lock (its last /v3/kv/txn
+# answered), each stamped by strace -ttt in its own process. Machine time, not a test: never run by ctest.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-build}" && pwd)
@@ -49,12 +49,13 @@ stats() {
     printf "%.2f %.2f\n", m / 1000, p / 1000 }'
 }
 
-# microseconds from the release's delete sent to the waiter's lock got
+# microseconds from the release's delete (a revoke of the key's lease, or a
+# conditioned delete) sent, and answered, to the waiter's lock got
 # (strace -f puts the pid before the time: the time is the field with a dot)
 held_after() {
   # shellcheck disable=SC2016 # awk's fields, not the shell's
   local stamp='function stamp(i) { for (i = 1; i <= 2; i++) if ($i ~ /^[0-9]+[.][0-9]+$/) { sub(/[.]/, "", $i); return $i } }'
-  awk "$stamp"' /sendmsg.*\/v3\/kv\/txn/ { print stamp(); txn = 1 } txn && /recvmsg.*HTTP\/1.1 200/ { print stamp(); exit }' rel.trace >rel.t
+  awk "$stamp"' /sendmsg.*\/v3\/(kv\/txn|lease\/revoke)/ { print stamp(); txn = 1 } txn && /recvmsg.*HTTP\/1.1 200/ { print stamp(); exit }' rel.trace >rel.t
   awk "$stamp"' /sendmsg.*\/v3\/kv\/txn/ { txn = 1 } txn && /recvmsg.*HTTP\/1.1 200/ { last = stamp(); txn = 0 }
        END { print last }' acq.trace >acq.t
   local sent answered
