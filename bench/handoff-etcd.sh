@@ -12,7 +12,8 @@
 # installed, the hand-off proper: from the release's delete leaving the
 # releaser (its /v3/lease/revoke sent; and answered: the release done) to
 # the answer that gives the waiter the lock (its last /v3/kv/txn
-# answered), each stamped by strace -ttt in its own process. Machine time, not a test: never run by ctest.
+# answered), each stamped by strace -ttt in its own process. Machine time,
+# not a test: never run by ctest.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-build}" && pwd)
