@@ -8,6 +8,9 @@
 # tests/fixtures (568 bytes), and is measured twice:
 # - instructions, by callgrind (deterministic on a noisy machine);
 # - system calls, by strace -f -c.
+# The rows of reading and sweeping calls start from realistic inputs: a lock
+# folder of three live and two stale locks, an event log of 100 events, a
+# progress file of 20 entries, a folder of three context saves.
 # Prints a markdown table: loopkit, the floor, their ratio and the goal of
 # issue 24 (instructions within 1.5x for state-get, state-set and the lock
 # cycle, 2x for the others; system calls within the floor + 8), each goal
@@ -42,7 +45,7 @@ syscalls() {
 }
 # fresh: the files each call starts from
 fresh() {
-  rm -f -- * .[!.]* 2>/dev/null || true
+  rm -rf -- * .[!.]* 2>/dev/null || true
   cp "$top/tests/fixtures/ap_state_midrun.generated-main.json" state.json
   printf '# Progress: s\n\n---\n' >progress.md
   printf '{"seq":1,"ts":"2025-01-10T10:00:00Z","type":"start"}\n' >events.jsonl
@@ -84,6 +87,35 @@ row() { # row NAME GOAL SETUP LOOPKIT FLOOR
     "$ratio" "$goal" "$ok_i" "$ls" "$fls" "$ok_s"
 }
 
+# the inputs of the reading and sweeping rows (setups, run before each run)
+locks() {
+  mkdir locks
+  local s dead
+  for s in a b c; do "$bin/lock-acquire" --pid "$pid" "locks/$s.lock"; done
+  sh -c : &
+  dead=$!
+  wait "$dead"
+  for s in old1 old2; do
+    printf '{"session":"%s","pid":%d,"host":"%s","pid_start":12345,"started_at":"2025-01-10T10:00:00Z",%s"boot_id":"%s"}\n' \
+      "$s" "$dead" "$(uname -n)" '"heartbeat":"2025-01-10T10:00:00Z","heartbeat_epoch":1736503200,' \
+      "$(cat /proc/sys/kernel/random/boot_id)" >"locks/$s.lock"
+  done
+}
+events() {
+  awk 'BEGIN { for (i = 1; i <= 100; i++) printf "{\"seq\":%d,\"ts\":\"2025-01-10T10:%02d:%02dZ\",\"type\":\"iteration-done\",\"session\":\"demo\",\"iteration\":%d,\"plateau\":false,\"reasoning\":\"wrote lines %d-%d\"}\n", i, i / 60, i % 60, i, i * 5 - 4, i * 5 }' >events.jsonl
+}
+entries() {
+  printf '# Progress: s\n\nVerify: make test\n\n## Codebase Patterns\n(Patterns discovered during implementation)\n\n---\n' >progress.md
+  awk 'BEGIN { for (i = 1; i <= 20; i++) printf "\n## 2025-01-%02d - beads-%d\n- Implemented part %d of the feature\n- Wrote the tests for part %d\n- Files: src/a%d.ts, src/b.ts\n- Learning: token refresh %d needs care\n\n---\n", i, i, i, i, i, i }' >>progress.md
+}
+saves() {
+  local i
+  for i in 1 2 3; do
+    LOOPKIT_NOW=$((1736503200 + i * 60)) "$bin/ctx-save" --dir ctx --phase PLAN --tokens $((i * 1000)) \
+      --message "assistant=did step $i" >/dev/null
+  done
+}
+
 f=$work/floor
 echo "| common call | loopkit instructions | floor | ratio (goal) | syscalls | floor syscalls (goal) |"
 echo "|---|---|---|---|---|---|"
@@ -101,3 +133,11 @@ row "lock-status L" 2 "$bin/lock-acquire --pid $pid a.lock" "$bin/lock-status a.
 row "progress-append --id X P.md TEXT" 2 : "$bin/progress-append --id X progress.md did-a-thing" \
   "$f/progress-append --id X progress.md did-a-thing"
 row "event-append E.jsonl TYPE" 2 : "$bin/event-append events.jsonl tick" "$f/event-append events.jsonl tick"
+row "lock-reap DIR" 2 locks "$bin/lock-reap locks" "$f/lock-reap locks"
+row "event-show --last 10 E.jsonl" 2 events "$bin/event-show --last 10 events.jsonl" \
+  "$f/event-show --last 10 events.jsonl"
+row "progress-show --last 3 P.md" 2 entries "$bin/progress-show --last 3 progress.md" \
+  "$f/progress-show --last 3 progress.md"
+row "ctx-save --dir D --phase P --tokens T" 2 saves "$bin/ctx-save --dir ctx --phase IMPLEMENT --tokens 64000" \
+  "$f/ctx-save --dir ctx --phase IMPLEMENT --tokens 64000"
+row "ctx-resume --dir D" 2 saves "$bin/ctx-resume --dir ctx" "$f/ctx-resume --dir ctx"

@@ -250,3 +250,19 @@ save_at() { local t=$1; shift; LOOPKIT_NOW=$t ctx-save --dir saves "$@" >/dev/nu
   [[ $stderr == *"skipping 'saves/mdan-save-1736503600.json': no project.name or project.folder says whose it is"* ]]
   [ -e saves/mdan-save-1736503600.json ]
 }
+
+# issue 24: the folder is listed without a look at each file; the saves
+# tried are looked at one by one, and what is not ours is passed over as
+# before, in silence
+@test "issue 24: newer links, FIFOs and folders named like saves are passed over in silence" {
+  save_at 1736503530 --phase TEST
+  ln -s mdan-save-1736503530.json saves/mdan-save-1736503999.json
+  mkfifo saves/mdan-save-1736503998.json
+  mkdir saves/mdan-save-1736503997.json
+  run -0 --separate-stderr ctx-resume --peek --dir saves
+  assert_output TEST
+  [ -z "$stderr" ]
+  ln -s nowhere dangling
+  run -1 --separate-stderr ctx-resume --dir dangling
+  [[ $stderr == *"nothing to resume"* ]]
+}

@@ -520,3 +520,92 @@ lock-acquire: try 'lock-acquire --help'"
   assert_equal "$rc" 0
   assert_equal "$(state-get h.lock pid)" "$waiter"
 }
+
+@test "without /proc (a mount namespace hides it) the lock is linked from a named temporary file, which goes" {
+  [[ $EUID -eq 0 ]] && unshare -m true 2>/dev/null || skip "needs root and unshare -m"
+  run -0 unshare -m sh -c 'mount -t tmpfs none /proc && exec "$@"' sh lock-acquire --pid 1 a.lock
+  run -0 state-get a.lock pid
+  assert_output 1
+  run -0 ls -A
+  assert_output a.lock
+}
+
+# tickets COUNT: until COUNT waiters stand in line for a.lock (bounded: 30 s)
+tickets() {
+  local i
+  for ((i = 0; i < 300; i++)); do
+    [[ $(find . -maxdepth 1 -name '.a.lock.wait.*' | wc -l) -eq $1 ]] && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for $1 tickets" >&2
+  return 1
+}
+# held_by PID: until a.lock names PID as its owner (bounded: 30 s)
+held_by() {
+  local i
+  for ((i = 0; i < 300; i++)); do
+    [[ $(state-get a.lock pid 2>/dev/null) == "$1" ]] && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for pid $1 to hold a.lock" >&2
+  return 1
+}
+
+@test "waiters take a released lock in the order they began waiting, each from its ticket in line" {
+  p0=$(live) p1=$(live) p2=$(live) p3=$(live)
+  run -0 lock-acquire --pid "$p0" a.lock
+  lock-acquire --wait 60 --pid "$p1" a.lock &
+  tickets 1
+  lock-acquire --wait 60 --pid "$p2" a.lock &
+  tickets 2
+  lock-acquire --wait 60 --pid "$p3" a.lock &
+  tickets 3
+  run -0 lock-release --pid "$p0" a.lock
+  held_by "$p1"
+  run -0 lock-release --pid "$p1" a.lock
+  held_by "$p2"
+  run -0 lock-release --pid "$p2" a.lock
+  held_by "$p3"
+  wait
+  tickets 0
+}
+
+@test "a waiter killed in line leaves its ticket, which the next waiter removes and does not wait behind" {
+  p0=$(live) p2=$(live)
+  run -0 lock-acquire --pid "$p0" a.lock
+  lock-acquire --wait 60 --pid "$(live)" a.lock &
+  first=$!
+  tickets 1
+  dead_ticket=$(find . -maxdepth 1 -name '.a.lock.wait.*')
+  kill -9 "$first"
+  lock-acquire --wait 60 --pid "$p2" a.lock &
+  # the second waiter removes the dead one's ticket as it looks at the line
+  for ((i = 0; i < 300; i++)); do [[ -e $dead_ticket ]] || break; sleep 0.1; done
+  assert [ ! -e "$dead_ticket" ]
+  tickets 1
+  run -0 lock-release --pid "$p0" a.lock
+  held_by "$p2"
+  wait
+  tickets 0
+}
+
+@test "a stopped waiter first in line holds a free lock up for a grace period only" {
+  p0=$(live) p2=$(live)
+  run -0 lock-acquire --pid "$p0" a.lock
+  lock-acquire --wait 60 --pid "$(live)" a.lock &
+  first=$!
+  tickets 1
+  kill -STOP "$first"
+  lock-acquire --wait 60 --pid "$p2" a.lock &
+  tickets 2
+  run -0 lock-release --pid "$p0" a.lock
+  held_by "$p2"
+  kill -CONT "$first"
+  kill "$first"
+}
+
+@test "a waiter whose wait ends leaves the line" {
+  run -0 lock-acquire --pid "$(live)" a.lock
+  run -1 lock-acquire --wait 0.5 --pid "$(live)" a.lock
+  tickets 0
+}

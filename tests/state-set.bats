@@ -981,3 +981,15 @@ at'
   run -0 state-get s.json n
   assert_output 1
 }
+
+@test "without /proc (a mount namespace hides it) the unnamed temporary file is copied to a named one: mode kept, nothing left" {
+  [[ $EUID -eq 0 ]] && unshare -m true 2>/dev/null || skip "needs root and unshare -m"
+  printf '{"a": 1}\n' >state.json
+  chmod 640 state.json
+  run -0 unshare -m sh -c 'mount -t tmpfs none /proc && exec "$@"' sh state-set state.json a+=1 b=x
+  run -0 cat state.json
+  assert_output '{"a": 2, "b": "x"}'
+  assert_equal "$(stat -c %a state.json)" 640
+  run -0 ls -A
+  assert_output state.json
+}

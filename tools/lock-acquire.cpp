@@ -161,10 +161,11 @@ static int run(Config& c, const Args& a) {
   const std::string& file = lock_operand(a.operands[0]);
   if (c.pid && !a.command.empty()) fail_usage("--pid cannot be given with a COMMAND: lock-acquire owns the lock");
   // with a COMMAND, lock-acquire itself lives as long as the command
-  c.request.owner = owner_process(a.command.empty() ? cli::owner_pid(c.pid) : getpid());
+  const pid_t pid = a.command.empty() ? cli::owner_pid(c.pid) : getpid();
+  std::optional<Owner> owner = running_owner(pid);
+  if (!owner) return cli::no(fmt::format("cannot acquire {} for pid {}: it is not running", quoted(file), pid));
+  c.request.owner = *owner;
   c.request.session = c.session ? *c.session : session_of_path(file);
-  if (!is_owner_running(c.request.owner))
-    return cli::no(fmt::format("cannot acquire {} for pid {}: it is not running", quoted(file), c.request.owner.pid));
   if (!etcd::is_etcd_url(file)) make_dirs(dir_name(file));
   std::unique_ptr<LockStore> store = open_lock_store(file, {.timeout = c.timeout, .ttl = c.ttl});
   if (!a.command.empty()) return run_command(file, c, *store, a.command);

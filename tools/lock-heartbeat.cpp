@@ -31,12 +31,14 @@ static int run(Config& c, const Args& a) {
   if (a.operands.size() != 1) fail_usage(a.operands.empty() ? "missing LOCKFILE" : "expected one LOCKFILE");
   cli::need_etcd(a.operands);
   const std::string& file = lock_operand(a.operands[0]);
-  Owner owner = owner_process(cli::owner_pid(c.pid));
+  const pid_t pid = cli::owner_pid(c.pid);
   // A dead owner's lock is stale; beating it would keep it falsely alive.
-  if (!is_owner_running(owner)) {
+  std::optional<Owner> running = running_owner(pid);
+  if (!running) {
     if (c.every > 0) return 0;
-    return cli::no(fmt::format("cannot refresh {}: pid {} is not running", quoted(file), owner.pid));
+    return cli::no(fmt::format("cannot refresh {}: pid {} is not running", quoted(file), pid));
   }
+  const Owner owner = *running;
   // --every is stopped with SIGTERM by engines: it finishes the beat in
   // hand (a beat killed half-way would leave .LOCK.tmp behind) and exits
   // 128+signal, as the signal's default action would have

@@ -79,9 +79,9 @@ static int run(Config& c, const Args& a) {
           cli::out(lock_json(file, r.lock, r.verdict) + "\n");
         } else {
           // an unreadable file names no owner: its problem stands in
-          cli::out(fmt::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", file,
-                               r.lock.state == LockFile::unreadable ? r.lock.problem : describe_owner(r.lock.record),
-                               r.verdict.reason));
+          cli::out((c.dry_run ? "would remove " : "removed ") + file + ": " +
+                   (r.lock.state == LockFile::unreadable ? r.lock.problem : describe_owner(r.lock.record)) + ": " +
+                   r.verdict.reason + "\n");
         }
         break;
       default:  // live, or gone meanwhile

@@ -59,9 +59,10 @@ static int status_store(const std::string& url, const Config& c, bool& any) {
 }
 
 static int run_files(const Config& c, const std::vector<std::string>& operands, bool& any) {
-  const bool one = names_one_lock(operands);
+  const LockFiles named = lock_files_named(operands);
+  const bool one = named.one;
   int code = 0;
-  for (const auto& file : lock_files_in(operands)) {
+  for (const auto& file : named.files) {
     LockFile lock;
     try {
       lock = read_lock_file(file);

@@ -104,7 +104,7 @@ static void parse_sequence(Config& c, const Args& a) {
   }
   u.sync = !c.no_sync;
   if (c.pid && u.fence.empty()) fail_usage("--pid names the owner of the --fence lock: give --fence LOCK too");
-  u.fence_owner = cli::owner_pid(c.pid);
+  if (!u.fence.empty()) u.fence_owner = cli::owner_pid(c.pid);
   u.want_text = c.print || u.file == "-";  // "-": a filter, the result on stdout
   if (u.file == "-" && c.stream) fail_usage("--stream reads its lines from standard input: FILE cannot be '-'");
   u.on_warning = [](const std::string& w) { cli::warn(w); };

@@ -208,6 +208,44 @@ static inline struct text member(struct text t, const char *name) {
   return found;
 }
 
+/* the members of an object, validated as they are read: members_open at its
+ * '{', then members_next until it returns 0 (then s->p is past the '}') */
+static inline void members_open(struct scan *s) {
+  ws(s);
+  if (s->p >= s->end || *s->p != '{') fail_json();
+  s->p++;
+  s->depth++;
+  ws(s);
+  if (s->p < s->end && *s->p == ',') fail_json();
+}
+static inline int members_next(struct scan *s, struct text *key, struct text *val) {
+  if (s->p >= s->end) fail_json();
+  if (*s->p == '}') {
+    s->p++;
+    s->depth--;
+    return 0;
+  }
+  if (*s->p == ',') {
+    s->p++;
+    ws(s);
+  }
+  const unsigned char *k = s->p;
+  if (s->p >= s->end || *s->p != '"') fail_json();
+  string(s);
+  *key = (struct text){(const char *)k + 1, (size_t)(s->p - k) - 2};
+  ws(s);
+  if (s->p >= s->end || *s->p != ':') fail_json();
+  s->p++;
+  ws(s);
+  const unsigned char *v = s->p;
+  value(s);
+  *val = (struct text){(const char *)v, (size_t)(s->p - v)};
+  ws(s);
+  if (s->p < s->end && *s->p != ',' && *s->p != '}') fail_json();
+  return 1;
+}
+static inline int text_is(struct text t, const char *lit) { return t.n == strlen(lit) && !memcmp(t.p, lit, t.n); }
+
 /* ISO 8601 UTC of t, as loopkit writes it */
 static inline void iso(time_t t, char out[32]) {
   struct tm tm;

@@ -46,6 +46,9 @@ struct Filled {
 // token_usage.limit from configuration.token_limit, created_at from
 // timestamp). A missing object is one entry, not one per member.
 std::vector<Filled> fill_defaults(json::value& doc, const std::string& now_iso);
+// Whether fill_defaults would find nothing to fill (checked without building
+// the defaults).
+bool has_every_field(const json::value& doc);
 
 // phases.current = NAME (matched without regard to case against the keys of
 // phases.status, else the default list; unknown: exit 2); earlier phases
@@ -69,6 +72,9 @@ void stamp_save(json::value& doc, const std::string& now_iso);
 void count_resume(json::value& doc);
 // The document as a save file holds it: indented JSON, gzipped when gz.
 std::string encode(const json::value& doc, bool gz);
+// The document in json::default_layout() (jq's 2 spaces), final newline
+// included: what json::to_text writes, written directly (core/ctx_text.cpp).
+std::string save_text(const json::value& doc);
 // Every string and member name is UTF-8, else exit 3 naming where: a save
 // that JSON readers (ctx-resume among them) cannot read back is never written.
 void check_utf8(const json::value& doc);
@@ -110,6 +116,9 @@ std::optional<SaveName> parse_save_name(std::string_view name);
 std::string save_name(const SaveName& n);
 // Our own regular files named like saves, newest first (by EPOCH, then N).
 std::vector<std::string> saves_newest_first(const std::string& dir);
+// The same order of every name like a save, the files not looked at (each
+// one tried is asked is_own_regular_file): a missing dir has none.
+std::vector<std::string> save_names_newest_first(const std::string& dir);
 std::string join(const std::string& dir, const std::string& name);
 std::string default_dir();  // $TMPDIR or /tmp
 

@@ -131,6 +131,20 @@ void fill(json::object& obj, const json::object& defaults, const std::string& pr
   }
 }
 
+// Whether every name and string in v is UTF-8: the pass that names the
+// place of a bad one builds paths, so it runs only when there is one.
+bool all_utf8(const json::value& v) {
+  if (v.is_string()) return json::is_number_literal(v) || is_utf8(str(v));
+  if (v.is_object()) {
+    for (const auto& kv : v.get_object())
+      if (!is_utf8(kv.key()) || !all_utf8(kv.value())) return false;
+  } else if (v.is_array()) {
+    for (const auto& e : v.get_array())
+      if (!all_utf8(e)) return false;
+  }
+  return true;
+}
+
 void check_utf8_at(const json::value& v, const std::string& path) {
   auto bad = [&](const std::string& where) { fail_data("text that is not UTF-8 at " + where + ": not saved"); };
   if (v.is_string()) {
@@ -148,7 +162,57 @@ void check_utf8_at(const json::value& v, const std::string& path) {
   }
 }
 
+// The kinds of the fields of a fresh save, as fill compares them ('s'
+// string, 'n' number, 'b' bool, 'a' array, 'o' an object taken whole, 'i'
+// an object filled member by member, whose fields follow in the table).
+struct Shape {
+  std::string_view name;
+  char kind;
+  std::initializer_list<Shape> inside = {};
+};
+
+bool has_kind(const json::value& v, char kind) {
+  if (json::is_numeric(v)) return kind == 'n';
+  switch (kind) {
+    case 's': return v.is_string();
+    case 'b': return v.is_bool();
+    case 'a': return v.is_array();
+    default: return v.is_object();
+  }
+}
+
+bool has_fields(const json::object& o, std::initializer_list<Shape> fields) {
+  for (const Shape& f : fields) {
+    const json::value* v = o.if_contains(f.name);
+    if (!v || !has_kind(*v, f.kind)) return false;
+    if (f.kind == 'i' && !has_fields(v->get_object(), f.inside)) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+// Whether fill_defaults has nothing to fill: every field of fresh_save there,
+// of its kind (the unit tests hold the two to the same fields).
+bool has_every_field(const json::value& doc) {
+  static const std::initializer_list<Shape> project = {{"name", 's'}, {"description", 's'}, {"tech_stack", 'o'}};
+  static const std::initializer_list<Shape> phases = {{"current", 's'}, {"completed", 'a'}, {"status", 'o'}};
+  static const std::initializer_list<Shape> usage = {{"total", 'n'}, {"limit", 'n'}, {"percentage", 'n'}};
+  static const std::initializer_list<Shape> context = {
+      {"token_usage", 'i', usage}, {"conversation_history", 'a'}, {"artifacts", 'o'}, {"decisions", 'a'}};
+  static const std::initializer_list<Shape> configuration = {{"token_limit", 'n'}, {"save_threshold", 'n'},
+                                                             {"output_dir", 's'},  {"log_level", 's'},
+                                                             {"fail_fast", 'b'},   {"debate_enabled", 'b'}};
+  static const std::initializer_list<Shape> metadata = {
+      {"created_at", 's'}, {"updated_at", 's'}, {"save_count", 'n'}, {"resume_count", 'n'}};
+  static const std::initializer_list<Shape> save = {{"version", 's'},           {"mode", 's'},
+                                                    {"timestamp", 's'},         {"project", 'i', project},
+                                                    {"phases", 'i', phases},    {"context", 'i', context},
+                                                    {"debates", 'a'},           {"errors", 'a'},
+                                                    {"quality_gates", 'o'},     {"configuration", 'i', configuration},
+                                                    {"metadata", 'i', metadata}};
+  return doc.is_object() && has_fields(doc.get_object(), save);
+}
 
 json::value fresh_save(const std::string& now_iso) {
   json::object status, gates;
@@ -198,6 +262,7 @@ void check_version(const json::value& doc, std::string_view subject) {
 }
 
 std::vector<Filled> fill_defaults(json::value& doc, const std::string& now_iso) {
+  if (has_every_field(doc)) return {};  // nearly every save: no defaults to build
   json::value defaults = fresh_save(now_iso);
   // Where the document says more than the fresh save's defaults, derive from it.
   const json::value* updated = at(doc, {"metadata", "updated_at"});
@@ -330,10 +395,12 @@ void count_resume(json::value& doc) {
 }
 
 std::string encode(const json::value& doc, bool gz) {
-  std::string text = json::to_text(doc, json::default_layout());
+  std::string text = save_text(doc);
   return gz ? gzip(text) : text;
 }
 
-void check_utf8(const json::value& doc) { check_utf8_at(doc, ""); }
+void check_utf8(const json::value& doc) {
+  if (!all_utf8(doc)) check_utf8_at(doc, "");
+}
 
 }  // namespace loopkit::ctx

@@ -9,6 +9,7 @@
 #include "sys/fd.hpp"
 #include "sys/folder.hpp"
 #include "sys/link.hpp"
+#include "sys/own_file.hpp"
 
 namespace loopkit::ctx {
 
@@ -32,11 +33,16 @@ std::optional<Loaded> load_save(const std::string& given) {
 }
 
 std::optional<Loaded> load_newest(const std::string& dir, const std::string& folder, const Warn& warn) {
-  for (const auto& name : saves_newest_first(dir)) {
+  for (const auto& name : save_names_newest_first(dir)) {
     Loaded l;
     l.path = join(dir, name);
+    // Links, other users' files (a save slipped into a shared /tmp) and
+    // anything else but our own regular files are passed over in silence.
+    // The look refuses a link as lock_save would, so the lock is taken
+    // directly (lock_save's open would look again).
+    if (!is_own_regular_file(l.path)) continue;
     try {
-      LockedForReplace held = lock_save(l.path);
+      LockedForReplace held = lock_for_replace(l.path);
       if (!held.exists) continue;  // removed since we listed the folder
       l.lock = std::move(held.fd);
       l.doc = decode(held.contents.view(), l.path, l.gz);

@@ -18,6 +18,7 @@
 #include "sys/folder.hpp"
 #include "sys/gz.hpp"
 #include "sys/link.hpp"
+#include "sys/own_file.hpp"
 
 namespace loopkit::ctx {
 
@@ -123,9 +124,10 @@ std::string save_name(const SaveName& n) {
                      n.gz ? ".gz" : "");
 }
 
-std::vector<std::string> saves_newest_first(const std::string& dir) {
+namespace {
+std::vector<std::string> newest_first(std::vector<std::string> listed) {
   std::vector<std::pair<SaveName, std::string>> found;
-  for (auto& name : own_regular_files(dir))
+  for (auto& name : listed)
     if (auto s = parse_save_name(name)) found.emplace_back(*s, std::move(name));
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     if (a.first.epoch != b.first.epoch) return a.first.epoch > b.first.epoch;
@@ -135,6 +137,18 @@ std::vector<std::string> saves_newest_first(const std::string& dir) {
   std::vector<std::string> names;
   for (auto& f : found) names.push_back(std::move(f.second));
   return names;
+}
+}  // namespace
+
+std::vector<std::string> saves_newest_first(const std::string& dir) { return newest_first(own_regular_files(dir)); }
+
+std::vector<std::string> save_names_newest_first(const std::string& dir) {
+  try {
+    return newest_first(list_folder(dir, ""));
+  } catch (const Error&) {
+    if (names_nothing(dir)) return {};  // as own_regular_files: no folder, no saves
+    throw;
+  }
 }
 
 std::string join(const std::string& dir, const std::string& name) {
@@ -237,7 +251,7 @@ Saved save(const SaveRequest& r, const Warn& warn) {
   saved.threshold = r.if_over_threshold ? save_threshold(doc) : r.if_over.value_or(0);
   if ((r.if_over || r.if_over_threshold) && saved.token_ratio < saved.threshold) return saved;
 
-  std::string text = json::to_text(doc, json::default_layout());
+  std::string text = save_text(doc);
   if (to_stdout) {
     saved.path = r.savefile;
     saved.text = std::move(text);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "core/assign.hpp"
+#include "core/event_line.hpp"
 #include "core/growing.hpp"
 #include "core/path.hpp"
 #include "sys/clock.hpp"
@@ -195,35 +196,16 @@ int64_t append(const std::string& path, const AppendRequest& r) {
 
 namespace {
 
-std::optional<json::object> parse_event(std::string_view line) {
-  if (line.empty() || line.front() != '{') return std::nullopt;
-  try {
-    json::value v = json::parse(line, "event");
-    if (!v.is_object()) return std::nullopt;
-    auto& o = v.get_object();
-    const json::value* seq = o.if_contains("seq");
-    if (!seq || !(seq->is_int64() || seq->is_uint64())) return std::nullopt;
-    return std::move(o);
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
-int64_t seq_of(const json::object& o) {
-  const json::value& s = o.at("seq");
-  return s.is_int64() ? s.get_int64() : static_cast<int64_t>(s.get_uint64());
-}
-
 std::string str_member(const json::object& o, std::string_view name) {
   const json::value* v = o.if_contains(name);
   return v ? json::raw_text(*v) : std::string();
 }
 
-bool selected(const json::object& o, const ShowOptions& opt) {
-  if (opt.since && seq_of(o) <= *opt.since) return false;
-  if (!opt.types.empty() && std::find(opt.types.begin(), opt.types.end(), str_member(o, "type")) == opt.types.end())
+bool selected(const EventLine& e, const ShowOptions& opt) {
+  if (opt.since && e.seq() <= *opt.since) return false;
+  if (!opt.types.empty() && std::find(opt.types.begin(), opt.types.end(), e.member("type")) == opt.types.end())
     return false;
-  return opt.session.empty() || str_member(o, "session") == opt.session;
+  return opt.session.empty() || e.member("session") == opt.session;
 }
 
 struct Printer {
@@ -233,8 +215,8 @@ struct Printer {
   const Sink& warn;
   const MappedFile* file = nullptr;  // the log's mapping, when it is one
   std::size_t used = 0;              // the bytes of it read: as far as a settled look saw
-  void emit(std::string_view line, const json::object& o) const {
-    sink(opt.json ? std::string(line) + "\n" : text_of(o) + "\n");
+  void emit(std::string_view line, const EventLine& e) const {
+    sink(opt.json ? std::string(line) + "\n" : e.text() + "\n");
   }
   void bad(std::size_t offset, bool last) const {
     if (file) file->check_whole(used);  // zeros past a truncation under the map: that is the error
@@ -248,7 +230,7 @@ struct Printer {
 // the options select, a warning when it is not an event.
 void print_line(std::string_view line, uint64_t offset, const Printer& p, bool& any) {
   if (line.empty()) return;
-  if (auto o = parse_event(line)) {
+  if (auto o = EventLine::read(line)) {
     if (selected(*o, p.opt)) {
       p.emit(line, *o);
       any = true;
@@ -267,7 +249,7 @@ void print_forward(std::string_view text, const Printer& p, bool& any) {
 // --since and --last: from the end back, as far as the selection reaches
 // (seqs only grow, so an older seq than --since ends the walk).
 bool print_backward(std::string_view text, std::size_t end, const Printer& p) {
-  std::vector<std::pair<std::string_view, json::object>> picked;
+  std::vector<std::pair<std::string_view, EventLine>> picked;
   while (end > 0) {
     std::size_t nl = end >= 2 ? text.rfind('\n', end - 2) : std::string_view::npos;
     std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
@@ -278,12 +260,12 @@ bool print_backward(std::string_view text, std::size_t end, const Printer& p) {
       auto s = seq_prefix(line);
       if (s && *s <= *p.opt.since) break;
     }
-    auto o = parse_event(line);
+    auto o = EventLine::read(line);
     if (!o) {
       p.bad(start, false);
       continue;
     }
-    if (p.opt.since && seq_of(*o) <= *p.opt.since) break;
+    if (p.opt.since && o->seq() <= *p.opt.since) break;
     if (!selected(*o, p.opt)) continue;
     picked.emplace_back(line, std::move(*o));
     if (p.opt.last && picked.size() >= *p.opt.last) break;

@@ -9,6 +9,7 @@
 #include <random>
 #include <unistd.h>
 
+#include "core/lock_queue.hpp"
 #include "core/lock_wait.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
@@ -90,22 +91,32 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
   std::unique_ptr<LockSession> session = store.session(req.owner);
   const double deadline = monotonic_seconds() + req.wait_seconds;
   // Jittered exponential backoff, so waiters spread out instead of
-  // stampeding the folder's flock at the same instants.
-  std::minstd_rand jitter(static_cast<unsigned>(getpid()) ^
-                          static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
+  // stampeding the folder's flock at the same instants; seeded at the first
+  // pause (most calls never pause).
+  std::optional<std::minstd_rand> jitter;
   double backoff = 0.01;
   // set up before the first attempt, so that a release between an attempt
   // and its pause is an event waiting to be read, not a wake-up lost
   std::unique_ptr<LockWatch> watch = req.wait_seconds > 0 ? open_lock_watch(store) : nullptr;
+  std::unique_ptr<WaitTicket> ticket;  // in line from the first pause on
+  AcquireResult res;
   for (;;) {
-    AcquireResult res = try_acquire(store, *session, req);
-    double left = deadline - monotonic_seconds();
-    if (res.outcome != AcquireResult::held || left <= 0) {
-      if (res.outcome == AcquireResult::held) session->abandon();
-      else res.session = std::move(session);
-      return res;
+    // out of turn, a waiter does not try, unless its time is up
+    if (!ticket || deadline - monotonic_seconds() <= 0 ||
+        ticket->my_turn([&] { return store.read().state == LockFile::missing; })) {
+      res = try_acquire(store, *session, req);
+      if (res.outcome != AcquireResult::held || deadline - monotonic_seconds() <= 0) {
+        if (res.outcome == AcquireResult::held) session->abandon();
+        else res.session = std::move(session);
+        return res;
+      }
     }
-    double nap = backoff * (0.5 + static_cast<double>(jitter() % 1000) / 1000.0);
+    if (!ticket && req.wait_seconds > 0) ticket = join_wait_line(store);
+    if (!jitter)
+      jitter.emplace(static_cast<unsigned>(getpid()) ^
+                     static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
+    const double left = deadline - monotonic_seconds();
+    double nap = backoff * (0.5 + static_cast<double>((*jitter)() % 1000) / 1000.0);
     nap = std::min(left, watch ? watch->pause(nap) : nap);
     if (!pause_until_change(req, watch.get(), nap)) {
       session->abandon();
@@ -122,16 +133,10 @@ AcquireResult acquire_lock(const std::string& path, const AcquireRequest& req) {
   return acquire_lock(*file_lock_store(path), req);
 }
 
-// A lock that is missing or not ours now cannot become ours behind our
-// back, so only a "yes" needs holding and a second look.
+// Read once, while held: a beat is nearly always of a lock that is ours,
+// which would need holding and a second look anyway.
 RefreshResult refresh_heartbeat(LockStore& store, const Owner& owner, int64_t now, std::optional<double> every) {
   RefreshResult res;
-  res.holder = store.read();
-  if (res.holder.state == LockFile::missing) return res;
-  if (!is_ours(res.holder, owner)) {
-    res.outcome = RefreshResult::not_ours;
-    return res;
-  }
   Fd held_still = store.hold();
   res.holder = store.read();
   if (res.holder.state == LockFile::missing) return res;
@@ -191,13 +196,11 @@ RefreshResult keep_heartbeat(const std::string& path, const Owner& owner, double
 }
 
 // Only an entry looked at while held goes, forced too.
+// Read once, while held, as a release is nearly always of a lock that is ours.
 Released release_lock(LockStore& store, const Owner& owner, bool force, bool mark_released) {
   for (;;) {
-    LockEntry lock = store.read();
-    if (lock.state == LockFile::missing) return Released::missing;
-    if (!force && !is_ours(lock, owner)) return Released::not_ours;
     Fd held_still = store.hold();
-    lock = store.read();
+    LockEntry lock = store.read();
     if (lock.state == LockFile::missing) return Released::missing;
     if (!force && !is_ours(lock, owner)) return Released::not_ours;
     if (mark_released && is_ours(lock, owner)) store.mark_released(lock);

@@ -92,6 +92,13 @@ ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dr
 const std::string& lock_operand(const std::string& operand);
 // The lock files that operands name: a folder's *.lock files, or the file.
 std::vector<std::string> lock_files_in(const std::vector<std::string>& operands);
+// The same, and whether the operands name one lock (names_one_lock), from
+// one look at each operand
+struct LockFiles {
+  std::vector<std::string> files;
+  bool one = false;
+};
+LockFiles lock_files_named(const std::vector<std::string>& operands);
 // Whether operands name one lock file alone (not a folder): then the exit
 // status answers for that lock, and a file that cannot be read at all (a
 // link, a FIFO) is refused with exit 4; in a sweep it is a warning.

@@ -140,9 +140,8 @@ private:
 
 // Every write below compares the revision read, so a look taken one round
 // trip earlier is as good as a new one: the key as a failed create saw it
-// (in the same transaction) serves the read that follows, and hold(), which
-// holds nothing here, lets the read after it reuse the one before. A lock
-// cycle makes two round trips fewer so.
+// (in the same transaction) serves the read that follows (try_acquire's),
+// a round trip fewer for each attempt that finds the lock held.
 class Store : public LockStore, public WatchedLockStore {
 public:
   Store(const etcd::Target& target, const StoreOptions& options)
@@ -158,10 +157,7 @@ public:
     reuse_ = false;
     return last_;
   }
-  Fd hold() override {
-    reuse_ = latest_;
-    return Fd{};
-  }
+  Fd hold() override { return Fd{}; }  // every write below compares the revision read
   bool replace(const LockEntry& seen, const json::object& record) override {
     if (!put(record, seen.revision)) return false;
     if (seen.lease) client_.lease_revoke(seen.lease);  // the old holder's, dead: its keeper has nothing left
@@ -173,7 +169,7 @@ public:
   // the key's create revision, so a key that is still that one afterwards
   // was not ours to remove when the revoke came.
   bool remove(const LockEntry& seen) override {
-    reuse_ = latest_ = false;
+    reuse_ = false;
     if (!seen.lease || seen.revision != last_.revision || !last_created_) return remove_if_unchanged(client_, seen);
     const int64_t created = last_created_;
     if (!client_.lease_revoke(seen.lease)) return false;  // gone already, and the key with it
@@ -217,7 +213,7 @@ private:
   // the record's own lease (our session's, fresh): a lost answer is told
   // by value and lease alone
   bool put(const json::object& record, int64_t expect_revision, etcd::RangeResult* seen = nullptr) {
-    reuse_ = latest_ = false;
+    reuse_ = false;
     etcd::GuardedPut p;
     p.key = target_.key;
     p.value = lock_text(record);
@@ -238,7 +234,7 @@ private:
       last_ = from_kv(now.kvs.front());
     }
     last_created_ = now.kvs.empty() ? 0 : now.kvs.front().create_revision;
-    reuse_ = latest_ = true;
+    reuse_ = true;
   }
 
   etcd::Target target_;
@@ -247,8 +243,7 @@ private:
   LockKey last_;                 // the key as last seen, at seen_revision_
   int64_t last_created_ = 0;     // and its create revision
   int64_t seen_revision_ = 0;
-  bool latest_ = false;  // no write since last_ was seen
-  bool reuse_ = false;   // the next read() may answer with last_
+  bool reuse_ = false;  // the next read() may answer with last_ (no write since)
 };
 
 // A waiter's watch of the key from the revision its last attempt saw, so

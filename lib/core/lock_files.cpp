@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/lock.hpp"
+#include "core/lock_queue.hpp"
 #include "core/lock_wait.hpp"
 #include "core/storage.hpp"
 #include "sys/clock.hpp"
@@ -189,6 +190,17 @@ std::unique_ptr<NameWatch> watch_lock(const LockStore& store) {
   return std::make_unique<NameWatch>(dir_name(files->path()), base_name(files->path()));
 }
 
+std::unique_ptr<WaitTicket> join_wait_line(const LockStore& store) {
+  const auto* files = dynamic_cast<const FileStore*>(&store);
+  if (!files) return nullptr;
+  try {
+    return std::make_unique<WaitTicket>(files->path());
+  } catch (const Error& e) {
+    warn(e.what());
+    return nullptr;
+  }
+}
+
 LockStoreOnEtcd lock_store_on_etcd = nullptr;
 
 std::unique_ptr<LockStore> open_lock_store(const std::string& operand, const StoreOptions& options, bool folder) {
@@ -211,7 +223,12 @@ const std::string& lock_operand(const std::string& operand) {
 }
 
 std::vector<std::string> lock_files_in(const std::vector<std::string>& operands) {
-  std::vector<std::string> files;
+  return lock_files_named(operands).files;
+}
+
+LockFiles lock_files_named(const std::vector<std::string>& operands) {
+  LockFiles named;
+  std::vector<std::string>& files = named.files;
   for (const auto& op : operands) {
     // a lock file may be gone (released): nothing to reap; a folder that is
     // not there is a mistake (a wrong LOCK_DIRS), never a quiet success
@@ -220,12 +237,13 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
       fail_system(ENOENT, "read", op);
     if (kind != PathKind::folder) {
       files.push_back(op);
+      named.one = operands.size() == 1;
       continue;
     }
     std::string prefix = op == "." ? "" : op.back() == '/' ? op : op + "/";
     for (auto& name : list_folder(op, ".lock")) files.push_back(prefix + name);
   }
-  return files;
+  return named;
 }
 
 bool names_one_lock(const std::vector<std::string>& operands) {

@@ -7,6 +7,7 @@
 #include <climits>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -32,10 +33,9 @@ bool is_earlier_boot(const LockRecord& r) {
   return is_local(r) && !r.boot_id.empty() && !this_boot().empty() && r.boot_id != this_boot();
 }
 
-std::optional<int64_t> integer_member(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  if (it == o.end()) return std::nullopt;
-  const json::value& v = it->value();
+std::optional<int64_t> integer_of(const json::value* member) {
+  if (!member) return std::nullopt;
+  const json::value& v = *member;
   if (v.is_int64()) return v.get_int64();
   if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get_uint64());
   // a double out of int64's range would be undefined to convert
@@ -59,16 +59,45 @@ std::optional<int64_t> valid_epoch(std::optional<int64_t> t) {
 }
 
 // a process id: a whole number from 1 to INT_MAX
-std::optional<pid_t> pid_member(const json::object& o, std::string_view key) {
-  auto n = integer_member(o, key);
+std::optional<pid_t> pid_of(const json::value* member) {
+  auto n = integer_of(member);
   if (!n || *n <= 0 || *n > INT_MAX) return std::nullopt;
   return static_cast<pid_t>(*n);
 }
 
-std::string string_member(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
-}
+std::string string_of(const json::value* v) { return v && v->is_string() ? std::string(v->get_string()) : ""; }
+
+std::string string_member(const json::object& o, std::string_view key) { return string_of(o.if_contains(key)); }
+
+// The members a record is read for, found in one walk over its fields (a
+// lookup for each was most of reading a record, after the parse).
+struct RecordMembers {
+  const json::value *pid = nullptr, *heartbeat_pid = nullptr, *session = nullptr, *host = nullptr, *boot_id = nullptr,
+                    *pid_start = nullptr, *heartbeat_epoch = nullptr, *heartbeat = nullptr, *heartbeat_every = nullptr,
+                    *started_at = nullptr;
+  explicit RecordMembers(const json::object& o) {
+    static constexpr std::pair<std::string_view, const json::value * RecordMembers::*> names[] = {
+        {"pid", &RecordMembers::pid},
+        {"heartbeat_pid", &RecordMembers::heartbeat_pid},
+        {"session", &RecordMembers::session},
+        {"host", &RecordMembers::host},
+        {"boot_id", &RecordMembers::boot_id},
+        {"pid_start", &RecordMembers::pid_start},
+        {"heartbeat_epoch", &RecordMembers::heartbeat_epoch},
+        {"heartbeat", &RecordMembers::heartbeat},
+        {"heartbeat_every", &RecordMembers::heartbeat_every},
+        {"started_at", &RecordMembers::started_at}};
+    // the parse kept one member per name (the last), so the first match is the one
+    for (const auto& kv : o) {
+      std::string_view key(kv.key().data(), kv.key().size());
+      for (const auto& [name, field] : names)
+        if (key == name) {
+          this->*field = &kv.value();
+          break;
+        }
+    }
+  }
+};
 
 }  // namespace
 
@@ -85,15 +114,29 @@ constexpr auto needs_escape = [] {
   return t;
 }();
 
+// Whether any of the 8 bytes of w is one json::quote escapes (< 0x20, '"',
+// '\\', 0x7f): word-at-a-time tests, exact about whether there is one.
+constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+constexpr bool has_zero_byte(uint64_t v) { return ((v - ones) & ~v & highs) != 0; }
+bool word_needs_escape(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  return ((w - ones * 0x20) & ~w & highs) != 0 || has_zero_byte(w ^ (ones * '"')) || has_zero_byte(w ^ (ones * '\\')) ||
+         has_zero_byte(w ^ (ones * 0x7f));
+}
+
 void append_quoted(std::string& out, std::string_view s) {
   out += '"';
   std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (!needs_escape[static_cast<unsigned char>(s[i])]) continue;
-    out.append(s, run, i - run);
-    const std::string escaped = json::quote(s.substr(i, 1));
-    out.append(escaped, 1, escaped.size() - 2);
-    run = i + 1;
+  for (std::size_t i = 0; i < s.size();) {
+    while (i + 8 <= s.size() && !word_needs_escape(s.data() + i)) i += 8;
+    for (const std::size_t stop = std::min(s.size(), i + 8); i < stop; ++i) {
+      if (!needs_escape[static_cast<unsigned char>(s[i])]) continue;
+      out.append(s, run, i - run);
+      const std::string escaped = json::quote(s.substr(i, 1));
+      out.append(escaped, 1, escaped.size() - 2);
+      run = i + 1;
+    }
   }
   out.append(s, run);
   out += '"';
@@ -153,22 +196,23 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
     json::value v = json::parse(text, subject);
     if (!v.is_object()) fail_data(quoted(subject) + ": not a lock record: not a JSON object");
     r.fields = std::move(v.as_object());
-    auto pid = pid_member(r.fields, "pid");
+    const RecordMembers m(r.fields);
+    auto pid = pid_of(m.pid);
     if (!pid) fail_data(quoted(subject) + ": not a lock record: no valid pid");
     r.pid = *pid;
-    r.heartbeat_pid = pid_member(r.fields, "heartbeat_pid");
-    r.session = string_member(r.fields, "session");
-    r.host = string_member(r.fields, "host");
-    r.boot_id = string_member(r.fields, "boot_id");
-    if (auto s = integer_member(r.fields, "pid_start"); s && *s >= 0) r.pid_start = static_cast<uint64_t>(*s);
-    r.heartbeat_epoch = valid_epoch(integer_member(r.fields, "heartbeat_epoch"));
-    if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_member(r.fields, "heartbeat")));
+    r.heartbeat_pid = pid_of(m.heartbeat_pid);
+    r.session = string_of(m.session);
+    r.host = string_of(m.host);
+    r.boot_id = string_of(m.boot_id);
+    if (auto s = integer_of(m.pid_start); s && *s >= 0) r.pid_start = static_cast<uint64_t>(*s);
+    r.heartbeat_epoch = valid_epoch(integer_of(m.heartbeat_epoch));
+    if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_of(m.heartbeat)));
     r.has_heartbeat = r.heartbeat_epoch.has_value();
-    if (const json::value* e = r.fields.if_contains("heartbeat_every"); e && e->is_number()) {
+    if (const json::value* e = m.heartbeat_every; e && e->is_number()) {
       double every = e->to_number<double>();
       if (std::isfinite(every) && every > 0 && every <= 1e9) r.heartbeat_every = every;
     }
-    if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_member(r.fields, "started_at")));
+    if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_of(m.started_at)));
   }
   return r;
 }
@@ -207,16 +251,20 @@ Owner owner_process(pid_t pid) {
 
 bool is_owner_running(const Owner& owner) { return is_same_process_alive(owner.pid, owner.start); }
 
+std::optional<Owner> running_owner(pid_t pid) {
+  ProcessLook look = look_at_process(pid);
+  if (!look.alive) return std::nullopt;
+  return Owner{pid, look.start};
+}
+
 namespace {
 // Why a local lock's owner is gone, or "" while it runs.
 std::string owner_gone(const LockRecord& r) {
   if (is_earlier_boot(r)) return "taken before the host rebooted";
   ProcessLook now = look_at_process(r.pid);
-  if (!now.alive)
-    return is_zombie(r.pid) ? fmt::format("pid {} has exited, a zombie not yet reaped", r.pid)
-                            : fmt::format("pid {} is not running", r.pid);
-  if (r.pid_start && now.start && *now.start != *r.pid_start)
-    return fmt::format("pid {} now belongs to another process", r.pid);
+  const std::string pid = "pid " + std::to_string(r.pid);
+  if (!now.alive) return pid + (is_zombie(r.pid) ? " has exited, a zombie not yet reaped" : " is not running");
+  if (r.pid_start && now.start && *now.start != *r.pid_start) return pid + " now belongs to another process";
   return "";
 }
 
@@ -287,12 +335,12 @@ std::string state_name(const LockFile& lock, const Verdict& verdict) {
 
 namespace {
 std::string pid_on_host(const LockRecord& r) {
-  return r.host.empty() ? fmt::format("pid {}", r.pid) : fmt::format("pid {} on {}", r.pid, r.host);
+  return r.host.empty() ? "pid " + std::to_string(r.pid) : "pid " + std::to_string(r.pid) + " on " + r.host;
 }
 }  // namespace
 
 std::string describe_owner(const LockRecord& r) {
-  return r.session.empty() ? pid_on_host(r) : fmt::format("session {}, {}", quoted(r.session), pid_on_host(r));
+  return r.session.empty() ? pid_on_host(r) : "session " + quoted(r.session) + ", " + pid_on_host(r);
 }
 
 std::string describe_lock(const std::string& file, const LockFile& lock, const Verdict& verdict) {

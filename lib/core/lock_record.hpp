@@ -60,6 +60,9 @@ Owner owner_process(pid_t pid);
 // has since been given its pid. A lock kept for a dead owner would be
 // stale the moment it is written.
 bool is_owner_running(const Owner& owner);
+// The owner when it is running (as is_owner_running), from one look at the
+// process: nullopt when it is not.
+std::optional<Owner> running_owner(pid_t pid);
 
 // Whether a lock still protects anything. Local locks (same host, or none
 // named) are stale when their process is gone (or a zombie), was reused

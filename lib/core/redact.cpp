@@ -43,10 +43,11 @@ Found secret_at(std::string_view v, std::size_t i, bool word_start) {
   return {};
 }
 
-std::size_t redact_pass(std::string& s, const std::function<void(const std::string&)>& on_kind) {
-  std::string out;
+// One pass over v: the count of secrets found, and then out holds the
+// redacted text (nothing is copied when there is none, as in nearly every
+// string).
+std::size_t redact_pass(std::string_view v, std::string& out, const std::function<void(const std::string&)>& on_kind) {
   std::size_t count = 0, i = 0, copied = 0;
-  const std::string_view v(s);
   while (i < v.size()) {
     // Keys start a word: "sk-" inside "task-sk-..." or "x_ghp_..." is not one,
     // and no start inside a run is tried again (linear time on any input).
@@ -63,16 +64,13 @@ std::size_t redact_pass(std::string& s, const std::function<void(const std::stri
       ++i;
       continue;
     }
-    out.append(s, copied, f.span.begin - copied);
+    out.append(v.substr(copied, f.span.begin - copied));
     out += redacted_marker;
     copied = i = f.span.end;
     ++count;
     if (on_kind) on_kind(f.kind);
   }
-  if (count) {
-    out.append(s, copied, std::string::npos);
-    s = std::move(out);
-  }
+  if (count) out.append(v.substr(copied));
   return count;
 }
 
@@ -82,12 +80,17 @@ std::size_t redact_pass(std::string& s, const std::function<void(const std::stri
 // a redacted text holds nothing more to redact. No matcher takes a marker
 // alone for a secret, so each pass that finds something changes the text;
 // the bound is a guard all the same.
-std::size_t redact_text(std::string& s, const std::function<void(const std::string&)>& on_kind) {
+// s is read as text, and replaced only when a pass finds something.
+std::size_t redact_text(std::string_view text, std::string& s, const std::function<void(const std::string&)>& on_kind) {
   std::size_t total = 0;
+  std::string_view v = text;
   for (int pass = 0; pass < 8; ++pass) {
-    const std::size_t n = redact_pass(s, on_kind);
-    total += n;
+    std::string out;
+    const std::size_t n = redact_pass(v, out, on_kind);
     if (!n) break;
+    total += n;
+    s = std::move(out);
+    v = s;
   }
   return total;
 }
@@ -108,12 +111,28 @@ std::string element_path(std::string_view parent, std::size_t i) {
   return (parent == "." ? "" : std::string(parent)) + "[" + std::to_string(i) + "]";
 }
 
+// A value's place in the document, made a path only for a redaction's
+// report: most walks redact nothing, and building every member's path was
+// most of their cost.
+struct Place {
+  const Place* parent = nullptr;
+  std::string_view name;  // the root's path, or a member's name
+  std::size_t index = 0;  // an element's index
+  bool element = false;
+  std::string path() const {
+    if (!parent) return std::string(name);
+    return element ? element_path(parent->path(), index) : member_path(parent->path(), name);
+  }
+  Place member(std::string_view key) const { return {this, key, 0, false}; }
+  Place item(std::size_t i) const { return {this, {}, i, true}; }
+};
+
 // Everything under a secret name goes, however deep: each string and number
 // becomes the marker, while members and array lengths stay, so that a reader
 // expecting an object still finds one. true, false, null and "" carry
 // nothing worth hiding; a number under a "...token" name is a count
 // (max_token: 4096), not a token.
-std::size_t redact_under(json::value& v, std::string_view name, std::string_view suffix, const std::string& path,
+std::size_t redact_under(json::value& v, std::string_view name, std::string_view suffix, const Place& here,
                          const OnRedact& on) {
   bool hide = false;
   if (v.is_string()) {
@@ -124,32 +143,32 @@ std::size_t redact_under(json::value& v, std::string_view name, std::string_view
   }
   if (hide) {
     v = redacted_marker;
-    if (on) on("value of " + quoted(name) + " at " + path);
+    if (on) on("value of " + quoted(name) + " at " + here.path());
     return 1;
   }
   std::size_t n = 0;
   if (v.is_object()) {
     for (auto& kv : v.get_object()) {
       std::string_view key(kv.key().data(), kv.key().size());
-      n += redact_under(kv.value(), name, suffix, member_path(path, key), on);
+      n += redact_under(kv.value(), name, suffix, here.member(key), on);
     }
   } else if (v.is_array()) {
     auto& a = v.get_array();
-    for (std::size_t i = 0; i < a.size(); ++i) n += redact_under(a[i], name, suffix, element_path(path, i), on);
+    for (std::size_t i = 0; i < a.size(); ++i) n += redact_under(a[i], name, suffix, here.item(i), on);
   }
   return n;
 }
 
-std::size_t walk(json::value& v, std::string_view name, const std::string& path, const OnRedact& on) {
+std::size_t walk(json::value& v, std::string_view name, const Place& here, const OnRedact& on) {
   if (!name.empty()) {
     std::string_view suffix = secret_suffix(name);
-    if (!suffix.empty()) return redact_under(v, name, suffix, path, on);
+    if (!suffix.empty()) return redact_under(v, name, suffix, here, on);
   }
   if (v.is_string()) {
     auto& js = v.get_string();
-    std::string s(js.data(), js.size());
-    std::size_t n = redact_text(s, [&](const std::string& kind) {
-      if (on) on(kind + " at " + path);
+    std::string s;
+    std::size_t n = redact_text(std::string_view(js.data(), js.size()), s, [&](const std::string& kind) {
+      if (on) on(kind + " at " + here.path());
     });
     if (n) v = json::string(s);
     return n;
@@ -158,11 +177,11 @@ std::size_t walk(json::value& v, std::string_view name, const std::string& path,
   if (v.is_object()) {
     for (auto& kv : v.get_object()) {
       std::string_view key(kv.key().data(), kv.key().size());
-      n += walk(kv.value(), key, member_path(path, key), on);
+      n += walk(kv.value(), key, here.member(key), on);
     }
   } else if (v.is_array()) {
     auto& a = v.get_array();
-    for (std::size_t i = 0; i < a.size(); ++i) n += walk(a[i], {}, element_path(path, i), on);
+    for (std::size_t i = 0; i < a.size(); ++i) n += walk(a[i], {}, here.item(i), on);
   }
   return n;
 }
@@ -171,12 +190,12 @@ std::size_t walk(json::value& v, std::string_view name, const std::string& path,
 
 bool is_secret_name(std::string_view name) { return !secret_suffix(name).empty(); }
 
-std::size_t redact(json::value& v, const OnRedact& on_redact) { return walk(v, {}, ".", on_redact); }
+std::size_t redact(json::value& v, const OnRedact& on_redact) { return walk(v, {}, Place{nullptr, "."}, on_redact); }
 
 std::size_t redact_member(json::value& v, std::string_view name, std::string_view path, const OnRedact& on_redact) {
-  return walk(v, name, std::string(path), on_redact);
+  return walk(v, name, Place{nullptr, path}, on_redact);
 }
 
-std::size_t redact_string(std::string& s) { return redact_text(s, {}); }
+std::size_t redact_string(std::string& s) { return redact_text(s, s, {}); }
 
 }  // namespace loopkit

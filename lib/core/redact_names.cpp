@@ -43,6 +43,22 @@ constexpr bool ends_as_expected() {
 }
 static_assert(ends_as_expected(), "a secret name ends in a letter secret_suffix passes over");
 
+// The last two letters of every secret name (and of "_key"): secret_suffix
+// normalizes only the names that end in one of them.
+constexpr std::array<std::string_view, 11> secret_endings{"rd", "wd", "se", "et", "ey", "en",
+                                                          "on", "al", "ls", "ss", "ye"};
+constexpr bool is_secret_ending(char before_last, char last) {
+  for (std::string_view e : secret_endings)
+    if (e[0] == before_last && e[1] == last) return true;
+  return false;
+}
+constexpr bool ends_in_endings() {
+  for (const SecretName& n : secret_names)
+    if (!is_secret_ending(n.name[n.name.size() - 2], n.name.back())) return false;
+  return is_secret_ending('e', 'y');  // _key
+}
+static_assert(ends_in_endings(), "a secret name ends in two letters secret_suffix passes over");
+
 // lower_snake form: dbPassword -> db_password, api-key -> api_key
 std::string normalize_name(std::string_view name) {
   std::string n;
@@ -185,6 +201,15 @@ std::string_view secret_suffix(std::string_view name) {
   const std::string_view bare = without_number(name);
   const char last = bare.empty() ? '\0' : to_lower(bare.back());
   if (last != 'd' && last != 'e' && last != 't' && last != 'y' && last != 'n' && last != 'l' && last != 's') return {};
+  // the letter before the last as normalize_name makes it: '_' at a
+  // camelCase step or a separator, else lower case (bare ends in a letter,
+  // so its normal form is the normal name without its number)
+  if (bare.size() < 2) return {};
+  const char b = bare[bare.size() - 2], l = bare.back();
+  const char before_last = is_upper(l) && (is_digit(b) || (b >= 'a' && b <= 'z')) ? '_'
+                           : b == '-' || b == '.' || b == ' '                     ? '_'
+                                                                                  : to_lower(b);
+  if (!is_secret_ending(before_last, last)) return {};
   const std::string normal = normalize_name(name);
   const std::string_view n = without_number(normal);
   for (const SecretName& s : secret_names) {

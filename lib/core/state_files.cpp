@@ -46,6 +46,9 @@ public:
     if (fence && !check_fence(*fence, folder_held, held_.exists ? -1 : held_.fd.get())) return Commit::lock_lost;
     if (w.backup_why) back_up(seen);
     AtomicWrite how{.mode = held_.exists ? held_.mode : static_cast<mode_t>(options_.mode), .sync = options_.sync};
+    // the file read is flocked and still the one its name stands for: the
+    // write need not look at the name again
+    if (held_.exists) how.held = &held_;
     if (w.gzip) {
       textedit::StringSink text;
       w.write(text);

@@ -196,6 +196,7 @@ struct Replaced {
   struct stat st;
 };
 Replaced replaced(const std::string& path, const AtomicWrite& how) {
+  if (how.held) return {Folder(dir_name(how.held->target)), base_name(how.held->target), true, how.held->st};
   Replaced r{Folder(dir_name(path)), base_name(path), false, {}};
   r.existed = fstatat(r.folder.fd(), r.name.c_str(), &r.st, AT_SYMLINK_NOFOLLOW) == 0;
   if (r.existed && S_ISLNK(r.st.st_mode) && how.follow_symlink) {
@@ -336,10 +337,11 @@ LockedForReplace lock_for_replace(const std::string& path, bool view) {
     // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
     // holding the open until a writer comes
     refuse_special_file(path, "open");
-    std::string target;
+    std::string& target = r.target;
     r.fd = open_resolved(path, target, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (r.fd) {
-      struct stat held, named;
+      struct stat& held = r.st;
+      struct stat named;
       if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
       if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "read", path);
       if (!S_ISREG(held.st_mode)) fail_not_regular("open", path, held.st_mode);
@@ -366,8 +368,8 @@ LockedForReplace lock_for_replace(const std::string& path, bool view) {
   }
 }
 
-std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode) {
-  return link_new_in(Folder(dir_name(path)), base_name(path), data, mode, true, path);
+std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode, bool sync) {
+  return link_new_in(Folder(dir_name(path)), base_name(path), data, mode, sync, path);
 }
 
 std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes) {

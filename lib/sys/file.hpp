@@ -83,6 +83,10 @@ struct AtomicWrite {
   // the write returns false; the check and the replacement are one step
   // (renameat2 RENAME_EXCHANGE) where the file system has it
   bool only_if_present = false;
+  // The file at path as its caller holds it (flocked by lock_for_replace,
+  // which checked that the name stands for it): the name is not looked at
+  // again, and the new file goes to held->target.
+  const struct LockedForReplace* held = nullptr;
 };
 
 // Write data to a temporary file beside path (a TempFile: sys/tempfile.hpp),
@@ -125,6 +129,8 @@ struct LockedForReplace {
   bool exists = false;
   FileView contents;  // when exists: valid while fd is held (writers rename, never rewrite in place)
   mode_t mode = 0;
+  std::string target;  // path with its links resolved: the name fd stands for
+  struct stat st {};   // when exists: fd's
 };
 // With view false, contents is left empty: the caller reads fd its own way
 // (core/state.cpp maps it and releases the pages it has passed).
@@ -137,7 +143,7 @@ LockedForReplace lock_for_replace(const std::string& path, bool view = true);
 // (the caller decides what a failure to do so means). Returns the new
 // file's identity, or nullopt when path already exists; exit 4 otherwise,
 // leaving neither path nor the temporary file.
-std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode);
+std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode, bool sync = true);
 
 // A regular file's bytes (at most max_bytes of them) together with its
 // modification time and identity, read from one open descriptor so they

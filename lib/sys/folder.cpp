@@ -47,7 +47,9 @@ int sync_error(int fd) {
 }
 }  // namespace
 
-Folder::Folder(const std::string& dir) : fd_(open_fd(dir, O_RDONLY | O_DIRECTORY)), path_(dir) {
+Folder::Folder(const std::string& dir) : path_(dir) {
+  if (dir == ".") return;
+  fd_ = open_fd(dir, O_RDONLY | O_DIRECTORY);
   if (!fd_) fail_system(errno, "open folder", dir);
 }
 
@@ -58,12 +60,22 @@ std::string Folder::shown(std::string_view name) const {
   return s.append(name);
 }
 
+namespace {
+// The working folder is opened for its fsync only (a failed open is the
+// sync's failure)
+int sync_error(const Fd& fd) {
+  if (fd) return sync_error(fd.get());
+  Fd here = open_fd(".", O_RDONLY | O_DIRECTORY);
+  return here ? sync_error(here.get()) : errno;
+}
+}  // namespace
+
 void Folder::sync() const {
-  if (int err = sync_error(fd_.get())) fail_system(err, "sync folder", path_);
+  if (int err = sync_error(fd_)) fail_system(err, "sync folder", path_);
 }
 
 void Folder::sync_after_commit() const {
-  if (int err = sync_error(fd_.get())) warn_system(err, "sync folder", path_);
+  if (int err = sync_error(fd_)) warn_system(err, "sync folder", path_);
 }
 
 void fsync_dir(const std::string& dir) { Folder(dir).sync(); }
@@ -110,6 +122,17 @@ std::vector<std::string> list_folder(const std::string& dir, const std::string& 
   int err = errno;
   closedir(d);
   if (err) fail_system(err, "read folder", dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> names_starting_with(const std::string& dir, std::string_view prefix) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return names;
+  while (struct dirent* e = readdir(d))
+    if (std::string_view(e->d_name).starts_with(prefix)) names.emplace_back(e->d_name);
+  closedir(d);
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -2,6 +2,7 @@
 // the folder-wide flock that serialises every change to an existing name in
 // one folder (the lock tools rely on it).
 #pragma once
+#include <fcntl.h>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -22,9 +23,12 @@ std::string base_name(const std::string& path);
 // caller's layout); the names used through it are single components.
 class Folder {
 public:
-  explicit Folder(const std::string& dir);  // exit 4 when it cannot be opened
+  // exit 4 when it cannot be opened; "." is the working folder, named by
+  // AT_FDCWD (no tool changes it), opened only for its fsync
+  explicit Folder(const std::string& dir);
   Folder(Fd fd, std::string dir) : fd_(std::move(fd)), path_(std::move(dir)) {}
-  int fd() const { return fd_.get(); }
+  // for the *at() calls only (AT_FDCWD for "."), never fstat or flock
+  int fd() const { return fd_ ? fd_.get() : AT_FDCWD; }
   const std::string& path() const { return path_; }
   // "DIR/name" for messages ("name" alone in ".")
   std::string shown(std::string_view name) const;
@@ -60,6 +64,9 @@ std::string current_folder();
 
 // The names in a folder that end in suffix (dot files excluded), sorted.
 std::vector<std::string> list_folder(const std::string& dir, const std::string& suffix);
+// The names in a folder that start with prefix (dot files too), sorted;
+// none when the folder cannot be read
+std::vector<std::string> names_starting_with(const std::string& dir, std::string_view prefix);
 // The names of the regular files (lstat: symlinks excluded) directly in dir
 // that the calling user owns, sorted; a missing dir has none.
 std::vector<std::string> own_regular_files(const std::string& dir);

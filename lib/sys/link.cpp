@@ -60,6 +60,7 @@ namespace {
 // when the folder itself is missing (so is the name)
 std::optional<Folder> folder_of(const std::string& path) {
   const std::string dir = dir_name(path);
+  if (dir == ".") return Folder(Fd(), dir);  // AT_FDCWD
   Fd fd = open_fd(dir, O_PATH | O_DIRECTORY);
   if (fd) return Folder(std::move(fd), dir);
   if (errno == ENOENT) return std::nullopt;

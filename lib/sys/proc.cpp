@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string_view>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -26,18 +27,35 @@ struct StatLine {
 };
 
 // Fields 3 (the state) and 22 (the start time) of what follows the
-// command name, in one pass: fields are separated by single spaces.
+// command name: fields are separated by single spaces, counted a word of 8
+// bytes at a time (a look at a process is in every lock call).
 void stat_fields(std::string_view s, std::string_view& state, std::string_view& start) {
-  int field = 2;
-  for (size_t i = 0; i < s.size() && field < 22;) {
-    while (i < s.size() && s[i] == ' ') ++i;
-    if (i >= s.size()) return;
-    ++field;
-    const void* space = std::memchr(s.data() + i, ' ', s.size() - i);
-    const size_t end = space ? static_cast<size_t>(static_cast<const char*>(space) - s.data()) : s.size();
-    if (field == 3) state = s.substr(i, end - i);
-    if (field == 22) start = s.substr(i, end - i);
-    i = end;
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  while (p < end && *p == ' ') ++p;
+  const char* f = p;  // field 3
+  while (p < end && *p != ' ') ++p;
+  state = std::string_view(f, static_cast<size_t>(p - f));
+  // the 19th space from here starts field 22
+  int spaces = 0;
+  constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  for (; p + 8 <= end; p += 8) {
+    uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    w ^= ones * ' ';
+    // a high bit in each byte that was a space (exact: no borrow crosses
+    // bytes when each byte's low seven bits are added to 0x7f)
+    const uint64_t hits = ~(((w & ~highs) + ~highs) | w) & highs;
+    const int n = __builtin_popcountll(hits);
+    if (spaces + n >= 19) break;
+    spaces += n;
+  }
+  for (; p < end; ++p) {
+    if (*p != ' ' || ++spaces < 19) continue;
+    f = ++p;
+    while (p < end && *p != ' ' && *p != '\n') ++p;
+    start = std::string_view(f, static_cast<size_t>(p - f));
+    return;
   }
 }
 
@@ -98,16 +116,20 @@ bool is_zombie(pid_t pid) { return is_zombie_state(read_stat(pid)); }
 bool is_pid_alive(pid_t pid) {
   // A zombie still answers kill() until its parent reaps it, which a parent
   // that never waits makes forever; it holds nothing, so it is dead here.
-  return exists(pid) && !is_zombie(pid);
+  return look_at_process(pid).alive;
 }
 
 std::optional<uint64_t> process_start_time(pid_t pid) { return read_stat(pid).start; }
 
+// /proc/PID/stat first: read, it answers alive, zombie and start time at
+// once; kill() only where /proc has no entry for a pid that may still be
+// there (another pid namespace's /proc, or none mounted).
 ProcessLook look_at_process(pid_t pid) {
-  if (!exists(pid)) return {};
+  if (pid <= 0) return {};
   StatLine s = read_stat(pid);
-  if (is_zombie_state(s)) return {};
-  return {true, s.start};
+  if (s.state) return is_zombie_state(s) ? ProcessLook{} : ProcessLook{true, s.start};
+  if (!exists(pid)) return {};
+  return {true, std::nullopt};
 }
 
 bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start) {
@@ -115,6 +137,15 @@ bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start) {
   if (!now.alive) return false;
   // no /proc entry but kill() says alive: another pid namespace; trust kill()
   return !start || !now.start || *now.start == *start;
+}
+
+uid_t effective_uid() {
+  static const uid_t euid = [] {
+    errno = 0;
+    const unsigned long v = getauxval(AT_EUID);
+    return errno == 0 ? static_cast<uid_t>(v) : geteuid();
+  }();
+  return euid;
 }
 
 std::string boot_id() {

@@ -24,6 +24,9 @@ struct ProcessLook {
 ProcessLook look_at_process(pid_t pid);
 // alive (see is_pid_alive) and, when start is known, started at that time
 bool is_same_process_alive(pid_t pid, std::optional<uint64_t> start);
+// geteuid()'s answer without a system call: the effective user id the
+// kernel passed at exec (the auxiliary vector), as no tool changes its ids.
+uid_t effective_uid();
 std::string boot_id();    // /proc/sys/kernel/random/boot_id, "" if unknown
 std::string host_name();  // uname -n
 // Wait up to seconds for pid to exit (pidfd where the kernel has it);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "sys/error.hpp"
+#include "sys/mapped.hpp"
+#include "sys/proc.hpp"
 
 namespace loopkit {
 
@@ -18,12 +20,9 @@ namespace {
 constexpr std::size_t random_chars = 12;
 
 // linkat() of an O_TMPFILE file goes through /proc/self/fd (AT_EMPTY_PATH
-// needs CAP_DAC_READ_SEARCH); without /proc, named files are used
+// needs CAP_DAC_READ_SEARCH); where /proc is missing, which the link itself
+// tells, the written file is copied to a named one (copy_to_named)
 bool g_unnamed_allowed = true;
-bool can_link_unnamed() {
-  static const bool ok = access("/proc/self/fd", X_OK) == 0;
-  return g_unnamed_allowed && ok;
-}
 
 std::string random_part() {
   static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -58,7 +57,8 @@ bool names_inode(int dirfd, const std::string& name, int fd) {
 // A stray of ours that no live writer holds (its flock went with it).
 void remove_if_dead(int dirfd, const std::string& name) {
   struct stat st;
-  if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+  if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_uid != effective_uid())
     return;
   Fd f = open_fd_at(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (!f || flock(f.get(), LOCK_EX | LOCK_NB) != 0) return;
@@ -81,7 +81,7 @@ void remove_stray_temp_files(const Folder& folder, const std::string& target) {
 TempFile::TempFile(const Folder& folder, std::string target, bool exclusive, std::string subject)
     : folder_(folder), target_(std::move(target)), subject_(std::move(subject)) {
   if (subject_.empty()) subject_ = folder_.shown(target_);
-  if (can_link_unnamed()) {
+  if (g_unnamed_allowed) {
     fd_ = open_fd_at(folder_.fd(), ".", O_RDWR | O_TMPFILE, 0600);
     if (fd_) return;
     // EISDIR: a kernel without O_TMPFILE; EOPNOTSUPP: a file system without
@@ -104,7 +104,7 @@ bool TempFile::take_own_stray(const std::string& name) {
   struct stat st;
   if (fstatat(folder_.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
     return errno == ENOENT;  // gone meanwhile: try the name again
-  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) return false;
+  if (!S_ISREG(st.st_mode) || st.st_uid != effective_uid()) return false;
   return unlinkat(folder_.fd(), name.c_str(), 0) == 0 || errno == ENOENT;
 }
 
@@ -138,24 +138,44 @@ void TempFile::create_named(bool exclusive) {
 
 void TempFile::finish(mode_t mode, const struct stat* owner, bool sync) {
   if (fchmod(fd_.get(), mode) != 0) fail_system(errno, "set mode of", subject_);
-  if (owner && geteuid() == 0)
+  if (owner && effective_uid() == 0)
     (void)!fchown(fd_.get(), owner->st_uid, owner->st_gid);  // root editing a user's file keeps it theirs
   if (sync && fsync(fd_.get()) != 0) fail_system(errno, "sync", subject_);
+  synced_ = sync;
 }
 
-bool TempFile::link_unnamed_to(const std::string& name) {
+// Without /proc the unnamed file cannot be linked: its bytes, mode and
+// owner go to a named one, as if it had been named from the start.
+void TempFile::copy_to_named(bool exclusive) {
+  Fd unnamed = std::move(fd_);
+  struct stat st;
+  if (fstat(unnamed.get(), &st) != 0) fail_system(errno, "stat", subject_);
+  create_named(exclusive);
+  copy_range(unnamed.get(), 0, fd_.get(), static_cast<std::size_t>(st.st_size), subject_);
+  finish(st.st_mode & 07777, &st, synced_);
+}
+
+// 1: linked; 0: name exists; -1: no /proc to link through
+int TempFile::try_link_unnamed(const std::string& name) {
   char proc[40];
   std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd_.get());
-  if (linkat(AT_FDCWD, proc, folder_.fd(), name.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
-  if (errno == EEXIST) return false;
-  fail_system(errno, "create", folder_.shown(name));
+  if (linkat(AT_FDCWD, proc, folder_.fd(), name.c_str(), AT_SYMLINK_FOLLOW) == 0) return 1;
+  if (errno == EEXIST) return 0;
+  const int err = errno;
+  if (err == ENOENT && access("/proc/self/fd", X_OK) != 0) return -1;
+  fail_system(err, "create", folder_.shown(name));
 }
 
 // The unnamed file gets the name a rename needs.
 void TempFile::name_for_rename() {
   const std::string fixed = "." + target_ + ".tmp";
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (link_unnamed_to(fixed)) {
+    const int linked = try_link_unnamed(fixed);
+    if (linked < 0) {
+      copy_to_named(false);  // the named file is at a name of its own
+      return;
+    }
+    if (linked == 1) {
       name_ = fixed;
       return;
     }
@@ -166,7 +186,7 @@ void TempFile::name_for_rename() {
   if (flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) fail_system(errno, "lock", subject_);
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string name = "." + target_ + "." + random_part() + ".tmp";
-    if (link_unnamed_to(name)) {
+    if (try_link_unnamed(name) == 1) {
       name_ = std::move(name);
       return;
     }
@@ -187,9 +207,13 @@ void TempFile::close_after_commit() {
 
 bool TempFile::link_new() {
   if (name_.empty()) {
-    if (!link_unnamed_to(target_)) return false;
-    close_after_commit();
-    return true;
+    const int linked = try_link_unnamed(target_);
+    if (linked == 0) return false;
+    if (linked == 1) {
+      close_after_commit();
+      return true;
+    }
+    copy_to_named(true);
   }
   if (linkat(folder_.fd(), name_.c_str(), folder_.fd(), target_.c_str(), 0) != 0) {
     int err = errno;

@@ -65,7 +65,8 @@ public:
 
 private:
   void create_named(bool exclusive);
-  bool link_unnamed_to(const std::string& name);
+  int try_link_unnamed(const std::string& name);
+  void copy_to_named(bool exclusive);
   void name_for_rename();
   bool take_own_stray(const std::string& name);
   void close_after_commit();
@@ -75,7 +76,8 @@ private:
   std::string target_;
   std::string subject_;
   Fd fd_;
-  std::string name_;  // the temporary name, while there is one
+  std::string name_;     // the temporary name, while there is one
+  bool synced_ = false;  // finish was asked to fsync
 };
 
 // false: every TempFile is named, as where O_TMPFILE is missing (for the

@@ -1,5 +1,6 @@
 // lib/core/ctx: defaults, phases, tokens, save names.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "core/ctx.hpp"
 #include "core/shellwords.hpp"
@@ -138,4 +139,54 @@ TEST_CASE("issue 22: whose a save is: project.name, else the folder it was made 
   CHECK_FALSE(ctx::project_of(odd).known());
   CHECK(!ctx::working_folder().empty());
   CHECK(ctx::working_folder()[0] == '/');
+}
+
+// has_every_field is fill_defaults' shortcut: it must name the same fields.
+// Each field of a fresh save, removed or given another kind, is one that
+// fill_defaults fills, and that has_every_field misses.
+static void field_paths(const json::value& v, std::vector<std::string>& at,
+                        std::vector<std::vector<std::string>>& out) {
+  static const std::set<std::string> inside = {"project",       "phases",  "context", "context.token_usage",
+                                               "configuration", "metadata"};
+  for (const auto& kv : v.as_object()) {
+    at.emplace_back(kv.key());
+    out.push_back(at);
+    std::string joined;
+    for (const auto& p : at) joined += (joined.empty() ? "" : ".") + p;
+    if (inside.count(joined)) field_paths(kv.value(), at, out);
+    at.pop_back();
+  }
+}
+
+TEST_CASE("has_every_field agrees with fill_defaults on every field of a fresh save") {
+  const json::value fresh = ctx::fresh_save(now);
+  CHECK(ctx::has_every_field(fresh));
+  std::vector<std::string> at;
+  std::vector<std::vector<std::string>> paths;
+  field_paths(fresh, at, paths);
+  CHECK(paths.size() == 34);
+  for (const auto& path : paths) {
+    for (int how = 0; how < 2; ++how) {
+      json::value doc = fresh;
+      json::object* parent = &doc.as_object();
+      for (std::size_t i = 0; i + 1 < path.size(); ++i) parent = &parent->at(path[i]).as_object();
+      const bool was_string = parent->at(path.back()).is_string();
+      if (how == 0) parent->erase(path.back());
+      else (*parent)[path.back()] = was_string ? json::value(1) : json::value("x");
+      INFO(path.back() << (how == 0 ? " removed" : " mistyped"));
+      CHECK_FALSE(ctx::has_every_field(doc));
+      CHECK_FALSE(ctx::fill_defaults(doc, now).empty());
+      CHECK(ctx::has_every_field(doc));
+    }
+  }
+}
+
+TEST_CASE("save_text writes what json::to_text writes in the default layout") {
+  json::value doc = ctx::fresh_save(now);
+  CHECK(ctx::save_text(doc) == json::to_text(doc, json::default_layout()));
+  doc = json::parse(R"({"a":"q\"b\\c\n\t\u0001\u007f é","b":[],"c":{},"d":[1,2.5,-0,1e300,true,null,{"x":[[]]}],)"
+                    R"("e\"k":{"f":"","g":12345678901234567890123}})",
+                    "t", {}, json::Literals::as_written);
+  CHECK(ctx::save_text(doc) == json::to_text(doc, json::default_layout()));
+  CHECK(ctx::save_text(json::value("s")) == "\"s\"\n");
 }

@@ -359,3 +359,20 @@ TEST_CASE("one lock file named alone answers by the exit status; a folder or sev
   CHECK_FALSE(names_one_lock({d.dir}));
   CHECK_FALSE(names_one_lock({d.path("a.lock"), d.path("b.lock")}));
 }
+
+TEST_CASE("lock_text writes what json::compact writes, whatever byte needs escaping at whatever offset", "[lock]") {
+  // the word-at-a-time test of lock_text sees 8 bytes at once: every
+  // escaped byte at every place in and across a word
+  for (unsigned char c : {'"', '\\', '\n', '\x01', '\x1f', '\x7f', ' ', 'a', '\x80', '\xff'}) {
+    for (std::size_t at = 0; at < 20; ++at) {
+      std::string s(19, 'x');
+      s.insert(at, 1, static_cast<char>(c));
+      json::object o;
+      o["session"] = s;
+      o["pid"] = 42;
+      o[s] = "k";
+      INFO("byte " << static_cast<int>(c) << " at " << at);
+      CHECK(lock_text(o) == json::compact(json::value(o)) + "\n");
+    }
+  }
+}

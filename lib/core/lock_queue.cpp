@@ -1,0 +1,105 @@
+#include "core/lock_queue.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "sys/clock.hpp"
+#include "sys/error.hpp"
+#include "sys/file.hpp"
+#include "sys/folder.hpp"
+#include "sys/link.hpp"
+#include "sys/proc.hpp"
+
+namespace loopkit {
+
+namespace {
+// Zero-padded, so that the names sort in the order of their numbers
+constexpr std::size_t number_digits = 12;
+
+std::optional<uint64_t> number_of(std::string_view name, std::string_view prefix) {
+  if (name.size() != prefix.size() + number_digits) return std::nullopt;
+  uint64_t n = 0;
+  const char* end = name.data() + name.size();
+  auto [at, err] = std::from_chars(name.data() + prefix.size(), end, n);
+  if (err != std::errc() || at != end) return std::nullopt;
+  return n;
+}
+
+// "PID START": the waiter, as the lock records its owner
+std::string waiter_text() {
+  const pid_t me = getpid();
+  const ProcessLook look = look_at_process(me);
+  return look.start ? fmt::format("{} {}\n", me, *look.start) : fmt::format("{}\n", me);
+}
+
+bool is_waiter_alive(std::string_view text) {
+  long long pid = 0;
+  uint64_t start = 0;
+  const char* end = text.data() + text.size();
+  auto [at, err] = std::from_chars(text.data(), end, pid);
+  if (err != std::errc() || pid <= 0 || pid > INT32_MAX) return false;
+  std::optional<uint64_t> started;
+  if (at < end && *at == ' ' && std::from_chars(at + 1, end, start).ec == std::errc()) started = start;
+  return is_same_process_alive(static_cast<pid_t>(pid), started);
+}
+}  // namespace
+
+WaitTicket::WaitTicket(const std::string& path) : dir_(dir_name(path)), prefix_("." + base_name(path) + ".wait.") {
+  const std::string text = waiter_text();
+  const std::string at = dir_ == "." && path.find('/') == std::string::npos ? "" : dir_ + "/";
+  // a number taken meanwhile by another waiter: look at the line again
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    uint64_t last = 0;
+    for (const auto& name : names_starting_with(dir_, prefix_))
+      if (auto n = number_of(name, prefix_)) last = std::max(last, *n);
+    std::string name = fmt::format("{}{:0{}}", prefix_, last + 1, number_digits);
+    // not synced: a line does not outlive a crash of its waiters
+    if (link_new_file(at + name, text, 0644, false)) {
+      name_ = at + name;
+      return;
+    }
+  }
+  fail(Exit::system, fmt::format("cannot join the line of waiters for {}", quoted(path)));
+}
+
+WaitTicket::~WaitTicket() {
+  try {
+    remove_file(name_);
+  } catch (const Error&) {
+  }
+}
+
+// No live waiter holds a lower number; the tickets of dead ones go.
+bool WaitTicket::is_first() {
+  const std::string at = name_.substr(0, name_.size() - base_name(name_).size());
+  const std::string mine = base_name(name_);
+  for (const auto& name : names_starting_with(dir_, prefix_)) {
+    if (name >= mine) break;
+    if (!number_of(name, prefix_)) continue;
+    try {
+      auto ticket = read_file_snapshot(at + name, 64);
+      if (!ticket) continue;
+      if (is_waiter_alive(ticket->data)) return false;
+      remove_file_if_same(at + name, ticket->id);
+    } catch (const Error&) {
+      // a ticket that cannot be read or removed (a link planted there,
+      // another user's in a sticky folder) holds nobody up
+    }
+  }
+  return true;
+}
+
+bool WaitTicket::my_turn(const std::function<bool()>& lock_free) {
+  if (is_first()) return true;
+  if (!lock_free()) {
+    free_since_.reset();
+    return false;
+  }
+  const double now = monotonic_seconds();
+  if (!free_since_) free_since_ = now;
+  return now - *free_since_ >= queue_grace;
+}
+
+}  // namespace loopkit
