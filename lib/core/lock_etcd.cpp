@@ -280,7 +280,7 @@ bool KeyLockWatch::wait(double seconds) {
       if (changed == 0) return false;
       if (changed > store_.seen_revision()) return true;  // else the last attempt saw it already
     }
-  } catch (const Error&) {
+  } catch (const std::exception&) {  // Error (exit 4), or an answer that is not etcd's
     broken_ = true;
     watch_.reset();
     return true;  // something may have changed meanwhile: the next attempt looks
