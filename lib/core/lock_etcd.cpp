@@ -1,6 +1,7 @@
 #include "core/lock_etcd.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "sys/clock.hpp"
 #include "core/lock_wait.hpp"
@@ -173,6 +174,9 @@ public:
     if (!seen.lease || seen.revision != last_.revision || !last_created_) return remove_if_unchanged(client_, seen);
     const int64_t created = last_created_;
     if (!client_.lease_revoke(seen.lease)) return false;  // gone already, and the key with it
+    // the key this very process wrote, for itself (lock-acquire -- COMMAND):
+    // its owner lives, so nobody judged it stale and took it over
+    if (seen.revision == last_revision && seen.state == LockFile::readable && seen.record.pid == getpid()) return true;
     auto now = client_.get(target_.key);
     return !now || now->create_revision != created;
   }
