@@ -204,3 +204,76 @@ keepers() { pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/" || true; }
   for _ in $(seq 100); do [ -z "$(keepers)" ] && break; sleep 0.1; done
   [ -z "$(keepers)" ]
 }
+
+# a waiter's trace: until it has sent REQUEST (bounded: 30 s)
+sent() {
+  local i
+  for ((i = 0; i < 300; i++)); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  echo "$1: never sent $2" >&2
+  return 1
+}
+# the requests sent after the watch, one path a line
+after_watch() { sed -n '/\/v3\/watch/,$p' "$1" | grep -o '/v3/kv/[a-z]*\|/v3/lease/[a-z]*' || true; }
+
+@test "issue 24: a waiter watches the held key from the revision it read and takes it at release, polling nothing meanwhile" {
+  need_strace
+  holder=$(live) waiter=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  strace -f -s 64 -e trace=sendmsg -o trace lock-acquire --no-keeper --wait 60 --pid "$waiter" "$U" &
+  traced=$!
+  sent trace /v3/watch
+  # a poller would have tried again several times by now (backoff 10 ms .. 0.5 s)
+  sleep 1.5
+  run -0 after_watch trace
+  assert_output ""
+  run -0 lock-release --pid "$holder" "$U"
+  rc=0 && wait "$traced" || rc=$?
+  [ "$rc" = 0 ]
+  run -0 lock-status "$U"
+  assert_output --partial "pid $waiter on"
+  # one watch; after it only the create that got the lock
+  [ "$(grep -c /v3/watch trace)" = 1 ]
+  run -0 after_watch trace
+  assert_output "/v3/kv/txn"
+}
+
+@test "issue 24: a waiter whose watch breaks goes back to polling and still gets the lock" {
+  need_strace
+  ss -V >/dev/null 2>&1 || skip "ss is not installed"
+  holder=$(live) waiter=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  strace -f -s 64 -e trace=sendmsg -o trace lock-acquire --no-keeper --wait 60 --pid "$waiter" "$U" &
+  traced=$!
+  sent trace /v3/watch
+  pid=$(pgrep -P "$traced")
+  # end the waiter's connections to etcd under it, the watch's among them
+  port=${ENDPOINTS##*:}
+  ss -K -Htnp "dport = :$port" | grep -q "pid=$pid," || skip "ss -K cannot end sockets here"
+  # back to polling: attempts follow the broken watch while the lock is held
+  for _ in $(seq 300); do [ "$(after_watch trace | grep -c txn)" -ge 2 ] && break; sleep 0.1; done
+  [ "$(after_watch trace | grep -c txn)" -ge 2 ]
+  run -0 lock-release --pid "$holder" "$U"
+  rc=0 && wait "$traced" || rc=$?
+  [ "$rc" = 0 ]
+  run -0 lock-status "$U"
+  assert_output --partial "pid $waiter on"
+}
+
+@test "issue 24: a termination signal ends a watching wait with 128+N, the key untouched; --wait's deadline ends it with exit 1" {
+  holder=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  before=$(etcdctl3 get -w json "${U#etcd://"$ENDPOINTS"}" | jq -c '.kvs[0].mod_revision')
+  lock-acquire -w 60 "$U" -- touch ran &
+  waiter=$!
+  wait_exec "$waiter" loopkit-etcd
+  # the waiter is in its watch once it has a second connection to etcd
+  port=${ENDPOINTS##*:}
+  for _ in $(seq 300); do [ "$(ss -Htnp "dport = :$port" | grep -c "pid=$waiter,")" -ge 2 ] && break; sleep 0.1; done
+  kill -TERM "$waiter"
+  rc=0 && wait "$waiter" || rc=$?
+  [ "$rc" = 143 ]
+  [ ! -e ran ]
+  [ "$(etcdctl3 get -w json "${U#etcd://"$ENDPOINTS"}" | jq -c '.kvs[0].mod_revision')" = "$before" ]
+  run -1 --separate-stderr timeout 30 lock-acquire --wait 1 --pid "$$" "$U"
+  [[ $stderr == *"within 1s: held by pid $holder"* ]]
+}

@@ -65,7 +65,7 @@ AcquireResult try_acquire(LockStore& store, LockSession& session, const AcquireR
 }
 // The pause between two attempts; false when a signal interrupted it.
 // With a watch, the pause ends at the first change at the lock's name.
-bool pause_until_change(const AcquireRequest& req, NameWatch* watch, double nap) {
+bool pause_until_change(const AcquireRequest& req, LockWatch* watch, double nap) {
   if (!watch || !watch->active()) return req.pause ? req.pause(nap) : (sleep_seconds(nap), true);
   if (!req.pause) {
     watch->wait(nap);
@@ -97,7 +97,7 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
   double backoff = 0.01;
   // set up before the first attempt, so that a release between an attempt
   // and its pause is an event waiting to be read, not a wake-up lost
-  std::unique_ptr<NameWatch> watch = req.wait_seconds > 0 ? watch_lock(store) : nullptr;
+  std::unique_ptr<LockWatch> watch = req.wait_seconds > 0 ? open_lock_watch(store) : nullptr;
   std::unique_ptr<WaitTicket> ticket;  // in line from the first pause on
   AcquireResult res;
   for (;;) {
@@ -116,7 +116,8 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
       jitter.emplace(static_cast<unsigned>(getpid()) ^
                      static_cast<unsigned>(static_cast<uint64_t>(monotonic_seconds() * 1e6)));
     const double left = deadline - monotonic_seconds();
-    const double nap = std::min(left, backoff * (0.5 + static_cast<double>((*jitter)() % 1000) / 1000.0));
+    double nap = backoff * (0.5 + static_cast<double>((*jitter)() % 1000) / 1000.0);
+    nap = std::min(left, watch ? watch->pause(nap) : nap);
     if (!pause_until_change(req, watch.get(), nap)) {
       session->abandon();
       res.outcome = AcquireResult::interrupted;

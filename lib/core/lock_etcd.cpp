@@ -1,9 +1,12 @@
 #include "core/lock_etcd.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "sys/clock.hpp"
+#include "core/lock_wait.hpp"
 #include "sys/etcd_url.hpp"
+#include "sys/etcd_watch.hpp"
 #include "sys/proc.hpp"
 #include "sys/spawn.hpp"
 
@@ -133,22 +136,52 @@ private:
   Store& store_;
   Owner owner_;
   int64_t lease_ = 0;
+  double renewed_at_ = 0;  // monotonic: when lease_ was granted or last kept alive
 };
 
-class Store : public LockStore {
+// Every write below compares the revision read, so a look taken one round
+// trip earlier is as good as a new one: the key as a failed create saw it
+// (in the same transaction) serves the read that follows (try_acquire's),
+// a round trip fewer for each attempt that finds the lock held.
+class Store : public LockStore, public WatchedLockStore {
 public:
   Store(const etcd::Target& target, const StoreOptions& options)
       : target_(target), options_(options), client_(target, options.timeout) {}
-  bool create(const json::object& record) override { return put(record, 0); }
-  LockEntry read() override { return etcdlock::read(client_, target_.key, false); }
+  bool create(const json::object& record) override {
+    etcd::RangeResult now;
+    if (put(record, 0, &now)) return true;
+    if (now.revision) remember(now);
+    return false;
+  }
+  LockEntry read() override {
+    if (!reuse_) remember(client_.range(target_.key));
+    reuse_ = false;
+    return last_;
+  }
   Fd hold() override { return Fd{}; }  // every write below compares the revision read
   bool replace(const LockEntry& seen, const json::object& record) override {
     if (!put(record, seen.revision)) return false;
     if (seen.lease) client_.lease_revoke(seen.lease);  // the old holder's, dead: its keeper has nothing left
     return true;
   }
-  bool remove(const LockEntry& seen) override { return remove_if_unchanged(client_, seen); }
+  // A key goes with its lease: one revoke (a write) and a read where a
+  // conditioned delete and a revoke would be two writes. The revoke deletes
+  // the key only while it still carries that lease; a takeover's put keeps
+  // the key's create revision, so a key that is still that one afterwards
+  // was not ours to remove when the revoke came.
+  bool remove(const LockEntry& seen) override {
+    reuse_ = false;
+    if (!seen.lease || seen.revision != last_.revision || !last_created_) return remove_if_unchanged(client_, seen);
+    const int64_t created = last_created_;
+    if (!client_.lease_revoke(seen.lease)) return false;  // gone already, and the key with it
+    // the key this very process wrote, for itself (lock-acquire -- COMMAND):
+    // its owner lives, so nobody judged it stale and took it over
+    if (seen.revision == last_revision && seen.state == LockFile::readable && seen.record.pid == getpid()) return true;
+    auto now = client_.get(target_.key);
+    return !now || now->create_revision != created;
+  }
   std::unique_ptr<LockSession> session(const Owner& owner) override { return std::make_unique<Session>(*this, owner); }
+  std::unique_ptr<LockWatch> watch() override;
   Verdict judge(const LockEntry& e, const StalePolicy&) const override { return etcdlock::judge(e); }
   std::vector<Named> list(const std::string& url, bool with_ttl) override {
     std::vector<Named> out;
@@ -175,29 +208,96 @@ public:
   etcd::Client& client() { return client_; }
   const etcd::Target& target() const { return target_; }
   const StoreOptions& options() const { return options_; }
+  // the store's revision that the last look at the key saw: every change
+  // after it is news (0: none yet)
+  int64_t seen_revision() const { return seen_revision_; }
   int64_t last_revision = 0;
 
 private:
   // the record's own lease (our session's, fresh): a lost answer is told
   // by value and lease alone
-  bool put(const json::object& record, int64_t expect_revision) {
+  bool put(const json::object& record, int64_t expect_revision, etcd::RangeResult* seen = nullptr) {
+    reuse_ = false;
     etcd::GuardedPut p;
     p.key = target_.key;
     p.value = lock_text(record);
     p.lease = std::stoll(record_string(record, "lease"));
     p.expect_mod_revision = expect_revision;
+    p.seen_on_failure = seen;
     auto rev = client_.put_if_unchanged(p);
     if (rev) last_revision = *rev;
     return rev.has_value();
   }
 
+  void remember(const etcd::RangeResult& now) {
+    seen_revision_ = now.revision;
+    if (now.kvs.empty()) {
+      last_ = LockKey{};
+      last_.key = target_.key;
+    } else {
+      last_ = from_kv(now.kvs.front());
+    }
+    last_created_ = now.kvs.empty() ? 0 : now.kvs.front().create_revision;
+    reuse_ = true;
+  }
+
   etcd::Target target_;
   StoreOptions options_;
   mutable etcd::Client client_;  // a const question (the TTL left) is a request too
+  LockKey last_;                 // the key as last seen, at seen_revision_
+  int64_t last_created_ = 0;     // and its create revision
+  int64_t seen_revision_ = 0;
+  bool reuse_ = false;  // the next read() may answer with last_ (no write since)
 };
 
+// A waiter's watch of the key from the revision its last attempt saw, so
+// that it wakes one round trip after the key changes and makes no request
+// meanwhile. A watch that cannot start or that breaks (the member went)
+// leaves its waiter polling at the backoff's pace; the attempts say what is
+// wrong with etcd, if anything is.
+class KeyLockWatch : public LockWatch {
+public:
+  explicit KeyLockWatch(Store& store) : store_(store) {}
+  bool active() const override { return !broken_; }
+  bool wait(double seconds) override;
+  // the lease the next record carries is kept alive after each pause
+  // (Session::waited): a pause lasts at most a third of its TTL
+  double pause(double backoff) const override {
+    return broken_ ? backoff : std::max(backoff, static_cast<double>(store_.options().ttl) / 3);
+  }
+
+private:
+  Store& store_;
+  std::unique_ptr<etcd::KeyWatch> watch_;
+  bool broken_ = false;
+};
+
+bool KeyLockWatch::wait(double seconds) {
+  if (broken_) return false;
+  try {
+    if (!watch_) {
+      const int64_t from = store_.seen_revision() + 1;
+      watch_ = std::make_unique<etcd::KeyWatch>(store_.client(), store_.target().key, from, store_.options().timeout);
+    }
+    for (const double end = monotonic_seconds() + seconds;;) {
+      const int64_t changed = watch_->wait(std::max(0.0, end - monotonic_seconds()));
+      if (changed == 0) return false;
+      if (changed > store_.seen_revision()) return true;  // else the last attempt saw it already
+    }
+  } catch (const std::exception&) {  // Error (exit 4), or an answer that is not etcd's
+    broken_ = true;
+    watch_.reset();
+    return true;  // something may have changed meanwhile: the next attempt looks
+  }
+}
+
+std::unique_ptr<LockWatch> Store::watch() { return std::make_unique<KeyLockWatch>(*this); }
+
 void Session::stamp(json::object& record, int64_t) {
-  if (!lease_) lease_ = store_.client().lease_grant(store_.options().ttl);
+  if (!lease_) {
+    lease_ = store_.client().lease_grant(store_.options().ttl);
+    renewed_at_ = monotonic_seconds();
+  }
   // the lease is the heartbeat here: a record's heartbeat would never move
   record.erase("heartbeat");
   record.erase("heartbeat_epoch");
@@ -209,13 +309,18 @@ std::optional<json::object> Session::beat(const LockEntry& held, int64_t, std::o
   lease_ = 0;
   if (!keep_alive(store_.client(), held.lease)) return std::nullopt;  // ours, but its lease just ran out
   lease_ = held.lease;
+  renewed_at_ = monotonic_seconds();
   store_.last_revision = held.revision;
   return held.record.fields;
 }
 
-// a long wait must not outlive the lease that the new record will carry
+// A long wait must not outlive the lease that the new record will carry;
+// a short one (a watch's wake-up) goes on to its attempt at once, with no
+// keep-alive in the way of the hand-off.
 void Session::waited() {
-  if (lease_ && !keep_alive(store_.client(), lease_)) lease_ = 0;
+  if (!lease_ || monotonic_seconds() - renewed_at_ < static_cast<double>(store_.options().ttl) / 3) return;
+  if (!keep_alive(store_.client(), lease_)) lease_ = 0;
+  renewed_at_ = monotonic_seconds();
 }
 
 void Session::abandon() {

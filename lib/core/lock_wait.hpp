@@ -1,8 +1,11 @@
-// The wait of lock-acquire --wait between two attempts (lock.cpp): a file
-// lock's waiter wakes at the first change at the lock's name instead of at
-// its next poll (issue 24: a released lock handed over in about a
-// millisecond, as flock(1) does), and still polls at the backoff's pace for
-// changes that bring no event (NFS, other hosts).
+// The wait of lock-acquire --wait between two attempts (lock.cpp): a waiter
+// wakes at the first change of the lock instead of at its next poll (issue
+// 24: a released lock handed over in about a millisecond, as flock(1) does).
+// A file lock's watch is inotify on its folder, which misses changes that
+// bring no event (NFS, other hosts): its waiter still polls at the
+// backoff's pace. An etcd lock's watch is etcd's own on the key, from the
+// revision the last attempt read (as `etcdctl lock` waits): it misses
+// nothing, so its waiter stops polling until the watch breaks.
 #pragma once
 #include <memory>
 
@@ -11,8 +14,50 @@
 
 namespace loopkit {
 
+// What a waiter waits on between two attempts.
+class LockWatch {
+public:
+  virtual ~LockWatch() = default;
+  // false: there are no events to wait for, and the waiter polls
+  virtual bool active() const = 0;
+  // Waits up to seconds for a change of the lock: true on one (or when
+  // something may have changed), false when the time ran out or a signal
+  // came. Changes since the last attempt's read that were not yet waited
+  // for count.
+  virtual bool wait(double seconds) = 0;
+  // How long the pause before the next attempt lasts, given the backoff's:
+  // a watch that sees every change lets its waiter wait longer.
+  virtual double pause(double backoff) const { return backoff; }
+};
+
+// A store with a watch of its own (etcd's, lock_etcd.cpp).
+class WatchedLockStore {
+public:
+  virtual ~WatchedLockStore() = default;
+  virtual std::unique_ptr<LockWatch> watch() = 0;
+};
+
 // A watch on the lock's name for a file store (lock_files.cpp); nullptr
-// for any other store, whose waiter polls.
+// for any other store.
 std::unique_ptr<NameWatch> watch_lock(const LockStore& store);
+
+// A file lock's watch as a LockWatch.
+class NameLockWatch : public LockWatch {
+public:
+  explicit NameLockWatch(std::unique_ptr<NameWatch> names) : names_(std::move(names)) {}
+  bool active() const override { return names_->active(); }
+  bool wait(double seconds) override { return names_->wait(seconds); }
+
+private:
+  std::unique_ptr<NameWatch> names_;
+};
+
+// The watch for a waiter on store; nullptr when it has none (it polls).
+inline std::unique_ptr<LockWatch> open_lock_watch(LockStore& store) {
+  if (auto* watched = dynamic_cast<WatchedLockStore*>(&store)) return watched->watch();
+  std::unique_ptr<NameWatch> names = watch_lock(store);
+  if (!names) return nullptr;
+  return std::make_unique<NameLockWatch>(std::move(names));
+}
 
 }  // namespace loopkit

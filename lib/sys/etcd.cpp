@@ -307,6 +307,13 @@ Client::~Client() = default;
 
 std::string Client::current_endpoint() const { return impl_->here(); }
 
+Client::Place Client::place() {
+  if (!impl_->target.user.empty() && impl_->token.empty()) impl_->authenticate(deadline_after(impl_->timeout));
+  return {impl_->target.endpoints[impl_->current], impl_->token};
+}
+
+const Target& Client::target() const { return impl_->target; }
+
 RangeResult Client::range(const std::string& key, bool prefix, int64_t revision) {
   return impl_->range(key, prefix, revision, deadline_after(impl_->timeout));
 }
@@ -343,9 +350,16 @@ std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
     write_id = random_hex(16);
     t.success.push_back(Op::put_key(gp.marker_key, write_id));
   }
+  if (gp.seen_on_failure) {
+    t.failure.push_back(Op::range_key(gp.key));
+    *gp.seen_on_failure = RangeResult{};
+  }
   try {
     TxnResult r = impl_->txn(t, deadline_after(impl_->timeout));
-    return r.succeeded ? std::optional<int64_t>(r.revision) : std::nullopt;
+    if (r.succeeded) return r.revision;
+    if (gp.seen_on_failure && !r.results.empty())
+      *gp.seen_on_failure = RangeResult{r.revision, std::move(r.results.front().kvs)};
+    return std::nullopt;
   } catch (const OutcomeUnknown&) {
     // finding out gets a timeout of its own: the lost call may have used all of its
     return impl_->judge_lost_put(gp, t, write_id, deadline_after(impl_->timeout));

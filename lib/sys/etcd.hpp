@@ -56,6 +56,9 @@ struct GuardedPut {
   // and lease: needed when another writer could put the same value with the
   // same lease from the same revision (two "n+=1" from n=5 both write 6).
   std::string marker_key;
+  // Optional. When set and a condition failed, the key as the same
+  // transaction saw it (revision 0: not known, the answer was lost).
+  RangeResult* seen_on_failure = nullptr;
 };
 
 class Client {
@@ -101,6 +104,15 @@ public:
 
   // The endpoint the connection is (or was last) to, as HOST:PORT.
   std::string current_endpoint() const;
+
+  // What a second connection to the member in use needs (a watch's): its
+  // endpoint and, when auth is on, the token (authenticating first).
+  struct Place {
+    Endpoint endpoint;
+    std::string authorization;
+  };
+  Place place();
+  const Target& target() const;
 
 private:
   struct Impl;

@@ -50,6 +50,14 @@ struct HttpConnection::Impl {
   std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
   std::string host, port;  // of the open connection, empty when none
   beast::flat_buffer buffer;
+  // an open stream (open_stream): its parser, and its body parsed but not yet read
+  std::optional<http::response_parser<http::string_body>> stream;
+  std::string streamed;
+  std::function<std::size_t(std::uint64_t, beast::string_view, error_code&)> take_piece =
+      [this](std::uint64_t, beast::string_view piece, error_code&) {
+        streamed.append(piece.data(), piece.size());
+        return piece.size();
+      };
 
   beast::tcp_stream& tcp_layer() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
 
@@ -81,6 +89,31 @@ struct HttpConnection::Impl {
     host.clear();
     port.clear();
     buffer.clear();
+    stream.reset();
+    streamed.clear();
+  }
+
+  // An open stream's bytes read so far, parsed as far as they go: its body
+  // goes to `streamed`.
+  void parse_buffered(const std::string& name) {
+    while (stream && !stream->is_done() && buffer.size() > 0) {
+      error_code ec;
+      std::size_t used = stream->put(buffer.data(), ec);
+      buffer.consume(used);
+      if (ec == http::error::need_more) return;
+      if (ec) lost(name, ec);
+      if (used == 0) return;
+    }
+  }
+
+  // Whether the open connection has bytes to read before `until` (TLS: or
+  // has some decrypted already); false on a timeout or a signal.
+  bool readable(Deadline until) {
+    if (secure && SSL_pending(secure->native_handle()) > 0) return true;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() < 0) left = std::chrono::milliseconds(0);
+    pollfd p{tcp_layer().socket().native_handle(), POLLIN, 0};
+    return ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30))) > 0;
   }
 
   ssl::context& tls_context() {
@@ -235,6 +268,60 @@ unsigned HttpConnection::post_streaming(const std::string& host, const std::stri
   });
   im.close();  // a stream that is still open is of no use to the next request
   return status;
+}
+
+unsigned HttpConnection::open_stream(const std::string& host, const std::string& port, std::string_view target,
+                                     std::string_view body, std::string_view authorization, Deadline deadline) {
+  Impl& im = *impl_;
+  if (im.host != host || im.port != port || im.peer_has_closed()) im.connect(host, port, deadline);
+  std::string name = place(host, port);
+  im.tcp_layer().expires_at(deadline);
+  return im.with_stream([&](auto& stream) {
+    im.send(stream, name, target, body, authorization);
+    auto& parser = im.stream.emplace();
+    parser.body_limit(boost::none);  // a watch may run for days
+    parser.on_chunk_body(im.take_piece);
+    error_code ec = im.run([&](auto handler) { http::async_read_header(stream, im.buffer, parser, handler); });
+    if (ec) im.lost(name, ec);
+    unsigned status = parser.get().result_int();
+    if (status != 200 || !parser.chunked()) {
+      ec = im.run([&](auto handler) { http::async_read(stream, im.buffer, parser, handler); });
+      if (ec) im.lost(name, ec);
+      if (!parser.chunked()) im.streamed += parser.get().body();
+    }
+    return status;
+  });
+}
+
+bool HttpConnection::read_stream(std::string& out, Deadline until) {
+  Impl& im = *impl_;
+  std::string name = place(im.host, im.port);
+  for (;;) {
+    im.parse_buffered(name);
+    if (!im.streamed.empty()) {
+      out += im.streamed;
+      im.streamed.clear();
+      return true;
+    }
+    if (!im.stream || im.stream->is_done()) {
+      im.close();
+      throw HttpFailure(HttpFailureKind::lost, "the stream from " + quoted(name) + " ended");
+    }
+    if (!im.readable(until)) return false;
+    // bytes are there: this read returns at once
+    im.tcp_layer().expires_after(std::chrono::seconds(5));
+    std::size_t got = 0;
+    error_code ec = im.with_stream([&](auto& stream) {
+      return im.run([&](auto handler) {
+        stream.async_read_some(im.buffer.prepare(1 << 16), [&got, handler](error_code e, std::size_t n) mutable {
+          got = n;
+          handler(e);
+        });
+      });
+    });
+    im.buffer.commit(got);
+    if (ec) im.lost(name, ec);
+  }
 }
 
 }  // namespace loopkit

@@ -56,6 +56,16 @@ public:
   unsigned post_streaming(const std::string& host, const std::string& port, std::string_view target,
                           std::string_view body, std::string_view authorization, Deadline deadline,
                           const std::function<bool(std::string_view)>& on_data);
+  // A streamed answer read as it comes, for a watch held open across waits:
+  // open_stream sends the request and reads the answer's header, returning
+  // its status (the whole body of an answer that is not a 200 stream goes to
+  // the first read). read_stream waits until `until` for more of the body,
+  // appended to out: false when the time ran out with nothing new (the
+  // stream stays open). Both throw HttpFailure when the stream breaks or
+  // ends; the connection is then closed.
+  unsigned open_stream(const std::string& host, const std::string& port, std::string_view target, std::string_view body,
+                       std::string_view authorization, Deadline deadline);
+  bool read_stream(std::string& out, Deadline until);
   void close();
 
 private:

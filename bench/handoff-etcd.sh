@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Lock hand-off on etcd: bench/handoff-etcd.sh [BUILDDIR [ROUNDS [fsync|no-fsync]]]
+# (default build, 50 and no-fsync; from the project root). Issue 24's goal:
+# a waiter holds a released lock within 2 ms (median) and 10 ms (p99), one
+# round trip after the release, as `etcdctl lock` (which watches the key)
+# does.
+#
+# Each round: a holder takes the lock (lock-acquire --pid), a waiter blocks
+# on it (lock-acquire --wait --pid), and lock-release lets it go. Timed two
+# ways: from just before lock-release starts to the waiter's exit (both
+# processes' start and end included: what a script sees), and, with strace
+# installed, the hand-off proper: from the release's delete leaving the
+# releaser (its /v3/lease/revoke sent; and answered: the release done) to
+# the answer that gives the waiter the lock (its last /v3/kv/txn
+# answered), each stamped by strace -ttt in its own process. Machine time,
+# not a test: never run by ctest.
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$(cd "${1:-build}" && pwd)
+rounds=${2:-50}
+mode=${3:-no-fsync}
+bin=$build/bin
+command -v etcd >/dev/null || { echo "handoff-etcd.sh: etcd is not installed" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-handoff-etcd.XXXXXX")
+owners=()
+# shellcheck source=bench/etcd-server.sh
+source "$top/bench/etcd-server.sh"
+cleanup() {
+  for p in "${owners[@]}"; do kill "$p" 2>/dev/null || true; done
+  etcd_server_stop
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+etcd_server_start "$work/etcd" "$mode"
+url=etcd://$ETCD_ENDPOINT/bench/handoff
+
+# an owner process for --pid, until the round's end (holding no pipe open)
+owner() {
+  sleep 100000 >/dev/null 2>&1 &
+  owners+=("$!")
+}
+now_us() { echo "${EPOCHREALTIME/./}"; }
+settle() { sleep 0.1; } # the waiter reaches its wait
+
+# median and p99 (in ms, 2 decimals) of the microsecond numbers on stdin
+stats() {
+  sort -n | awk '{ v[NR] = $1 } END {
+    m = v[int((NR + 1) / 2)]; p = v[int(NR * 0.99 + 0.999)]
+    printf "%.2f %.2f\n", m / 1000, p / 1000 }'
+}
+
+# microseconds from the release's delete (a revoke of the key's lease, or a
+# conditioned delete) sent, and answered, to the waiter's lock got
+# (strace -f puts the pid before the time: the time is the field with a dot)
+held_after() {
+  # shellcheck disable=SC2016 # awk's fields, not the shell's
+  local stamp='function stamp(i) { for (i = 1; i <= 2; i++) if ($i ~ /^[0-9]+[.][0-9]+$/) { sub(/[.]/, "", $i); return $i } }'
+  awk "$stamp"' /sendmsg.*\/v3\/(kv\/txn|lease\/revoke)/ { print stamp(); txn = 1 } txn && /recvmsg.*HTTP\/1.1 200/ { print stamp(); exit }' rel.trace >rel.t
+  awk "$stamp"' /sendmsg.*\/v3\/kv\/txn/ { txn = 1 } txn && /recvmsg.*HTTP\/1.1 200/ { last = stamp(); txn = 0 }
+       END { print last }' acq.trace >acq.t
+  local sent answered
+  { read -r sent; read -r answered; } <rel.t
+  echo $(($(<acq.t) - sent)) $(($(<acq.t) - answered))
+}
+
+handoffs() {
+  local traced=$1 holder waiter t0 t1 w
+  owner
+  holder=${owners[-1]}
+  owner
+  waiter=${owners[-1]}
+  local -a acq=() rel=()
+  if [[ $traced == yes ]]; then
+    acq=(strace --seccomp-bpf -f -ttt -s 64 -e 'trace=sendmsg,recvmsg' -o acq.trace)
+    rel=(strace --seccomp-bpf -f -ttt -s 64 -e 'trace=sendmsg,recvmsg' -o rel.trace)
+  fi
+  for ((i = 0; i < rounds; i++)); do
+    "$bin/lock-acquire" --no-keeper --pid "$holder" "$url"
+    "${acq[@]}" "$bin/lock-acquire" --no-keeper --wait 30 --pid "$waiter" "$url" &
+    w=$!
+    settle
+    t0=$(now_us)
+    "${rel[@]}" "$bin/lock-release" --pid "$holder" "$url"
+    wait "$w"
+    t1=$(now_us)
+    if [[ $traced == yes ]]; then held_after; else echo $((t1 - t0)); fi
+    "$bin/lock-release" --pid "$waiter" "$url"
+  done
+  kill "$holder" "$waiter"
+}
+
+goal() { awk -v m="$1" -v p="$2" 'BEGIN { print (m <= 2 && p <= 10) ? "met" : "not met" }'; }
+
+echo "etcd $(etcd --version | sed -n 's/^etcd Version: //p') ($mode), $rounds hand-offs, ms"
+echo
+echo "| hand-off on etcd | median | p99 | goal: median 2, p99 10 |"
+echo "|---|---|---|---|"
+read -r m p < <(handoffs no | stats)
+echo "| lock-release starts .. waiter exits | $m | $p | (processes included) |"
+if command -v strace >/dev/null; then
+  handoffs yes >both.us
+  read -r m p < <(cut -d' ' -f1 both.us | stats)
+  echo "| release's delete sent .. waiter's create answered (strace) | $m | $p | $(goal "$m" "$p") |"
+  read -r m p < <(cut -d' ' -f2 both.us | stats)
+  echo "| release's delete answered .. waiter's create answered (strace) | $m | $p | $(goal "$m" "$p") |"
+fi
