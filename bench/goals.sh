@@ -23,3 +23,11 @@ echo
 echo "## Validating read of a large file (bench/bigread.sh)"
 echo
 "$here/bigread.sh" "$bin"
+echo
+echo "## etcd, syncing to disk and not (bench/etcd.sh)"
+echo
+if command -v etcd >/dev/null && command -v etcdctl >/dev/null && command -v jq >/dev/null; then
+  "$here/etcd.sh" "$bin/.." 50
+else
+  echo "(etcd, etcdctl or jq is not installed: skipped)"
+fi
