@@ -4,7 +4,8 @@
 # Instructions and system calls against the floor programs (floor.sh), the
 # tools' stripped sizes (size.sh) and the hand-off of a released lock
 # against flock(1) (handoff.sh), the validating read of a large file
-# (bigread.sh). The etcd goals are bench/etcd.sh's.
+# (bigread.sh) and, where etcd, etcdctl and jq are installed, the etcd goals
+# with fsync on and off (etcd.sh, which takes the build folder: BINDIR/..).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${1:-build/bin}
