@@ -37,12 +37,12 @@ std::string long_name(std::string_view names) {
   return first.empty() ? "-" + std::string(names) : "--" + std::string(first);
 }
 
-[[noreturn]] void usage(const std::string& message, bool no_such_option = false) {
+[[noreturn, gnu::cold]] void usage(const std::string& message, bool no_such_option = false) {
   throw UsageError(message, no_such_option);
 }
 
 // a flag given a value (--json=false): the values cxxopts took
-bool flag_value(const std::string& text, std::string_view option) {
+[[gnu::cold]] bool flag_value(const std::string& text, std::string_view option) {
   if (text == "true" || text == "yes" || text == "1") return true;
   if (text == "false" || text == "no" || text == "0") return false;
   usage(fmt::format("option '{}' takes no value but true or false: {}", option, quoted(text)));
@@ -354,7 +354,9 @@ std::vector<std::pair<std::string, std::string>> Options::parse(int argc, char**
 
 // ---- what the table prints --------------------------------------------
 
-std::string Options::help(std::string_view name, std::string_view summary, std::string_view usage_line) const {
+// What the table prints is cold: built for size (gnu::cold), not speed.
+[[gnu::cold]] std::string Options::help(std::string_view name, std::string_view summary,
+                                        std::string_view usage_line) const {
   std::vector<std::pair<std::string, const Spec*>> rows;
   std::size_t width = 0;
   for (const Spec& s : specs_) {
@@ -394,7 +396,7 @@ std::string Options::help(std::string_view name, std::string_view summary, std::
   return out;
 }
 
-std::string Options::completion_lines() const {
+[[gnu::cold]] std::string Options::completion_lines() const {
   std::string out;
   for (const Spec& s : specs_) {
     if (s.hidden) continue;

@@ -100,6 +100,24 @@ bool names_of(int argc, char** argv, cli::Options::Named& named) {
   return whole;
 }
 
+// --help, --version or --completion-helper (the one left): cold, so built
+// for size, and out of run_tool's way
+[[gnu::cold]] int print_about(const ToolInfo& info, const cli::Options& table, bool help, bool version) {
+  if (help) {
+    std::fputs(table.help(info.name, info.summary, info.usage).c_str(), stdout);
+    std::fputs(fmt::format("\nExit status: 0 done, 1 no, 2 usage, 3 bad data, 4 system error.\n"
+                           "See {}(1) and loopkit(7).\n",
+                           info.name)
+                   .c_str(),
+               stdout);
+  } else if (version) {
+    std::fputs(fmt::format("{} (loopkit) {}\n", info.name, LOOPKIT_VERSION).c_str(), stdout);
+  } else {
+    std::fputs(table.completion_lines().c_str(), stdout);
+  }
+  return 0;
+}
+
 // The table: the tool's options, then those of every tool; argv parsed by
 // it, binding the config's fields; then help, version, the completion
 // list, or the tool's run.
@@ -118,23 +136,7 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
       .flag("V,version", "print the version and exit", version)
       .hidden_flag("completion-helper", "list the options for completion scripts", completion);
   std::vector<std::pair<std::string, std::string>> items = table.parse(argc, argv);
-  if (help) {
-    std::fputs(table.help(info.name, info.summary, info.usage).c_str(), stdout);
-    std::fputs(fmt::format("\nExit status: 0 done, 1 no, 2 usage, 3 bad data, 4 system error.\n"
-                           "See {}(1) and loopkit(7).\n",
-                           info.name)
-                   .c_str(),
-               stdout);
-    return 0;
-  }
-  if (version) {
-    std::fputs(fmt::format("{} (loopkit) {}\n", info.name, LOOPKIT_VERSION).c_str(), stdout);
-    return 0;
-  }
-  if (completion) {
-    std::fputs(table.completion_lines().c_str(), stdout);
-    return 0;
-  }
+  if (help || version || completion) return print_about(info, table, help, version);
   check_clock_override();
   args.operands.reserve(items.size());
   for (const auto& [key, value] : items)
@@ -142,9 +144,7 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
   args.ordered = std::move(items);
   return run(args);
 }
-}  // namespace
 
-namespace {
 // A buffer of our own: stdio would look at standard output (fstat, and
 // ioctl on a terminal) at the first write to size its own. Fully buffered
 // on a terminal too: what the tools print is flushed at the end, before a
@@ -157,6 +157,33 @@ void begin(const ToolInfo& info, int argc, char** argv) {
   g_argc = argc;
   g_argv = argv;
   g_quiet = false;  // bound to -q, and set only when it is given
+}
+
+// The exception being handled as "TOOL: message", and its exit code: cold,
+// so built for size, and out of run_tool's way
+[[gnu::cold]] int report_exception(const ToolInfo& info, int argc, char** argv) {
+  int code = 0;
+  try {
+    throw;
+  } catch (const cli::UsageError& e) {
+    cli::say(e.what());
+    // flock(1) takes "FILE COMMAND ARG..."; here the command's own options
+    // are read as the tool's unless "--" comes first
+    if (e.no_such_option() && info.takes_command && looks_like_command_without_dashes(argc, argv))
+      cli::say(fmt::format("to run a command, put '--' before it: {} {}", info.name, info.usage));
+    else cli::say(fmt::format("try '{} --help'", info.name));
+    code = static_cast<int>(Exit::usage);
+  } catch (const Error& e) {
+    code = static_cast<int>(e.code());
+    if (*e.what() && !(e.code() == Exit::no && g_quiet)) cli::say(e.what());
+  } catch (const std::bad_alloc&) {
+    cli::say("out of memory");
+    code = static_cast<int>(Exit::system);
+  } catch (const std::exception& e) {
+    cli::say(e.what());
+    code = static_cast<int>(Exit::system);
+  }
+  return code;
 }
 }  // namespace
 
@@ -193,23 +220,8 @@ int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<vo
     } else {
       code = parse_and_run(info, own_argc, argv, declare, run, args);
     }
-  } catch (const cli::UsageError& e) {
-    cli::say(e.what());
-    // flock(1) takes "FILE COMMAND ARG..."; here the command's own options
-    // are read as the tool's unless "--" comes first
-    if (e.no_such_option() && info.takes_command && looks_like_command_without_dashes(argc, argv))
-      cli::say(fmt::format("to run a command, put '--' before it: {} {}", info.name, info.usage));
-    else cli::say(fmt::format("try '{} --help'", info.name));
-    code = static_cast<int>(Exit::usage);
-  } catch (const Error& e) {
-    code = static_cast<int>(e.code());
-    if (*e.what() && !(e.code() == Exit::no && g_quiet)) cli::say(e.what());
-  } catch (const std::bad_alloc&) {
-    cli::say("out of memory");
-    code = static_cast<int>(Exit::system);
-  } catch (const std::exception& e) {
-    cli::say(e.what());
-    code = static_cast<int>(Exit::system);
+  } catch (...) {
+    code = report_exception(info, argc, argv);
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     cli::say(fmt::format("cannot write to standard output: {}", std::strerror(errno)));

@@ -1,7 +1,6 @@
 #include "core/json.hpp"
 
 #include <boost/json/src.hpp>  // Boost.JSON compiled into the library, once
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -40,15 +39,6 @@ boost::json::parse_options strict_options() {
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 }  // namespace
-
-double nearest_double(std::string_view t) {
-  double d = 0;
-  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
-  if (ec == std::errc() && end == t.data() + t.size()) return d;
-  // out of range either way (from_chars then leaves d alone): strtod says
-  // which way, with the sign
-  return std::strtod(std::string(t).c_str(), nullptr);
-}
 
 namespace {
 

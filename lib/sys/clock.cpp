@@ -99,6 +99,18 @@ void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
   y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
 }
 
+// The day counted from 1970-01-01 of a proleptic Gregorian date (Hinnant's
+// days_from_civil, civil_from_days' inverse): timegm would bring glibc's
+// time zone code (sscanf and every strto* with it) into every tool.
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
 char* two_digits(char* p, unsigned v) {
   *p++ = static_cast<char>('0' + v / 10);
   *p++ = static_cast<char>('0' + v % 10);
@@ -182,14 +194,8 @@ std::optional<int64_t> parse_iso8601(std::string_view s) {
   }
   std::optional<int> offset = rest.empty() ? 0 : utc_offset(rest);  // no zone: UTC, as loopkit writes
   if (!offset) return std::nullopt;
-  struct tm tm {};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  return static_cast<int64_t>(timegm(&tm)) - *offset;
+  int64_t days = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  return days * 86400 + h * 3600 + mi * 60 + sec - *offset;
 }
 
 std::string local_date(int64_t epoch) {

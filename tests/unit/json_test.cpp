@@ -4,7 +4,11 @@
 #include "core/assign.hpp"
 #include "core/json.hpp"
 #include "core/jsontext.hpp"
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 #include "core/path.hpp"
 #include "core/scan.hpp"
 #include "core/textedit.hpp"
@@ -216,6 +220,51 @@ TEST_CASE("a number reads as the double nearest to its text, past Boost.JSON 1.8
   CHECK(json::nearest_double("4.9e-324") == std::numeric_limits<double>::denorm_min());
   CHECK(json::nearest_double("2e-324") == 0.0);
   CHECK(std::signbit(json::nearest_double("-1e-400")));
+}
+
+// issue 24: nearest_double reads short numbers itself (Clinger's fast path)
+// and hands the rest to strtod: the same double as strtod for every text,
+// on both sides of the fast path's edges (15 digits, 10^22) and with -0
+TEST_CASE("nearest_double is strtod's double, on and off its fast path") {
+  std::vector<std::string> texts = {"0",
+                                    "-0",
+                                    "1",
+                                    "-1",
+                                    "0.1",
+                                    "0.3",
+                                    "1e22",
+                                    "1e23",
+                                    "1e-22",
+                                    "1e-23",
+                                    "123456789012345",
+                                    "1234567890123456",
+                                    "9007199254740993",
+                                    "0.000000000000001",
+                                    "3.14159265358979",
+                                    "-2.5e-3",
+                                    "1E+5",
+                                    "5e-0",
+                                    "1e0001",
+                                    "1e308",
+                                    "1e-308",
+                                    "17976931348623157e292",
+                                    "0.1e-21",
+                                    "123.456e-20",
+                                    "999999999999999e22"};
+  std::uint64_t x = 88172645463325252u;  // xorshift: many texts, the same on every run
+  for (int k = 0; k < 20000; ++k) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::string t = std::to_string(x >> (x % 50 + 14));
+    if (x & 2 && t.size() > 1) t.insert(1 + (x >> 8) % (t.size() - 1), ".");  // never first or last
+    if (x & 1) t.insert(0, "-");
+    if (x & 4) t += "e" + std::to_string(static_cast<int>((x >> 20) % 61) - 30);
+    texts.push_back(t);
+  }
+  for (const std::string& t : texts) {
+    CAPTURE(t);
+    double want = std::strtod(t.c_str(), nullptr), got = json::nearest_double(t);
+    CHECK(std::memcmp(&want, &got, sizeof want) == 0);  // bit for bit: -0 too
+  }
 }
 
 TEST_CASE("a string can never pass for a kept number literal") {

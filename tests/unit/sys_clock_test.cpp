@@ -47,3 +47,23 @@ TEST_CASE("iso8601_utc gives gmtime_r's date and time", "[clock]") {
     CHECK(iso8601_utc(e) == want);
   }
 }
+
+// issue 24: parse_iso8601 counts the days itself (timegm brought glibc's time
+// zone code, sscanf and every strto* into every tool); timegm's count for
+// every kind of day, leap days and the years 0000 and 9999 included
+TEST_CASE("parse_iso8601 gives timegm's epoch", "[clock]") {
+  std::vector<int64_t> epochs = {0,  1,      86399,       86400, 951782400, 951868800, 4107542400, 253402300799,
+                                 -1, -86401, -62167219200};  // 0000-01-01
+  for (int64_t e = -62167219200; e < 253402300799; e += 7919 * 86400 + 3607) epochs.push_back(e);
+  for (int64_t e : epochs) {
+    time_t t = static_cast<time_t>(e);
+    struct tm tm;
+    REQUIRE(gmtime_r(&t, &tm) != nullptr);
+    char text[40];
+    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
+    CAPTURE(text);
+    CHECK(parse_iso8601(text) == static_cast<int64_t>(timegm(&tm)));
+    CHECK(parse_iso8601(text) == e);
+  }
+}
