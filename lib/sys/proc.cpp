@@ -127,7 +127,7 @@ std::optional<uint64_t> process_start_time(pid_t pid) { return read_stat(pid).st
 ProcessLook look_at_process(pid_t pid) {
   if (pid <= 0) return {};
   StatLine s = read_stat(pid);
-  if (s.state) return is_zombie_state(s) ? ProcessLook{.zombie = true} : ProcessLook{true, s.start};
+  if (s.state) return is_zombie_state(s) ? ProcessLook{false, std::nullopt, true} : ProcessLook{true, s.start};
   if (!exists(pid)) return {};
   return {true, std::nullopt};
 }
