@@ -236,7 +236,11 @@ EOF
   rc=0 && wait "$a" || rc=$?
   kill -CONT "$etcd"
   assert_equal "$rc" 4
-  grep -q "gave up recording the finished work in $U/atari" a.log
+  # the write gives up when the lease may have run out; under the
+  # sanitizers, several times slower, another write or the release may meet
+  # the outage first and end the engine with exit 4 just the same: the
+  # outcome below is checked either way
+  [[ -n ${LOOPKIT_SANITIZED:-} ]] || grep -q "gave up recording the finished work in $U/atari" a.log
   # not recorded: the item is still "working", to be run again
   run -0 state-get "$U/atari" history.i1.status
   assert_output working

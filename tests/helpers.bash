@@ -11,7 +11,7 @@ load /usr/lib/bats/bats-assert/load.bash
 loopkit_setup() {
   local var
   for var in $(compgen -e LOOPKIT_); do
-    case $var in LOOPKIT_BIN | LOOPKIT_SCRIPTS | LOOPKIT_SOURCE | LOOPKIT_BUILD) ;; *) unset "$var" ;; esac
+    case $var in LOOPKIT_BIN | LOOPKIT_SCRIPTS | LOOPKIT_SOURCE | LOOPKIT_BUILD | LOOPKIT_SANITIZED) ;; *) unset "$var" ;; esac
   done
   export PATH="$LOOPKIT_BIN:/usr/local/bin:/usr/bin:/bin"
   export LOOPKIT_NOW=1736503530 # 2025-01-10T10:05:30Z
