@@ -21,6 +21,9 @@
 set -euo pipefail
 export LC_ALL=C
 bin=$(cd "${1:-build/bin}" && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib-bench.bash
+source "$top/bench/lib-bench.bash"
 command -v valgrind >/dev/null || { echo "bigread.sh: valgrind is not installed" >&2; exit 2; }
 [[ -x $bin/state-get ]] || { echo "bigread.sh: $bin/state-get is missing: build it first" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bigread.XXXXXX")
@@ -69,24 +72,6 @@ make_state() {
 instructions() {
   "${clean_env[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
     sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p'
-}
-
-# make_history ENTRIES FILE: bench/state.sh's make_state, the same bytes
-make_history() {
-  awk -v n="$1" 'BEGIN {
-  r = "iteration summary: tests pass, refactored the parser, next step is the writer;"
-  r = r " no plateau yet, work left is in the plan"
-  printf "{\n  \"session\": \"bench\",\n  \"type\": \"loop\",\n"
-  printf "  \"started_at\": \"2025-01-01T00:00:00Z\",\n  \"status\": \"running\",\n"
-  printf "  \"iteration\": %d,\n  \"iteration_completed\": %d,\n  \"history\": [\n", n, n
-  for (i = 1; i <= n; i++) {
-    printf "    {\n      \"iteration\": %d,\n      \"timestamp\": \"2025-01-%02dT%02d:%02d:%02dZ\",\n",
-      i, 1 + int(i / 86400) % 28, int(i / 3600) % 24, int(i / 60) % 60, i % 60
-    printf "      \"plateau\": %s,\n      \"reasoning\": \"%s %d\"\n    }%s\n",
-      (i % 7 == 0 ? "true" : "false"), r, i, (i < n ? "," : "")
-  }
-  printf "  ]\n}\n"
-}' >"$2"
 }
 
 per_byte() { awk -v i="$1" -v b="$2" 'BEGIN { printf "%.2f", i / b }'; }

@@ -25,6 +25,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-handoff-etcd.XXXXXX")
 owners=()
 # shellcheck source=bench/etcd-server.sh
 source "$top/bench/etcd-server.sh"
+# shellcheck source=bench/lib-bench.bash
+source "$top/bench/lib-bench.bash"
 cleanup() {
   for p in "${owners[@]}"; do kill "$p" 2>/dev/null || true; done
   etcd_server_stop
@@ -35,20 +37,7 @@ cd "$work"
 etcd_server_start "$work/etcd" "$mode"
 url=etcd://$ETCD_ENDPOINT/bench/handoff
 
-# an owner process for --pid, until the round's end (holding no pipe open)
-owner() {
-  sleep 100000 >/dev/null 2>&1 &
-  owners+=("$!")
-}
-now_us() { echo "${EPOCHREALTIME/./}"; }
 settle() { sleep 0.1; } # the waiter reaches its wait
-
-# median and p99 (in ms, 2 decimals) of the microsecond numbers on stdin
-stats() {
-  sort -n | awk '{ v[NR] = $1 } END {
-    m = v[int((NR + 1) / 2)]; p = v[int(NR * 0.99 + 0.999)]
-    printf "%.2f %.2f\n", m / 1000, p / 1000 }'
-}
 
 # microseconds from the release's delete (a revoke of the key's lease, or a
 # conditioned delete) sent, and answered, to the waiter's lock got

@@ -17,6 +17,9 @@
 # first served). Machine time, not a test: never run by ctest.
 set -euo pipefail
 bin=$(cd "${1:-build/bin}" && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib-bench.bash
+source "$top/bench/lib-bench.bash"
 rounds=${2:-50}
 command -v flock >/dev/null || { echo "handoff.sh: flock(1) is not installed" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-handoff.XXXXXX")
@@ -28,20 +31,7 @@ cleanup() {
 trap cleanup EXIT
 cd "$work"
 
-# an owner process for --pid: lives until the end
-owner() {
-  sleep 100000 &
-  owners+=("$!")
-}
-now_us() { echo "${EPOCHREALTIME/./}"; }
 settle() { sleep 0.05; } # the waiter reaches its wait
-
-# median and p99 (in ms, 2 decimals) of the microsecond numbers on stdin
-stats() {
-  sort -n | awk '{ v[NR] = $1 } END {
-    m = v[int((NR + 1) / 2)]; p = v[int(NR * 0.99 + 0.999)]
-    printf "%.2f %.2f\n", m / 1000, p / 1000 }'
-}
 
 loopkit_handoffs() {
   local holder waiter t0 t1 w

@@ -30,6 +30,8 @@ set -euo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib-bench.bash
+source "$top/bench/lib-bench.bash"
 prog=bench/state.sh
 bindir=$top/build/bin
 dir=
@@ -86,25 +88,8 @@ cat >small.json <<'EOF'
 }
 EOF
 
-# a loop state in jq's 2-space layout, about 252 bytes per history entry
-make_state() { # make_state ENTRIES FILE
-  awk -v n="$1" 'BEGIN {
-  r = "iteration summary: tests pass, refactored the parser, next step is the writer;"
-  r = r " no plateau yet, work left is in the plan"
-  printf "{\n  \"session\": \"bench\",\n  \"type\": \"loop\",\n"
-  printf "  \"started_at\": \"2025-01-01T00:00:00Z\",\n  \"status\": \"running\",\n"
-  printf "  \"iteration\": %d,\n  \"iteration_completed\": %d,\n  \"history\": [\n", n, n
-  for (i = 1; i <= n; i++) {
-    printf "    {\n      \"iteration\": %d,\n      \"timestamp\": \"2025-01-%02dT%02d:%02d:%02dZ\",\n",
-      i, 1 + int(i / 86400) % 28, int(i / 3600) % 24, int(i / 60) % 60, i % 60
-    printf "      \"plateau\": %s,\n      \"reasoning\": \"%s %d\"\n    }%s\n",
-      (i % 7 == 0 ? "true" : "false"), r, i, (i < n ? "," : "")
-  }
-  printf "  ]\n}\n"
-}' >"$2"
-}
 entries=60000  # about 15 MB
-make_state "$entries" big.json
+make_history "$entries" big.json
 big_bytes=$(wc -c <big.json)
 
 # the answers must agree before the times mean anything
@@ -228,7 +213,7 @@ if [[ -n $scaling ]]; then
   saved_runs=$runs saved_warmup=$warmup
   runs=3 warmup=1
   for n in 4000 60000 400000 2800000; do
-    make_state "$n" s.json
+    make_history "$n" s.json
     mb=$(awk -v b="$(wc -c <s.json)" 'BEGIN { printf "%.0f MB", b / 1e6 }')
     cp s.json s-set.json
     a=$(seconds "$get s.json .history[-1].iteration")

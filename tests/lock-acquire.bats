@@ -570,12 +570,18 @@ held_by() {
   tickets 0
 }
 
-@test "a waiter killed in line leaves its ticket, which the next waiter removes and does not wait behind" {
+# held_with_first_waiter: a.lock held for $p0, a waiter ($first) in line
+# behind it; $p2 a live owner for the next waiter
+held_with_first_waiter() {
   p0=$(live) p2=$(live)
   run -0 lock-acquire --pid "$p0" a.lock
   lock-acquire --wait 60 --pid "$(live)" a.lock &
   first=$!
   tickets 1
+}
+
+@test "a waiter killed in line leaves its ticket, which the next waiter removes and does not wait behind" {
+  held_with_first_waiter
   dead_ticket=$(find . -maxdepth 1 -name '.a.lock.wait.*')
   kill -9 "$first"
   lock-acquire --wait 60 --pid "$p2" a.lock &
@@ -590,11 +596,7 @@ held_by() {
 }
 
 @test "a stopped waiter first in line holds a free lock up for a grace period only" {
-  p0=$(live) p2=$(live)
-  run -0 lock-acquire --pid "$p0" a.lock
-  lock-acquire --wait 60 --pid "$(live)" a.lock &
-  first=$!
-  tickets 1
+  held_with_first_waiter
   kill -STOP "$first"
   lock-acquire --wait 60 --pid "$p2" a.lock &
   tickets 2

@@ -137,6 +137,13 @@ struct HttpConnection::Impl {
     return *context;
   }
 
+  // The connection to host:port, made again when it is to another place or
+  // the peer closed it, with deadline set; returns the place's name
+  std::string ready(const std::string& to_host, const std::string& to_port, Deadline deadline) {
+    if (host != to_host || port != to_port || peer_has_closed()) connect(to_host, to_port, deadline);
+    tcp_layer().expires_at(deadline);
+    return place(to_host, to_port);
+  }
   void connect(const std::string& to_host, const std::string& to_port, Deadline deadline) {
     close();
     std::string name = place(to_host, to_port);
@@ -218,9 +225,7 @@ void HttpConnection::close() { impl_->close(); }
 HttpResponse HttpConnection::post(const std::string& host, const std::string& port, std::string_view target,
                                   std::string_view body, std::string_view authorization, Deadline deadline) {
   Impl& im = *impl_;
-  if (im.host != host || im.port != port || im.peer_has_closed()) im.connect(host, port, deadline);
-  std::string name = place(host, port);
-  im.tcp_layer().expires_at(deadline);
+  const std::string name = im.ready(host, port, deadline);
   return im.with_stream([&](auto& stream) {
     im.send(stream, name, target, body, authorization);
     http::response_parser<http::string_body> parser;
@@ -240,9 +245,7 @@ unsigned HttpConnection::post_streaming(const std::string& host, const std::stri
                                         std::string_view body, std::string_view authorization, Deadline deadline,
                                         const std::function<bool(std::string_view)>& on_data) {
   Impl& im = *impl_;
-  if (im.host != host || im.port != port || im.peer_has_closed()) im.connect(host, port, deadline);
-  std::string name = place(host, port);
-  im.tcp_layer().expires_at(deadline);
+  const std::string name = im.ready(host, port, deadline);
   unsigned status = im.with_stream([&](auto& stream) {
     im.send(stream, name, target, body, authorization);
     http::response_parser<http::string_body> parser;
@@ -273,9 +276,7 @@ unsigned HttpConnection::post_streaming(const std::string& host, const std::stri
 unsigned HttpConnection::open_stream(const std::string& host, const std::string& port, std::string_view target,
                                      std::string_view body, std::string_view authorization, Deadline deadline) {
   Impl& im = *impl_;
-  if (im.host != host || im.port != port || im.peer_has_closed()) im.connect(host, port, deadline);
-  std::string name = place(host, port);
-  im.tcp_layer().expires_at(deadline);
+  const std::string name = im.ready(host, port, deadline);
   return im.with_stream([&](auto& stream) {
     im.send(stream, name, target, body, authorization);
     auto& parser = im.stream.emplace();
