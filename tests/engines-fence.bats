@@ -48,6 +48,17 @@ modrev() {
   ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get -w json "$1" | jq '.kvs[0].mod_revision'
 }
 
+# wait_recorded STATE PATH: until PATH is in STATE (bounded: 30 s). The
+# engine records its agent's pid after starting it: a test that pauses etcd
+# waits for that write first, or the write meets the pause and ends the
+# engine before the step under test
+wait_recorded() {
+  local i
+  for ((i = 0; i < 300; i++)); do state-get -q "$1" "$2" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "timed out waiting for $2 in $1" >&2
+  return 1
+}
+
 # the number of runs recorded in a drain's state
 runs() { state-get -j -d '[]' "$1" runs | jq length; }
 
@@ -211,6 +222,7 @@ EOF
     -- ./work.sh 2>a.log &
   a=$!
   wait_for block.i1
+  wait_recorded "$U/atari" history.i1.agent_pid
   etcd=$(cat "$ETCD_DIR/pid.1")
   kill -STOP "$etcd"
   touch go.i1
@@ -230,6 +242,7 @@ EOF
     -- ./work.sh 2>a.log &
   a=$!
   wait_for block.i1
+  wait_recorded "$U/atari" history.i1.agent_pid
   etcd=$(cat "$ETCD_DIR/pid.1")
   kill -STOP "$etcd"
   touch go.i1
