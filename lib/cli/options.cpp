@@ -28,13 +28,8 @@ bool any_name(std::string_view names, F f) {
 }
 
 // "w,wait" -> "--wait": the name an option's messages give, its first long one
-std::string long_name(std::string_view names) {
-  std::string_view first;
-  any_name(names, [&first](std::string_view n) {
-    if (n.size() > 1) first = n;
-    return !first.empty();
-  });
-  return first.empty() ? "-" + std::string(names) : "--" + std::string(first);
+std::string long_name(const Names& names) {
+  return names.first_long.empty() ? "-" + std::string(1, names.letter) : "--" + std::string(names.first_long);
 }
 
 [[noreturn, gnu::cold]] void usage(const std::string& message, bool no_such_option = false) {
@@ -79,37 +74,39 @@ bool looks_like_number(std::string_view w) {
 
 // ---- the table --------------------------------------------------------
 
+Options::Options(const Named* named) : named_(named) {
+  if (named_)
+    for (std::string_view l : named_->longs()) long_hints_ |= std::uint64_t(1) << Names::hint_of(l);
+}
+
 namespace {
-// A name's bit among Options::hints_: a declared name whose bit is clear is
-// not named, and no comparison is made.
-unsigned hint(std::string_view n) {
-  return (n.size() * 7 + static_cast<unsigned char>(n.front()) + static_cast<unsigned char>(n.back())) & 63;
+// a == b, without a call: the names are a few bytes long
+bool same(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+// Whether "old" or "old,older" holds the long name l
+bool holds_long(std::string_view names, std::string_view l) {
+  for (std::size_t start = 0; start < names.size();) {
+    std::size_t end = start;
+    while (end < names.size() && names[end] != ',') ++end;
+    if (end - start == l.size() && names.compare(start, l.size(), l) == 0) return true;
+    start = end + 1;
+  }
+  return false;
 }
 }  // namespace
 
-Options::Options(const Named* named) : named_(named) {
-  if (!named_) return;
-  for (std::string_view l : named_->longs)
-    if (!l.empty()) hints_ |= std::uint64_t(1) << hint(l);
-  for (char c : named_->shorts) hints_ |= std::uint64_t(1) << hint(std::string_view(&c, 1));
-}
-
-// Called for every option a tool declares, named or not: it allocates
-// nothing and compares only names whose bit is set, so that a line naming
-// one option pays for little more than that one.
-bool Options::named(std::string_view names) const {
-  if (!named_) return true;
-  for (const char *p = names.data(), *end = p + names.size(); p < end;) {
-    const void* comma = std::memchr(p, ',', static_cast<std::size_t>(end - p));
-    const char* e = comma ? static_cast<const char*>(comma) : end;
-    const std::string_view n(p, static_cast<std::size_t>(e - p));
-    if (!n.empty() && (hints_ >> hint(n) & 1)) {
-      if (n.size() == 1 && named_->shorts.find(n[0]) != std::string::npos) return true;
-      for (std::string_view l : named_->longs)
-        if (n.size() > 1 && l == n) return true;
-    }
-    p = e + 1;
-  }
+// Called for the options that named's bits leave in doubt: the names
+// were split when the tool was compiled, so it allocates nothing and a
+// line naming one option pays for little more than that one.
+bool Options::named_exactly(const Names& names) const {
+  if (names.letter && !named_->shorts.empty() && named_->shorts.find(names.letter) != std::string::npos) return true;
+  for (std::string_view l : named_->longs())
+    if (same(l, names.first_long) || (!names.older.empty() && holds_long(names.older, l))) return true;
   return false;
 }
 
@@ -117,26 +114,23 @@ bool Options::Spec::has_long(std::string_view name) const {
   return any_name(names, [name](std::string_view n) { return n.size() > 1 && n == name; });
 }
 
-Options::Spec& Options::add(std::string_view names, std::string_view help, std::string_view arg, Set set) {
+Options::Spec& Options::add(const Names& names, std::string_view help, std::string_view arg, Set set) {
   Spec& s = specs_.emplace_back();
-  s.names = names;
-  any_name(names, [&s](std::string_view n) {
-    if (n.size() == 1) s.letter = n[0];
-    else if (s.first_long.empty()) s.first_long = n;
-    return false;
-  });
+  s.names = names.all;
+  s.letter = names.letter;
+  s.first_long = names.first_long;
   s.help = help;
   s.arg = arg;
   s.set = std::move(set);
   return s;
 }
 
-Options& Options::flag(std::string_view names, std::string_view help, bool& field) {
+Options& Options::flag_named(const Names& names, std::string_view help, bool& field) {
   if (named(names)) add(names, help, "", nullptr).flag = &field;
   return *this;
 }
 
-Options& Options::flag(std::string_view names, std::string_view help, std::function<void()> on) {
+Options& Options::flag_named(const Names& names, std::string_view help, std::function<void()> on) {
   if (named(names))
     add(names, help, "", [on = std::move(on), name = long_name(names)](const std::string& t) {
       if (flag_value(t, name)) on();
@@ -144,59 +138,54 @@ Options& Options::flag(std::string_view names, std::string_view help, std::funct
   return *this;
 }
 
-Options& Options::value(std::string_view names, std::string_view help, std::string_view arg, Set set) {
+Options& Options::value_named(const Names& names, std::string_view help, std::string_view arg, Set set) {
   if (named(names)) add(names, help, arg.empty() ? std::string_view("ARG") : arg, std::move(set));
   return *this;
 }
 
-Options& Options::text(std::string_view names, std::string_view help, std::string_view arg, std::string& field) {
+Options& Options::text_named(const Names& names, std::string_view help, std::string_view arg, std::string& field) {
   return value(names, help, arg, [&field](const std::string& t) { field = t; });
 }
 
-Options& Options::text(std::string_view names, std::string_view help, std::string_view arg,
-                       std::optional<std::string>& field) {
+Options& Options::text_named(const Names& names, std::string_view help, std::string_view arg,
+                             std::optional<std::string>& field) {
   return value(names, help, arg, [&field](const std::string& t) { field = t; });
 }
 
-Options& Options::etcd_timeout(double& field) {
-  return number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", field, 0.001,
-                86400);
-}
-
-Options& Options::number(std::string_view names, std::string_view help, std::string_view arg, double& field, double min,
-                         double max) {
+Options& Options::number_named(const Names& names, std::string_view help, std::string_view arg, double& field,
+                               double min, double max) {
   if (!named(names)) return *this;  // long_name allocates
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
     field = cli::number(t, name, min, max);
   });
 }
 
-Options& Options::number(std::string_view names, std::string_view help, std::string_view arg,
-                         std::optional<double>& field, double min, double max) {
+Options& Options::number_named(const Names& names, std::string_view help, std::string_view arg,
+                               std::optional<double>& field, double min, double max) {
   if (!named(names)) return *this;  // long_name allocates
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
     field = cli::number(t, name, min, max);
   });
 }
 
-Options& Options::integer(std::string_view names, std::string_view help, std::string_view arg, long long& field,
-                          long long min, long long max) {
+Options& Options::integer_named(const Names& names, std::string_view help, std::string_view arg, long long& field,
+                                long long min, long long max) {
   if (!named(names)) return *this;  // long_name allocates
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
     field = cli::integer(t, name, min, max);
   });
 }
 
-Options& Options::integer(std::string_view names, std::string_view help, std::string_view arg,
-                          std::optional<long long>& field, long long min, long long max) {
+Options& Options::integer_named(const Names& names, std::string_view help, std::string_view arg,
+                                std::optional<long long>& field, long long min, long long max) {
   if (!named(names)) return *this;  // long_name allocates
   return value(names, help, arg, [&field, name = long_name(names), min, max](const std::string& t) {
     field = cli::integer(t, name, min, max);
   });
 }
 
-Options& Options::optional(std::string_view names, std::string_view help, std::string_view arg,
-                           std::string_view implied, bool (*is_value)(std::string_view), Set set) {
+Options& Options::optional_named(const Names& names, std::string_view help, std::string_view arg,
+                                 std::string_view implied, bool (*is_value)(std::string_view), Set set) {
   if (!named(names)) return *this;
   Spec& s = add(names, help, arg, std::move(set));
   s.implied = implied;
@@ -204,7 +193,7 @@ Options& Options::optional(std::string_view names, std::string_view help, std::s
   return *this;
 }
 
-Options& Options::pair(std::string_view name, std::string_view help, std::string_view arg, Set2 set) {
+Options& Options::pair_named(const Names& name, std::string_view help, std::string_view arg, Set2 set) {
   if (!named(name)) return *this;
   Spec& s = add(name, help, arg, nullptr);
   s.is_pair = true;
@@ -224,22 +213,22 @@ std::string_view letter_name(char letter) {
 }  // namespace
 
 Options& Options::alias(char letter, std::string_view help, bool& field) {
-  const std::string_view name = letter_name(letter);
+  const Names name = Names::one_letter(letter_name(letter));
   if (named(name)) flag(name, help, field).specs_.back().hidden = true;
   return *this;
 }
 
-Options& Options::hidden(std::string_view name, std::string_view help, std::optional<std::string>& field) {
+Options& Options::hidden_named(const Names& name, std::string_view help, std::optional<std::string>& field) {
   if (named(name)) text(name, help, "WORD", field).specs_.back().hidden = true;
   return *this;
 }
 
-Options& Options::hidden_flag(std::string_view name, std::string_view help, bool& field) {
+Options& Options::hidden_flag_named(const Names& name, std::string_view help, bool& field) {
   if (named(name)) flag(name, help, field).specs_.back().hidden = true;
   return *this;
 }
 
-Options& Options::unbound(std::string_view names, std::string_view help, std::string_view arg, bool) {
+Options& Options::unbound_named(const Names& names, std::string_view help, std::string_view arg) {
   // the value is read back from the parse's items, in their order
   if (named(names)) add(names, help, arg, [](const std::string&) {});
   return *this;

@@ -6,11 +6,14 @@
 // Its own parser rather than cxxopts': naming one option made cxxopts build
 // the C++ locale (36k instructions, half a megabyte of each static tool).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -34,6 +37,49 @@ private:
   bool no_such_option_;
 };
 
+// An option's names as declared: "l,long" or "long", then any older long
+// names ("l,long,old"). Split when the tool is compiled (consteval), so that
+// declaring an option the line does not name costs a comparison or two.
+struct Names {
+  std::string_view all;         // as declared
+  char letter = 0;              // 0 when none
+  std::string_view first_long;  // "" for a letter alone
+  std::string_view older;       // the long names after the first: "old", "" mostly
+  unsigned hint = 0;            // first_long's bit among a line's long names (see named)
+
+  consteval Names(const char* declared) : all(declared) {
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= all.size(); ++i) {
+      if (i < all.size() && all[i] != ',') continue;
+      std::string_view n = all.substr(start, i - start);
+      if (n.empty()) throw "an option name is empty";
+      if (n.size() == 1) {
+        if (letter || !first_long.empty()) throw "a letter must come first, once";
+        letter = n[0];
+      } else if (first_long.empty()) {
+        first_long = n;
+      } else {
+        older = all.substr(start);
+        break;
+      }
+      start = i + 1;
+    }
+    hint = hint_of(first_long);
+  }
+  // A long name's bit of 64: a line's names set theirs, and a declared name
+  // whose bit is clear is not among them
+  static constexpr unsigned hint_of(std::string_view l) {
+    return l.empty()
+               ? 0
+               : (l.size() * 7 + static_cast<unsigned char>(l.front()) + static_cast<unsigned char>(l.back())) & 63;
+  }
+  // one letter known only at run time (alias): a view that outlives the table
+  static constexpr Names one_letter(std::string_view letter) { return Names(letter, letter[0]); }
+
+private:
+  constexpr Names(std::string_view l, char c) : all(l), letter(c) {}
+};
+
 class Options {
 public:
   using Set = std::function<void(const std::string&)>;
@@ -42,48 +88,96 @@ public:
   // letter of each "-xyz". Declared options it does not name are left out
   // of the table, which then costs what the call uses; a name that is no
   // option still reaches the parser's error. Without it, the whole table.
+  // Held in place, as a line names few options: more than max_longs long
+  // names and the caller asks for the whole table instead.
   struct Named {
-    std::vector<std::string_view> longs;
+    static constexpr std::size_t max_longs = 8;
+    std::array<std::string_view, max_longs> long_names{};
+    std::size_t count = 0;
     std::string shorts;
+    std::span<const std::string_view> longs() const { return {long_names.data(), count}; }
+    // false when it holds max_longs already
+    bool add_long(std::string_view l) {
+      if (count == max_longs) return false;
+      long_names[count++] = l;
+      return true;
+    }
   };
   explicit Options(const Named* named = nullptr);
 
   // names: "l,long" or "long", then any older long names ("l,long,old");
-  // arg: the argument's name in --help
-  Options& flag(std::string_view names, std::string_view help, bool& field);
-  Options& flag(std::string_view names, std::string_view help, std::function<void()> on);
-  Options& value(std::string_view names, std::string_view help, std::string_view arg, Set set);
-  Options& text(std::string_view names, std::string_view help, std::string_view arg, std::string& field);
-  Options& text(std::string_view names, std::string_view help, std::string_view arg, std::optional<std::string>& field);
+  // arg: the argument's name in --help. Each declaration is inline and
+  // tests named() first, with names split at compile time: an option the
+  // line does not name costs a few instructions, its setter never built.
+  Options& flag(Names names, std::string_view help, bool& field) {
+    return named(names) ? flag_named(names, help, field) : *this;
+  }
+  template <class F>
+  requires std::is_invocable_v<F> Options& flag(Names names, std::string_view help, F&& on) {
+    return named(names) ? flag_named(names, help, std::function<void()>(std::forward<F>(on))) : *this;
+  }
+  template <class F>
+  Options& value(Names names, std::string_view help, std::string_view arg, F&& set) {
+    return named(names) ? value_named(names, help, arg, Set(std::forward<F>(set))) : *this;
+  }
+  Options& text(Names names, std::string_view help, std::string_view arg, std::string& field) {
+    return named(names) ? text_named(names, help, arg, field) : *this;
+  }
+  Options& text(Names names, std::string_view help, std::string_view arg, std::optional<std::string>& field) {
+    return named(names) ? text_named(names, help, arg, field) : *this;
+  }
   // --timeout SECONDS of every tool that takes etcd URLs (default 5, each call)
-  Options& etcd_timeout(double& field);
-  Options& number(std::string_view names, std::string_view help, std::string_view arg, double& field, double min,
-                  double max = max_number);
-  Options& number(std::string_view names, std::string_view help, std::string_view arg, std::optional<double>& field,
-                  double min, double max = max_number);
-  Options& integer(std::string_view names, std::string_view help, std::string_view arg, long long& field, long long min,
-                   long long max);
-  Options& integer(std::string_view names, std::string_view help, std::string_view arg, std::optional<long long>& field,
-                   long long min, long long max);
+  Options& etcd_timeout(double& field) {
+    return number("timeout", "for an etcd URL: seconds each call to etcd may take (default 5)", "SECONDS", field, 0.001,
+                  86400);
+  }
+  Options& number(Names names, std::string_view help, std::string_view arg, double& field, double min,
+                  double max = max_number) {
+    return named(names) ? number_named(names, help, arg, field, min, max) : *this;
+  }
+  Options& number(Names names, std::string_view help, std::string_view arg, std::optional<double>& field, double min,
+                  double max = max_number) {
+    return named(names) ? number_named(names, help, arg, field, min, max) : *this;
+  }
+  Options& integer(Names names, std::string_view help, std::string_view arg, long long& field, long long min,
+                   long long max) {
+    return named(names) ? integer_named(names, help, arg, field, min, max) : *this;
+  }
+  Options& integer(Names names, std::string_view help, std::string_view arg, std::optional<long long>& field,
+                   long long min, long long max) {
+    return named(names) ? integer_named(names, help, arg, field, min, max) : *this;
+  }
   // An option whose value may be left out ("--wait" alone, as flock(1)
   // waits forever without -w): when the word after it is not a value by
   // is_value (or there is none, or it is "--"), it is given `implied`.
-  Options& optional(std::string_view names, std::string_view help, std::string_view arg, std::string_view implied,
-                    bool (*is_value)(std::string_view), Set set);
+  template <class F>
+  Options& optional(Names names, std::string_view help, std::string_view arg, std::string_view implied,
+                    bool (*is_value)(std::string_view), F&& set) {
+    return named(names) ? optional_named(names, help, arg, implied, is_value, Set(std::forward<F>(set))) : *this;
+  }
   // An option of two words, as jq's --arg NAME VALUE: the word after it
   // is its first, the next operand its second.
-  Options& pair(std::string_view name, std::string_view help, std::string_view arg, Set2 set);
+  template <class F>
+  Options& pair(Names name, std::string_view help, std::string_view arg, F&& set) {
+    return named(name) ? pair_named(name, help, arg, Set2(std::forward<F>(set))) : *this;
+  }
   // An older one-letter spelling of a flag, kept working but left out of
   // --help and the completions: its letter now means another thing in
   // other tools (loopkit(7), OPTIONS).
   Options& alias(char letter, std::string_view help, bool& field);
   // An option for the completion scripts, not for people: out of --help
   // and of the completions' option lists.
-  Options& hidden(std::string_view name, std::string_view help, std::optional<std::string>& field);
-  Options& hidden_flag(std::string_view name, std::string_view help, bool& field);
+  Options& hidden(Names name, std::string_view help, std::optional<std::string>& field) {
+    return named(name) ? hidden_named(name, help, field) : *this;
+  }
+  Options& hidden_flag(Names name, std::string_view help, bool& field) {
+    return named(name) ? hidden_flag_named(name, help, field) : *this;
+  }
   // Read back from the parse's items instead of bound: for a tool whose
   // operands and options are one sequence (state-set's edits).
-  Options& unbound(std::string_view names, std::string_view help, std::string_view arg = "", bool repeatable = false);
+  Options& unbound(Names names, std::string_view help, std::string_view arg = "", bool /*repeatable*/ = false) {
+    return named(names) ? unbound_named(names, help, arg) : *this;
+  }
 
   // The words of argv[1..argc) as (option's first long name, value) and
   // ("args", operand) in command-line order, each value already handed to
@@ -114,9 +208,38 @@ private:
     std::string key() const { return first_long.empty() ? std::string(1, letter) : std::string(first_long); }
     std::string spelling() const { return (first_long.empty() ? "-" : "--") + key(); }
   };
-  bool named(std::string_view names) const;
+  // Whether the line names one of names; inline, as most declarations it
+  // answers are not named and a bit tells
+  bool named(const Names& names) const {
+    if (!named_) return true;
+    const bool maybe =
+        (names.letter && !named_->shorts.empty()) || !names.older.empty() || (long_hints_ >> names.hint & 1);
+    return maybe && named_exactly(names);
+  }
+  bool named_exactly(const Names& names) const;
+  // the declarations of options the line names (or of the whole table)
+  Options& flag_named(const Names& names, std::string_view help, bool& field);
+  Options& flag_named(const Names& names, std::string_view help, std::function<void()> on);
+  Options& value_named(const Names& names, std::string_view help, std::string_view arg, Set set);
+  Options& text_named(const Names& names, std::string_view help, std::string_view arg, std::string& field);
+  Options& text_named(const Names& names, std::string_view help, std::string_view arg,
+                      std::optional<std::string>& field);
+  Options& number_named(const Names& names, std::string_view help, std::string_view arg, double& field, double min,
+                        double max);
+  Options& number_named(const Names& names, std::string_view help, std::string_view arg, std::optional<double>& field,
+                        double min, double max);
+  Options& integer_named(const Names& names, std::string_view help, std::string_view arg, long long& field,
+                         long long min, long long max);
+  Options& integer_named(const Names& names, std::string_view help, std::string_view arg,
+                         std::optional<long long>& field, long long min, long long max);
+  Options& optional_named(const Names& names, std::string_view help, std::string_view arg, std::string_view implied,
+                          bool (*is_value)(std::string_view), Set set);
+  Options& pair_named(const Names& name, std::string_view help, std::string_view arg, Set2 set);
+  Options& hidden_named(const Names& name, std::string_view help, std::optional<std::string>& field);
+  Options& hidden_flag_named(const Names& name, std::string_view help, bool& field);
+  Options& unbound_named(const Names& names, std::string_view help, std::string_view arg);
   static void give(const Spec& s, const std::string& value);
-  Spec& add(std::string_view names, std::string_view help, std::string_view arg, Set set);
+  Spec& add(const Names& names, std::string_view help, std::string_view arg, Set set);
   const Spec* find_long(std::string_view name) const;
   const Spec* find_letter(char c) const;
   std::size_t parse_long(int argc, char** argv, std::size_t i,
@@ -124,7 +247,7 @@ private:
   std::size_t parse_short(int argc, char** argv, std::size_t i,
                           std::vector<std::pair<std::string, std::string>>& out) const;
   const Named* named_;
-  std::uint64_t hints_ = 0;  // a bit for each name named_ holds (see named)
+  std::uint64_t long_hints_ = 0;  // the bits (Names::hint_of) of the long names named_ holds
   std::vector<Spec> specs_;
 };
 

@@ -91,7 +91,7 @@ bool names_of(int argc, char** argv, cli::Options::Named& named) {
       a.remove_prefix(2);
       a = a.substr(0, a.find('='));
       whole |= a == "help" || a == "completion-helper";
-      named.longs.push_back(a);
+      whole |= !named.add_long(a);
     } else if (a.size() > 1 && a[0] == '-') {
       named.shorts.append(a.substr(1));
       whole |= a.find('h') != std::string_view::npos;

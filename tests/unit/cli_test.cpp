@@ -179,3 +179,59 @@ TEST_CASE("a two-word option takes the operand after it; without one it is a usa
   std::string err = captured(2, [&] { CHECK(run_tool(info, b.argc(), b.argv(), declare, keep) == 2); });
   CHECK(err == "demo: --arg 'k': its second word is missing\n");
 }
+
+// Names are split when the tool is compiled
+static_assert(cli::Names("w,wait,old").letter == 'w');
+static_assert(cli::Names("w,wait,old").first_long == "wait");
+static_assert(cli::Names("w,wait,old").older == "old");
+static_assert(cli::Names("heartbeat,every,beat").older == "every,beat");
+static_assert(cli::Names("x").first_long.empty() && cli::Names("x").letter == 'x');
+static_assert(cli::Names("no-sync").letter == 0 && cli::Names("no-sync").older.empty());
+// two names whose bits are one: only the comparison tells them apart
+static_assert(cli::Names("axe-z").hint == cli::Names("aye-z").hint);
+
+TEST_CASE("only the options a line names are declared, by any of their names, bits colliding or not", "[cli]") {
+  ToolInfo info{"demo", "a demo", "FILE"};
+  struct Seen {
+    bool axe = false, aye = false, wait = false, quiet_flag = false;
+    std::string every;
+    std::vector<std::string> operands;
+  };
+  auto run = [&](std::vector<std::string> words, Seen& s) {
+    Argv a(std::move(words));
+    auto declare = [&](cli::Options& o) {
+      o.flag("axe-z", "one", s.axe)
+          .flag("aye-z", "its bit's twin", s.aye)
+          .flag("w,wait,older-wait", "letter, long and older", s.wait)
+          .text("heartbeat,every", "an older long name", "SECONDS", s.every)
+          .flag("n,nothing", "never named", s.quiet_flag);
+    };
+    auto keep = [&](const Args& args) {
+      s.operands = args.operands;
+      return 0;
+    };
+    return run_tool(info, a.argc(), a.argv(), declare, keep);
+  };
+  Seen a;
+  CHECK(run({"demo", "--aye-z", "F"}, a) == 0);
+  CHECK((a.aye && !a.axe && !a.wait && !a.quiet_flag));
+  CHECK(a.operands == std::vector<std::string>{"F"});
+  for (const char* w : {"-w", "--wait", "--older-wait"}) {
+    Seen b;
+    CHECK(run({"demo", "F", w}, b) == 0);
+    CHECK((b.wait && !b.axe && !b.aye));
+  }
+  Seen c;
+  CHECK(run({"demo", "--every=5", "F"}, c) == 0);
+  CHECK(c.every == "5");
+  // more long names than the line's list holds: the whole table
+  Seen d;
+  CHECK(run({"demo", "--axe-z", "--aye-z", "--wait", "--every", "1", "--heartbeat", "2", "--axe-z", "--aye-z", "--wait",
+             "--older-wait", "F"},
+            d) == 0);
+  CHECK((d.axe && d.aye && d.wait && d.every == "2"));
+  // a name no option has is still the parser's error
+  Seen e;
+  std::string err = captured(2, [&] { CHECK(run({"demo", "--axe-y", "F"}, e) == 2); });
+  CHECK(err.rfind("demo: option 'axe-y' does not exist", 0) == 0);
+}
