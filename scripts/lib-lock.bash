@@ -228,31 +228,36 @@ lk_set() {
   return "$rc"
 }
 
-# lk_set_done GUARD STATE ARGS...: lk_set for the write that records a
-# finished item or iteration. Refused for an unreachable etcd (status 4:
-# out of reach, or the outcome unknown), it is tried again, with GUARD (an
-# --expect assignment that holds only before this write) so that a write
-# that did commit is not applied twice, until the lock's lease may have run
-# out; then the engine gives up, exit 4, saying what is not recorded. Never
-# written unfenced.
-lk_set_done() {
-  local guard=$1 rc tries=0
-  shift
+# lk_set_outlasting GUARD WHAT STATE ARGS...: lk_set for a write that an
+# etcd outage shorter than the lock's lease must not end the engine for.
+# Refused for an unreachable etcd (status 4: out of reach, or the outcome
+# unknown), it is tried again until the lock's lease may have run out; then
+# the engine gives up, exit 4, saying that WHAT is not recorded. GUARD, an
+# --expect assignment that holds only before this write, guards each retry
+# so that a write that did commit is not applied twice; "" for a write that
+# is the same applied twice. Never written unfenced.
+lk_set_outlasting() {
+  local guard=$1 what=$2 rc tries=0
+  shift 2
   while :; do
     rc=0
-    if ((tries == 0)); then lk_fenced "$@" || rc=$?; else lk_fenced -q --expect "$guard" "$@" || rc=$?; fi
+    if ((tries > 0)) && [[ -n $guard ]]; then lk_fenced -q --expect "$guard" "$@" || rc=$?; else lk_fenced "$@" || rc=$?; fi
     ((rc != 0)) || return 0
     ((!LK_LOST)) || return 0
     # a retry's guard no longer holds: the write that failed had committed
-    ((rc != 1 || tries == 0)) || return 0
+    if ((rc == 1 && tries > 0)) && [[ -n $guard ]]; then return 0; fi
     ((rc == 4)) && { lk_is_url "$1" || lk_is_url "$LK_LOCK"; } || exit "$rc"
     if lk_lease_over; then
       LK_LOST_EXIT=""
       lk_lock_lost "etcd out of reach for the lease's $(lk_ttl)s"
-      lk_die 4 "gave up recording the finished work in $1 after $tries tries: etcd was out of reach until the lock's lease may have run out; not recorded, it will run again"
+      lk_die 4 "gave up recording $what in $1 after $tries tries: etcd was out of reach until the lock's lease may have run out; not recorded, it will run again"
     fi
-    ((tries > 0)) || lk_warn "could not record the finished work in $1; trying again while the lock's lease may live"
+    ((tries > 0)) || lk_warn "could not record $what in $1; trying again while the lock's lease may live"
     tries=$((tries + 1))
     sleep 0.5
   done
 }
+
+# lk_set_done GUARD STATE ARGS...: the write that records a finished item
+# or iteration, outlasting an etcd outage (lk_set_outlasting)
+lk_set_done() { lk_set_outlasting "$1" "the finished work" "${@:2}"; }
