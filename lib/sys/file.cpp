@@ -262,6 +262,20 @@ Fd open_for_append(const std::string& target, const std::string& path, int acces
 
 using MakeAppend = std::function<std::string(off_t size, std::string_view tail)>;
 
+// The file this call created, removed by its name only while the name still
+// stands for it: between the create and now another process may have put
+// its own file there (a rename over it), which is not ours to remove. On a
+// way out already failing, or after the commit: a failure here is a warning.
+void remove_created(const Fd& fd, const std::string& target) noexcept {
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return;
+  try {
+    (void)remove_file_if_same(target, FileId{st.st_dev, st.st_ino});
+  } catch (const Error& e) {
+    warn(e.what());
+  }
+}
+
 // The append itself, on fd locked and still named by target, size bytes long.
 void append_held(Fd& fd, const std::string& target, const std::string& path, off_t size, bool created,
                  size_t tail_bytes, const MakeAppend& make, bool sync) {
@@ -275,7 +289,7 @@ void append_held(Fd& fd, const std::string& target, const std::string& path, off
   // racing appender may have filled the one we created before we locked it
   const bool remove_on_failure = created && size == 0;
   auto undo = [&] {
-    if (remove_on_failure) unlink(target.c_str());
+    if (remove_on_failure) remove_created(fd, target);
     else (void)!ftruncate(fd.get(), size);
   };
   if (!data.empty()) {
@@ -295,7 +309,7 @@ void append_held(Fd& fd, const std::string& target, const std::string& path, off
     fail_system(err, "sync", path);
   }
   // the append is made and synced: from here on, failures are warnings
-  if (remove_on_failure && data.empty()) unlink(target.c_str());  // nothing written: no empty file left
+  if (remove_on_failure && data.empty()) remove_created(fd, target);  // nothing written: no empty file left
   else if (created && sync) sync_folder_after_commit(dir_name(target));
   try {
     fd.close(path);
