@@ -64,6 +64,8 @@ private:
   std::size_t n_;
   std::string_view subject_;
   std::size_t depth_ = max_depth;
+  bool escaped_ = false;  // whether the last string read held an escape
+  uint64_t names_ = 0;    // a bit for each length and first byte of the names read: most are new
 
   [[noreturn, gnu::cold]] void fail(std::size_t at, std::string_view reason) const {
     std::size_t line = 1, col = 1;
@@ -96,7 +98,7 @@ private:
     while (p < n_ && is_digit(d_[p])) ++p;
     return p;
   }
-  std::size_t string(std::size_t p) const;
+  std::size_t string(std::size_t p);  // sets escaped_
   std::size_t escape(std::size_t p) const;
   std::size_t unicode_fast(std::size_t p) const;
   std::size_t unicode_slow(std::size_t p) const;
@@ -192,20 +194,37 @@ std::size_t Reader::number(std::size_t p) const {
   return p;
 }
 
-std::size_t Reader::string(std::size_t p) const {
+// Whether any of the 8 bytes at p ends a plain run of a string: a quote, a
+// backslash, a control or a byte of UTF-8 (word-at-a-time tests, exact).
+constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+constexpr bool has_zero_byte(uint64_t v) { return ((v - ones) & ~v & highs) != 0; }
+bool word_ends_run(const unsigned char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  return ((w - ones * 0x20) | w) & highs || has_zero_byte(w ^ (ones * '"')) || has_zero_byte(w ^ (ones * '\\'));
+}
+
+// the bytes a plain run of a string holds: printable ASCII but '"' and '\\'
+constexpr auto plain = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[c] = c != '"' && c != '\\';
+  return t;
+}();
+
+std::size_t Reader::string(std::size_t p) {
+  escaped_ = false;
   for (++p;;) {
+    while (p + 8 <= n_ && !word_ends_run(d_ + p)) p += 8;
+    while (p < n_ && plain[d_[p]]) ++p;
     if (p == n_) incomplete();
     const unsigned char c = d_[p];
     if (c == '"') return p + 1;
     if (c == '\\') {
+      escaped_ = true;
       p = escape(p + 1);
       continue;
     }
     if (c < 0x20) syntax(p);
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
     const int len = utf8_length(c);
     if (len == 0) syntax(p);
     if (n_ - p < static_cast<std::size_t>(len)) incomplete();
@@ -306,6 +325,7 @@ std::string compact_text(std::string_view v) {
 
 std::size_t Reader::member(std::size_t p, LockFields* members) {
   const std::size_t key = p, key_end = string(p);
+  const bool escaped = escaped_;
   p = token(key_end);
   if (d_[p] != ':') syntax(p);
   p = token(p + 1);
@@ -313,9 +333,13 @@ std::size_t Reader::member(std::size_t p, LockFields* members) {
   p = value(p);
   if (members) {
     const std::string_view v = t_.substr(begin, p - begin);
-    // a name twice keeps its first place and its last value (Boost.JSON's object)
-    members->set(*json_string_value(t_.substr(key, key_end - key)),
-                 d_[begin] == '{' || d_[begin] == '[' ? compact_text(v) : std::string(v));
+    std::string name = escaped ? *json_string_value(t_.substr(key, key_end - key))
+                               : std::string(t_.substr(key + 1, key_end - key - 2));
+    std::string text = d_[begin] == '{' || d_[begin] == '[' ? compact_text(v) : std::string(v);
+    const uint64_t bit = uint64_t(1) << ((name.size() * 7 + (name.empty() ? 0 : name[0])) & 63);
+    if (names_ & bit) members->add(std::move(name), std::move(text));
+    else members->members.push_back({std::move(name), std::move(text)});
+    names_ |= bit;
   }
   return p;
 }
@@ -343,6 +367,7 @@ std::optional<LockFields> Reader::document() {
   std::size_t p = ws(0);
   if (p == n_) fail_data(fmt::format("{}: not valid JSON: empty document", quoted(subject_)));
   LockFields fields;
+  fields.members.reserve(12);  // a record of ours has 8 or 10
   const bool object = d_[p] == '{';
   p = object ? container(p, &fields) : value(p);
   p = ws(p);
@@ -366,8 +391,6 @@ constexpr auto escapes = [] {
 
 // Whether any of the 8 bytes of w is one to escape (< 0x20, '"', '\\',
 // 0x7f): word-at-a-time tests, exact about whether there is one.
-constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-constexpr bool has_zero_byte(uint64_t v) { return ((v - ones) & ~v & highs) != 0; }
 bool word_needs_escape(const char* p) {
   uint64_t w;
   std::memcpy(&w, p, sizeof w);
@@ -460,6 +483,16 @@ void LockFields::set(std::string_view name, std::string text) {
       return;
     }
   members.push_back({std::string(name), std::move(text)});
+}
+
+// a name twice keeps its first place and its last value (Boost.JSON's object)
+void LockFields::add(std::string name, std::string text) {
+  for (Member& m : members)
+    if (m.name == name) {
+      m.text = std::move(text);
+      return;
+    }
+  members.push_back({std::move(name), std::move(text)});
 }
 
 void LockFields::set_string(std::string_view name, std::string_view s) {

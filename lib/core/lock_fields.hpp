@@ -23,6 +23,7 @@ struct LockFields {
   const std::string* find(std::string_view name) const;
   // Replaces the value in its place, or appends the member.
   void set(std::string_view name, std::string text);
+  void add(std::string name, std::string text);  // the same, for a name made already
   void set_string(std::string_view name, std::string_view s);
   void set_integer(std::string_view name, int64_t n);
   void set_number(std::string_view name, double d);

@@ -47,6 +47,11 @@ std::optional<int64_t> integer_of(const std::string* member) {
     return std::stoll(*s);
   }
   if (!is_json_number(t)) return std::nullopt;
+  if (t.size() <= 18 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    int64_t n = 0;  // the usual case, a time or a pid
+    for (char c : t) n = n * 10 + (c - '0');
+    return n;
+  }
   if (t.find_first_of(".eE") == std::string::npos) {  // an integer out of int64's range is none
     int64_t n;
     if (std::from_chars(t.data(), t.data() + t.size(), n).ec == std::errc{}) return n;
