@@ -3,11 +3,9 @@
 #include "core/lock_record.hpp"
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <fmt/format.h>
 #include <unistd.h>
 
