@@ -247,3 +247,12 @@ ended_with() {
   LOOPKIT_NOW=1736503700 run -0 lock-heartbeat --pid $$ a.lock
   assert_equal "$(ls -A)" "a.lock"
 }
+
+# issue 24: a record's members are kept as their text, not as parsed values
+@test "a beat keeps another tool's members as written and in their order, and writes one line" {
+  printf '{\n  "pid": %s,\n  "n": 1.50,\n  "big": 123456789012345678901234567890,\n  "s": "\\u00e9",\n  "o": {"k": [1, "a b"]},\n  "heartbeat": "old"\n}\n' \
+    $$ >a.lock
+  LOOPKIT_NOW=1736503600 run -0 lock-heartbeat --pid $$ a.lock
+  assert_equal "$(cat a.lock)" \
+    '{"pid":'$$',"n":1.50,"big":123456789012345678901234567890,"s":"\u00e9","o":{"k":[1,"a b"]},"heartbeat":"2025-01-10T10:06:40Z","heartbeat_epoch":1736503600}'
+}

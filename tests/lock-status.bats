@@ -218,3 +218,44 @@ lock-status: warning: cannot open 'locks/x.lock': is a symbolic link"
   run -1 lock-status --live locks
   assert_output ''
 }
+
+# issue 24: records are read by the lock tools' own reader (no Boost.JSON)
+@test "--json gives another tool's members as written, on one line; a name twice counts once, its last value" {
+  holder=$(live)
+  printf '{"pid":%s,"n":1.50,"big":123456789012345678901234567890,"s":"\\u00e9\\/","x":1,\n "o": {"k" : [1, "a b"]},"x":2}\n' \
+    "$holder" >a.lock
+  touch -d "@$LOOPKIT_NOW" a.lock
+  LOOPKIT_NOW=$((LOOPKIT_NOW + 3)) run -0 lock-status --json a.lock
+  assert_output '{"pid":'"$holder"',"n":1.50,"big":123456789012345678901234567890,"s":"\u00e9\/","x":2,"o":{"k":[1,"a b"]},"file":"a.lock","state":"live","age":3}'
+}
+
+@test "what is not a lock record is unreadable, worded as before: bad UTF-8, escapes, numbers, depth" {
+  check() {
+    printf '%b' "$1" >a.lock
+    run -3 lock-status a.lock
+    assert_output "a.lock: unreadable ($2)"
+  }
+  check '{"pid":1,"s":"\xff"}' 'not valid JSON: syntax error at line 1, column 15'
+  check '{"pid":1,"s":"\xe2\x82' 'not valid JSON: incomplete json at line 1, column 17'
+  # Boost reads \u's digits one by one near the end, four at once elsewhere
+  check '{"pid":1,"s":"\\u12x4"}' 'not valid JSON: expected hex digit at line 1, column 19'
+  check '{"pid":1,"s":"\\u12x4 and more"}' 'not valid JSON: expected hex digit at line 1, column 18'
+  check '{"pid":1,"s":"\\udc00 and more"}' 'not valid JSON: illegal leading surrogate at line 1, column 16'
+  check '{"pid":1,"n":1e400}' 'not valid JSON: number out of range at line 1, column 19'
+  check '{"pid":1,"n":1.}' 'not valid JSON: syntax error at line 1, column 16'
+  check '{"pid":1}{}' 'not valid JSON: extra data at line 1, column 10'
+  check '[1]' 'not a lock record: not a JSON object'
+  check '{"pid":1e300}' 'not a lock record: no valid pid'
+  printf '{"pid":1,"a":%s1%s}' "$(printf '[%.0s' {1..1000})" "$(printf ']%.0s' {1..1000})" >a.lock
+  run -3 lock-status a.lock
+  assert_output "a.lock: unreadable (not valid JSON: too deep at line 1, column 1013)"
+}
+
+@test "the file lock tools carry no Boost.JSON" {
+  command -v nm >/dev/null || skip "no nm"
+  for t in lock-acquire lock-heartbeat lock-reap lock-release lock-status; do
+    nm "$LOOPKIT_BIN/$t" 2>/dev/null | grep -q ' main$' || skip "$t has no symbols"
+    run -1 grep -c 'boost.*json' < <(nm -C "$LOOPKIT_BIN/$t")
+    assert_output 0
+  done
+}

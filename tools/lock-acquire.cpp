@@ -69,7 +69,7 @@ static int refuse(const std::string& file, const Config& c, LockStore& store, co
 }
 
 static void report_got(const std::string& file, const Config& c, const AcquireResult& r, double started) {
-  if (c.json) cli::out(json::compact(r.record) + "\n");
+  if (c.json) cli::out(r.record.json() + "\n");
   if (!c.verbose) return;
   std::string how = r.outcome == AcquireResult::took_over   ? "took over a stale lock: " + r.verdict.reason
                     : r.outcome == AcquireResult::refreshed ? "already ours, heartbeat refreshed"

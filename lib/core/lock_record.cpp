@@ -3,14 +3,13 @@
 #include "core/lock_record.hpp"
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "core/json.hpp"  // nearest_double only (json_number.cpp): no Boost.JSON code
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
@@ -33,19 +32,32 @@ bool is_earlier_boot(const LockRecord& r) {
   return is_local(r) && !r.boot_id.empty() && !this_boot().empty() && r.boot_id != this_boot();
 }
 
-std::optional<int64_t> integer_of(const json::value* member) {
+// A whole number a member holds: an integer, a number (its fraction
+// dropped) within int64's range, or a string of digits ("12345" from a shell
+// that quoted everything); what json::parse's value gave before (issue 24).
+std::optional<int64_t> integer_of(const std::string* member) {
   if (!member) return std::nullopt;
-  const json::value& v = *member;
-  if (v.is_int64()) return v.get_int64();
-  if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get_uint64());
-  // a double out of int64's range would be undefined to convert
-  if (v.is_double() && v.get_double() > -9.2e18 && v.get_double() < 9.2e18) return static_cast<int64_t>(v.get_double());
-  if (v.is_string()) {  // "12345" from a shell that quoted everything
-    const auto& s = v.get_string();
-    if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  const std::string& t = *member;
+  if (t[0] == '"') {
+    auto s = json_string_value(t);
+    if (s->empty() || s->size() > 18 || !std::all_of(s->begin(), s->end(), [](char c) { return c >= '0' && c <= '9'; }))
       return std::nullopt;
-    return std::stoll(std::string(s));
+    return std::stoll(*s);
   }
+  if (!is_json_number(t)) return std::nullopt;
+  if (t.size() <= 18 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    int64_t n = 0;  // the usual case, a time or a pid
+    for (char c : t) n = n * 10 + (c - '0');
+    return n;
+  }
+  if (t.find_first_of(".eE") == std::string::npos) {  // an integer out of int64's range is none
+    int64_t n;
+    if (std::from_chars(t.data(), t.data() + t.size(), n).ec == std::errc{}) return n;
+    return std::nullopt;
+  }
+  // a double out of int64's range would be undefined to convert
+  const double d = json::nearest_double(t);
+  if (d > -9.2e18 && d < 9.2e18) return static_cast<int64_t>(d);
   return std::nullopt;
 }
 
@@ -59,24 +71,22 @@ std::optional<int64_t> valid_epoch(std::optional<int64_t> t) {
 }
 
 // a process id: a whole number from 1 to INT_MAX
-std::optional<pid_t> pid_of(const json::value* member) {
+std::optional<pid_t> pid_of(const std::string* member) {
   auto n = integer_of(member);
   if (!n || *n <= 0 || *n > INT_MAX) return std::nullopt;
   return static_cast<pid_t>(*n);
 }
 
-std::string string_of(const json::value* v) { return v && v->is_string() ? std::string(v->get_string()) : ""; }
-
-std::string string_member(const json::object& o, std::string_view key) { return string_of(o.if_contains(key)); }
+std::string string_of(const std::string* v) { return v ? json_string_value(*v).value_or("") : ""; }
 
 // The members a record is read for, found in one walk over its fields (a
 // lookup for each was most of reading a record, after the parse).
 struct RecordMembers {
-  const json::value *pid = nullptr, *heartbeat_pid = nullptr, *session = nullptr, *host = nullptr, *boot_id = nullptr,
+  const std::string *pid = nullptr, *heartbeat_pid = nullptr, *session = nullptr, *host = nullptr, *boot_id = nullptr,
                     *pid_start = nullptr, *heartbeat_epoch = nullptr, *heartbeat = nullptr, *heartbeat_every = nullptr,
                     *started_at = nullptr;
-  explicit RecordMembers(const json::object& o) {
-    static constexpr std::pair<std::string_view, const json::value * RecordMembers::*> names[] = {
+  explicit RecordMembers(const LockFields& o) {
+    static constexpr std::pair<std::string_view, const std::string * RecordMembers::*> names[] = {
         {"pid", &RecordMembers::pid},
         {"heartbeat_pid", &RecordMembers::heartbeat_pid},
         {"session", &RecordMembers::session},
@@ -87,12 +97,11 @@ struct RecordMembers {
         {"heartbeat", &RecordMembers::heartbeat},
         {"heartbeat_every", &RecordMembers::heartbeat_every},
         {"started_at", &RecordMembers::started_at}};
-    // the parse kept one member per name (the last), so the first match is the one
-    for (const auto& kv : o) {
-      std::string_view key(kv.key().data(), kv.key().size());
+    // the parse kept one member per name (the last value), so the first match is the one
+    for (const auto& m : o.members) {
       for (const auto& [name, field] : names)
-        if (key == name) {
-          this->*field = &kv.value();
+        if (m.name == name) {
+          this->*field = &m.text;
           break;
         }
     }
@@ -101,83 +110,20 @@ struct RecordMembers {
 
 }  // namespace
 
-std::string record_string(const json::object& o, std::string_view key) { return string_member(o, key); }
+std::string record_string(const LockFields& o, std::string_view key) { return o.string(key); }
 
-namespace {
-// s as a JSON string literal, the runs that need no escape appended whole
-// (json::quote appends a character at a time)
-// the bytes json::quote escapes
-constexpr auto needs_escape = [] {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 0x20; ++c) t[c] = true;
-  t['"'] = t['\\'] = t[0x7f] = true;
-  return t;
-}();
+// The record's members written back as they were read (a record of ours
+// holds strings and whole numbers, written as json::compact wrote them).
+std::string lock_text(const LockFields& record) { return record.json() + '\n'; }
 
-// Whether any of the 8 bytes of w is one json::quote escapes (< 0x20, '"',
-// '\\', 0x7f): word-at-a-time tests, exact about whether there is one.
-constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-constexpr bool has_zero_byte(uint64_t v) { return ((v - ones) & ~v & highs) != 0; }
-bool word_needs_escape(const char* p) {
-  uint64_t w;
-  std::memcpy(&w, p, sizeof w);
-  return ((w - ones * 0x20) & ~w & highs) != 0 || has_zero_byte(w ^ (ones * '"')) || has_zero_byte(w ^ (ones * '\\')) ||
-         has_zero_byte(w ^ (ones * 0x7f));
-}
-
-void append_quoted(std::string& out, std::string_view s) {
-  out += '"';
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    while (i + 8 <= s.size() && !word_needs_escape(s.data() + i)) i += 8;
-    for (const std::size_t stop = std::min(s.size(), i + 8); i < stop; ++i) {
-      if (!needs_escape[static_cast<unsigned char>(s[i])]) continue;
-      out.append(s, run, i - run);
-      const std::string escaped = json::quote(s.substr(i, 1));
-      out.append(escaped, 1, escaped.size() - 2);
-      run = i + 1;
-    }
-  }
-  out.append(s, run);
-  out += '"';
-}
-
-void append_integer(std::string& out, const json::value& v) {
-  char buf[24];
-  auto r = v.is_int64() ? std::to_chars(buf, buf + sizeof buf, v.get_int64())
-                        : std::to_chars(buf, buf + sizeof buf, v.get_uint64());
-  out.append(buf, r.ptr);
-}
-}  // namespace
-
-// The text json::compact gives, written directly: a record's members are
-// strings and whole numbers, and the general writer cost as much as the
-// rest of a heartbeat. Any other value is left to json::compact.
-std::string lock_text(const json::object& record) {
-  std::string out;
-  out.reserve(256);
-  out += '{';
-  for (const auto& kv : record) {
-    if (out.size() > 1) out += ',';
-    append_quoted(out, kv.key());
-    out += ':';
-    const json::value& v = kv.value();
-    if (v.is_string() && !json::is_number_literal(v)) append_quoted(out, v.get_string());
-    else if (v.is_int64() || v.is_uint64()) append_integer(out, v);
-    else out += json::compact(v);
-  }
-  out += "}\n";
-  return out;
-}
-
-json::object refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every) {
-  json::object o =
+LockFields refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every) {
+  LockFields o =
       lock.record.bare_pid ? new_lock_record(std::string(lock.record.session), owner, now) : lock.record.fields;
-  o["heartbeat"] = iso8601_utc(now);
-  o["heartbeat_epoch"] = now;
+  o.set_string("heartbeat", iso8601_utc(now));
+  o.set_integer("heartbeat_epoch", now);
   if (every) {
-    o["heartbeat_every"] = *every;
-    o["heartbeat_pid"] = getpid();  // the beater, for release_lock's mark
+    o.set_number("heartbeat_every", *every);
+    o.set_integer("heartbeat_pid", getpid());  // the beater, for release_lock's mark
   }
   return o;
 }
@@ -191,11 +137,11 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
   if (core.size() <= 9 && std::all_of(core.begin(), core.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     r.pid = static_cast<pid_t>(std::stol(std::string(core)));  // a bare pid, as `echo $$ >F` leaves
     r.bare_pid = true;
-    r.fields["pid"] = r.pid;
+    r.fields.set_integer("pid", r.pid);
   } else {
-    json::value v = json::parse(text, subject);
-    if (!v.is_object()) fail_data(quoted(subject) + ": not a lock record: not a JSON object");
-    r.fields = std::move(v.as_object());
+    std::optional<LockFields> o = parse_json_object(text, subject);
+    if (!o) fail_data(quoted(subject) + ": not a lock record: not a JSON object");
+    r.fields = std::move(*o);
     const RecordMembers m(r.fields);
     auto pid = pid_of(m.pid);
     if (!pid) fail_data(quoted(subject) + ": not a lock record: no valid pid");
@@ -208,8 +154,8 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
     r.heartbeat_epoch = valid_epoch(integer_of(m.heartbeat_epoch));
     if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_of(m.heartbeat)));
     r.has_heartbeat = r.heartbeat_epoch.has_value();
-    if (const json::value* e = m.heartbeat_every; e && e->is_number()) {
-      double every = e->to_number<double>();
+    if (const std::string* e = m.heartbeat_every; e && is_json_number(*e)) {
+      double every = json::nearest_double(*e);
       if (std::isfinite(every) && every > 0 && every <= 1e9) r.heartbeat_every = every;
     }
     if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_of(m.started_at)));
@@ -312,18 +258,23 @@ bool is_lock_ours(const LockRecord& r, const Owner& owner) {
   return !r.pid_start || !owner.start || *r.pid_start == *owner.start;
 }
 
-json::object new_lock_record(const std::string& session, const Owner& owner, int64_t now) {
-  json::object o;
-  o.reserve(8);  // its members, no rehash on the way
+LockFields new_lock_record(const std::string& session, const Owner& owner, int64_t now) {
+  LockFields o;
+  o.members.reserve(8);
   const std::string at = iso8601_utc(now);
-  o["session"] = session;
-  o["pid"] = owner.pid;
-  o["host"] = this_host();
-  if (owner.start) o["pid_start"] = *owner.start;
-  o["started_at"] = at;
-  o["heartbeat"] = at;
-  o["heartbeat_epoch"] = now;
-  if (!this_boot().empty()) o["boot_id"] = this_boot();
+  auto add_string = [&](const char* name, std::string_view s) {
+    o.members.push_back({name, {}});
+    append_json_string(o.members.back().text, s);
+  };
+  auto add_integer = [&](const char* name, auto n) { o.members.push_back({name, std::to_string(n)}); };
+  add_string("session", session);
+  add_integer("pid", owner.pid);
+  add_string("host", this_host());
+  if (owner.start) add_integer("pid_start", *owner.start);
+  add_string("started_at", at);
+  add_string("heartbeat", at);
+  add_integer("heartbeat_epoch", now);
+  if (!this_boot().empty()) add_string("boot_id", this_boot());
   return o;
 }
 
@@ -359,14 +310,14 @@ std::string describe_lock(const std::string& file, const LockFile& lock, const V
 }
 
 std::string lock_json(const std::string& file, const LockFile& lock, const Verdict& verdict) {
-  json::object o = lock.state == LockFile::readable ? lock.record.fields : json::object();
-  o["file"] = file;
-  o["state"] = state_name(lock, verdict);
-  if (verdict.stale) o["reason"] = verdict.reason;
-  else if (lock.state == LockFile::unreadable) o["reason"] = lock.problem;
-  if (verdict.stale && lock.state == LockFile::unreadable) o["problem"] = lock.problem;
-  if (verdict.age) o["age"] = *verdict.age;
-  return json::compact(o);
+  LockFields o = lock.state == LockFile::readable ? lock.record.fields : LockFields();
+  o.set_string("file", file);
+  o.set_string("state", state_name(lock, verdict));
+  if (verdict.stale) o.set_string("reason", verdict.reason);
+  else if (lock.state == LockFile::unreadable) o.set_string("reason", lock.problem);
+  if (verdict.stale && lock.state == LockFile::unreadable) o.set_string("problem", lock.problem);
+  if (verdict.age) o.set_integer("age", *verdict.age);
+  return o.json();
 }
 
 std::string describe_not_ours(const std::string& file, pid_t pid, const LockFile* holder) {
@@ -380,7 +331,7 @@ std::string describe_holder(const LockFile& lock) {
   const LockRecord& r = lock.record;
   std::string s = "held by " + pid_on_host(r);
   if (!r.session.empty()) s += " (session " + quoted(r.session) + ")";
-  std::string since = string_member(r.fields, "started_at");
+  std::string since = r.fields.string("started_at");
   if (!since.empty()) s += " since " + since;
   if (r.heartbeat_epoch)
     s +=

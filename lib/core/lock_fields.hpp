@@ -1,0 +1,55 @@
+// A lock record's members as JSON text: each member's name and its value's
+// text as read (whitespace outside strings dropped) or as written. Lock
+// records need no document: a tool reads a few members and writes the rest
+// back unchanged, so the lock tools carry no JSON library (issue 24). The
+// reader validates exactly as json::parse does and words its errors the same.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopkit {
+
+struct LockFields {
+  struct Member {
+    std::string name;  // decoded
+    std::string text;  // the value's JSON text, on one line
+  };
+  std::vector<Member> members;  // in the record's order, each name once
+
+  // The value's text, or null when absent.
+  const std::string* find(std::string_view name) const;
+  // Replaces the value in its place, or appends the member.
+  void set(std::string_view name, std::string text);
+  void add(std::string name, std::string text);  // the same, for a name made already
+  void set_string(std::string_view name, std::string_view s);
+  void set_integer(std::string_view name, int64_t n);
+  void set_number(std::string_view name, double d);
+  void erase(std::string_view name);
+  // A string member, "" when absent or not a string.
+  std::string string(std::string_view name) const;
+  // The record as one line of compact JSON (no newline).
+  std::string json() const;
+};
+
+// The members of the JSON object that text is (surrounding whitespace
+// allowed): a name given twice keeps its first place and its last value,
+// as json::parse keeps it. Invalid JSON is exit 3 with json::parse's message
+// ("'SUBJECT': not valid JSON: REASON at line L, column C"); valid JSON that
+// is not an object is nullopt.
+std::optional<LockFields> parse_json_object(std::string_view text, std::string_view subject);
+
+// s as a JSON string literal, appended: the bytes json::quote escapes
+// (controls, '"', '\\', 0x7f) escaped as it escapes them.
+void append_json_string(std::string& out, std::string_view s);
+// The decoded string of a valid JSON value's text, or nullopt when it is
+// not a string.
+std::optional<std::string> json_string_value(std::string_view text);
+// Whether a valid JSON value's text is a number.
+inline bool is_json_number(std::string_view text) {
+  return !text.empty() && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'));
+}
+
+}  // namespace loopkit
