@@ -41,31 +41,15 @@ private:
 // names ("l,long,old"). Split when the tool is compiled (consteval), so that
 // declaring an option the line does not name costs a comparison or two.
 struct Names {
+  // the views first: clang 16 stored a consteval-made Names whose char sat
+  // between them wrongly (the right values at compile time, others at run time)
   std::string_view all;         // as declared
-  char letter = 0;              // 0 when none
   std::string_view first_long;  // "" for a letter alone
   std::string_view older;       // the long names after the first: "old", "" mostly
+  char letter = 0;              // 0 when none
   unsigned hint = 0;            // first_long's bit among a line's long names (see named)
 
-  consteval Names(const char* declared) : all(declared) {
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= all.size(); ++i) {
-      if (i < all.size() && all[i] != ',') continue;
-      std::string_view n = all.substr(start, i - start);
-      if (n.empty()) throw "an option name is empty";
-      if (n.size() == 1) {
-        if (letter || !first_long.empty()) throw "a letter must come first, once";
-        letter = n[0];
-      } else if (first_long.empty()) {
-        first_long = n;
-      } else {
-        older = all.substr(start);
-        break;
-      }
-      start = i + 1;
-    }
-    hint = hint_of(first_long);
-  }
+  consteval Names(const char* declared) : Names(split(declared)) {}
   // A long name's bit of 64: a line's names set theirs, and a declared name
   // whose bit is clear is not among them
   static constexpr unsigned hint_of(std::string_view l) {
@@ -78,6 +62,30 @@ struct Names {
 
 private:
   constexpr Names(std::string_view l, char c) : all(l), letter(c) {}
+  constexpr Names(std::string_view a, char c, std::string_view first, std::string_view rest)
+      : all(a), first_long(first), older(rest), letter(c), hint(hint_of(first)) {}
+  // the parts of "l,long,old", checked: a compile error when they are wrong
+  static constexpr Names split(std::string_view all) {
+    char letter = 0;
+    std::string_view first, rest;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= all.size(); ++i) {
+      if (i < all.size() && all[i] != ',') continue;
+      const std::string_view n = all.substr(start, i - start);
+      if (n.empty()) throw "an option name is empty";
+      if (n.size() == 1) {
+        if (letter || !first.empty()) throw "a letter must come first, once";
+        letter = n[0];
+      } else if (first.empty()) {
+        first = n;
+      } else {
+        rest = all.substr(start);
+        break;
+      }
+      start = i + 1;
+    }
+    return Names(all, letter, first, rest);
+  }
 };
 
 class Options {

@@ -88,6 +88,7 @@ TEST_CASE("a bound value out of range is a usage error naming its option", "[cli
       o.parse(a.argc(), a.argv());
       FAIL("accepted " << option << " " << value);
     } catch (const Error& e) {
+      INFO(e.what());
       CHECK(e.code() == Exit::usage);
       CHECK(std::string(e.what()).rfind(std::string(option) + ": not a", 0) == 0);
     }
@@ -189,6 +190,16 @@ static_assert(cli::Names("x").first_long.empty() && cli::Names("x").letter == 'x
 static_assert(cli::Names("no-sync").letter == 0 && cli::Names("no-sync").older.empty());
 // two names whose bits are one: only the comparison tells them apart
 static_assert(cli::Names("axe-z").hint == cli::Names("aye-z").hint);
+
+TEST_CASE("names made at compile time hold their parts at run time too", "[cli]") {
+  // clang 16 once emitted them wrongly: the static_asserts above held, these did not
+  const cli::Names a = "w,wait,old", b = "seconds";
+  CHECK(a.letter == 'w');
+  CHECK(a.first_long == "wait");
+  CHECK(a.older == "old");
+  CHECK(b.first_long == "seconds");
+  CHECK(b.hint == cli::Names::hint_of("seconds"));
+}
 
 TEST_CASE("only the options a line names are declared, by any of their names, bits colliding or not", "[cli]") {
   ToolInfo info{"demo", "a demo", "FILE"};
