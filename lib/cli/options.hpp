@@ -264,6 +264,10 @@ long long integer(const std::string& text, std::string_view option, long long mi
 // a finite decimal from min to max; "nan", "inf" and "" are exit 2
 double number(const std::string& text, std::string_view option, double min, double max = max_number);
 
+// A flag's value given with it (--json=false): true or false as the word
+// says ("true", "yes", "1", "false", "no", "0"); any other is exit 2
+[[gnu::cold]] bool flag_value(const std::string& text, std::string_view option);
+
 // A word that reads as a number to an option's check, so that a bad one
 // is refused there: digits, a sign or a point first, "inf", "nan", or "".
 bool looks_like_number(std::string_view word);
