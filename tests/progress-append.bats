@@ -379,3 +379,39 @@ lines'
   run -0 bash -c "printf '# P\n\n---\n\n## 2025-01-10 - t\n- x' | progress-append --id f --date 2025-01-16 - y"
   assert_output $'# P\n\n---\n\n## 2025-01-10 - t\n- x\n\n---\n\n## 2025-01-16 - f\n- y\n\n---'
 }
+
+@test "issue 24: the default date in zones a day apart near midnight UTC, read without glibc's time zone code" {
+  [[ -e /usr/share/zoneinfo/Pacific/Kiritimati ]] || skip "tzdata is not installed"
+  for now in 1736467200 1736553599; do # 2025-01-10T00:00:00Z, 2025-01-10T23:59:59Z
+    LOOPKIT_NOW=$now TZ=Pacific/Kiritimati progress-append --id "kiritimati-$now" $P x # UTC+14
+    LOOPKIT_NOW=$now TZ=:Etc/GMT+12 progress-append --id "gmt+12-$now" $P x           # UTC-12
+    LOOPKIT_NOW=$now TZ='<+14>-14' progress-append --id "posix+14-$now" $P x
+    LOOPKIT_NOW=$now TZ=AAA12 progress-append --id "posix-12-$now" $P x
+  done
+  for heading in '2025-01-10 - kiritimati-1736467200' '2025-01-11 - kiritimati-1736553599' \
+    '2025-01-09 - gmt+12-1736467200' '2025-01-10 - gmt+12-1736553599' \
+    '2025-01-10 - posix+14-1736467200' '2025-01-11 - posix+14-1736553599' \
+    '2025-01-09 - posix-12-1736467200' '2025-01-10 - posix-12-1736553599'; do
+    grep -qx "## $heading" $P
+  done
+  # New York's DST starts at 2025-03-09T07:00:00Z: midnight there is 05:00Z
+  # before and 04:00Z after
+  LOOPKIT_NOW=1741237199 TZ=America/New_York progress-append --id ny-winter $P x # 2025-03-06T04:59:59Z
+  LOOPKIT_NOW=1741579200 TZ=America/New_York progress-append --id ny-summer $P x # 2025-03-10T04:00:00Z
+  grep -qx '## 2025-03-05 - ny-winter' $P
+  grep -qx '## 2025-03-10 - ny-summer' $P
+}
+
+@test "issue 24: TZ empty, naming no zone or a corrupt file: UTC; TZDIR is where names are found" {
+  printf 'TZif2 but nothing after' >corrupt
+  LOOPKIT_NOW=1736550000 TZ= progress-append --id empty $P x # 2025-01-10T23:00:00Z
+  LOOPKIT_NOW=1736550000 TZ=No/Such_Zone progress-append --id missing $P x
+  LOOPKIT_NOW=1736550000 TZ="$PWD/corrupt" progress-append --id corrupt $P x
+  grep -qx '## 2025-01-10 - empty' $P
+  grep -qx '## 2025-01-10 - missing' $P
+  grep -qx '## 2025-01-10 - corrupt' $P
+  [[ -e /usr/share/zoneinfo/Asia/Tokyo ]] || skip "tzdata is not installed"
+  mkdir zones && cp /usr/share/zoneinfo/Asia/Tokyo zones/Here
+  LOOPKIT_NOW=1736550000 TZDIR=$PWD/zones TZ=Here progress-append --id tzdir $P x
+  grep -qx '## 2025-01-11 - tzdir' $P
+}

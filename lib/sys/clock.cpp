@@ -11,6 +11,7 @@
 
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
+#include "sys/tz.hpp"
 
 namespace loopkit {
 
@@ -198,11 +199,17 @@ std::optional<int64_t> parse_iso8601(std::string_view s) {
   return days * 86400 + h * 3600 + mi * 60 + sec - *offset;
 }
 
-std::string local_date(int64_t epoch) {
-  time_t t = static_cast<time_t>(epoch);
-  struct tm tm;
-  localtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+std::string local_date(int64_t epoch) { return local_date(epoch, TimeZone::of_process()); }
+
+// localtime_r would bring glibc's time zone code (its TZ parser: sscanf,
+// every strto* and float128 math, 100 KB) into progress-append
+std::string local_date(int64_t epoch, const TimeZone& zone) {
+  int64_t local = epoch + zone.offset_at(epoch);
+  int64_t days = local / 86400 - (local % 86400 < 0);
+  int64_t y;
+  unsigned m, d;
+  civil_from_days(days, y, m, d);
+  return fmt::format("{:04}-{:02}-{:02}", y, m, d);
 }
 
 double monotonic_seconds() {

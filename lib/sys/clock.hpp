@@ -9,6 +9,8 @@
 
 namespace loopkit {
 
+class TimeZone;  // sys/tz.hpp
+
 // The largest "now" LOOPKIT_NOW may name: 9999-12-31T23:59:59Z.
 inline constexpr int64_t max_epoch = 253402300799;
 // Exit 2 unless LOOPKIT_NOW is unset, empty, epoch seconds from 0 to
@@ -30,7 +32,9 @@ std::string iso8601_utc(int64_t epoch);  // 2025-01-10T10:05:30Z
 // YYYY-MM-DDTHH:MM:SS[.frac][Z|+HH:MM|+HHMM|+HH], calendar-checked (no
 // February 31st, no hour 25); an offset is taken off: epoch seconds, UTC
 std::optional<int64_t> parse_iso8601(std::string_view text);
-std::string local_date(int64_t epoch);  // YYYY-MM-DD in local time
+// YYYY-MM-DD in local time: the process's time zone (TZ, sys/tz.hpp), or zone
+std::string local_date(int64_t epoch);
+std::string local_date(int64_t epoch, const TimeZone& zone);
 // Seconds on a monotonic clock, for waiting and intervals (never faked).
 double monotonic_seconds();
 void sleep_seconds(double seconds);  // returns early on a signal
