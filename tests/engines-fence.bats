@@ -39,8 +39,16 @@ pgid() { ps -o pgid= -p "$1" | tr -d ' '; }
 
 # stop_worker ENGINE AGENT / cont_worker ENGINE AGENT: SIGSTOP or SIGCONT a
 # whole worker: the engine's process group and its agent's (agent-run puts
-# the agent in a group of its own)
-stop_worker() { kill -STOP -- "-$(pgid "$1")" "-$(pgid "$2")"; }
+# the agent in a group of its own). The stopped groups are kept for
+# teardown, which ends them whatever the test's fate: a stopped worker
+# keeps bats's output pipe open, and bats would wait for it for ever.
+stop_worker() {
+  local g
+  for g in "$(pgid "$1")" "$(pgid "$2")"; do
+    echo "$g" >>"$W.stopped"
+    kill -STOP -- "-$g"
+  done
+}
 cont_worker() { kill -CONT -- "-$1" "-$2"; }
 
 # the etcd key's mod revision: any write to it changes it
@@ -65,6 +73,10 @@ runs() { state-get -j -d '[]' "$1" runs | jq length; }
 # an etcd paused by a test (kill -STOP) goes on, whatever the test's fate
 teardown() {
   [[ -z ${ETCD_DIR:-} || ! -f $ETCD_DIR/pid.1 ]] || kill -CONT "$(cat "$ETCD_DIR/pid.1")" 2>/dev/null || true
+  if [[ -f $W.stopped ]]; then
+    while read -r g; do kill -CONT -- "-$g" 2>/dev/null && kill -KILL -- "-$g" 2>/dev/null; done <"$W.stopped"
+    rm -f "$W.stopped"
+  fi
   jobs -p | xargs -r kill 2>/dev/null || true
   if [[ -f $W.pids ]]; then xargs -r kill <"$W.pids" 2>/dev/null || true; rm -f "$W.pids"; fi
   cd / && rm -rf "$BASE"
@@ -91,8 +103,10 @@ wait_free() {
   # nothing renews A's lease now: it runs out after the TTL, the key with it
   wait_free "$U/claims/i1.lock"
   # B takes the item over and completes it (A's stopped agent is still
-  # alive on this host: B ends it, as --kill-stale-agent says)
-  WORKER=b "$DRAIN" --next 'cat ready.txt' --state "$U/atari" --locks "$U/claims/" --ttl 3 --poll 0.1 \
+  # alive on this host: B ends it, as --kill-stale-agent says); B's own TTL
+  # is longer, so that a loaded machine (the sanitizer build) cannot make
+  # B lose its lease too and run the item a third time
+  WORKER=b "$DRAIN" --next 'cat ready.txt' --state "$U/atari" --locks "$U/claims/" --ttl 10 --poll 0.1 \
     --kill-stale-agent --kill-after 1 -- ./work.sh 2>b.log
   run -0 state-get "$U/atari" history.i1.status history.i1.attempts status
   assert_output $'completed\n2\nstopped'
@@ -162,7 +176,7 @@ wait_free() {
   # here takes the dead owner's lock at once but waits for its agent
   touch second
   unshare -u sh -c 'hostname other-host && exec "$@"' sh "$DRAIN" --next 'cat ready.txt' --state "$U/atari" \
-    --locks "$U/claims/" --ttl 3 --poll 0.1 -- ./overlap.sh 2>b.log
+    --locks "$U/claims/" --ttl 10 --poll 0.1 -- ./overlap.sh 2>b.log
   run -1 grep overlap agents.log
   run -0 grep -c "^start" agents.log
   assert_output 2
@@ -180,7 +194,7 @@ wait_free() {
   wait_for agent.pid
   kill -9 "$a"
   touch second
-  "$DRAIN" --next 'cat ready.txt' --state "$U/atari" --locks "$U/claims/" --ttl 3 --poll 0.1 -- ./overlap.sh 2>b.log
+  "$DRAIN" --next 'cat ready.txt' --state "$U/atari" --locks "$U/claims/" --ttl 10 --poll 0.1 -- ./overlap.sh 2>b.log
   grep -q "waiting for the previous agent of item 'i1'" b.log
   run -1 grep overlap agents.log
   run -0 state-get "$U/atari" history.i1.status history.i1.attempts
