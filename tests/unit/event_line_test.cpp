@@ -118,7 +118,7 @@ void field_alike(std::string_view text) {
 }  // namespace
 
 TEST_CASE("event lines: the text, type, session and seq of every changed line as before", "[event]") {
-  static const unsigned char bytes[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ', '0', '1', '-',
+  static const unsigned char bytes[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ',  '0',  '1', '-',
                                         '.', 'e',  'E', 'u', 's', 'q', 't', 'n', 0x7f, 0x01, 0xc3};
   for (std::string_view seed : lines) {
     const std::string s(seed);
@@ -137,11 +137,12 @@ TEST_CASE("event lines: the text, type, session and seq of every changed line as
 }
 
 TEST_CASE("event fields: checked in parse_assignment's order, with its messages", "[event]") {
-  for (const char* f : {"a=1", "a:=1", "a:= [1,", "a+=1", "a+=x", "a+= ", "a*={}", "a*=[]", "a*=bad", "a?=x",
-                        "a?:=1", "a?:=bad", "a[]=x", "a[]:=1", "a[]:=bad", "a[][]=x", "a[].b=1", ".a=1", ".=1", "=1",
-                        "a", "a.b=1", "a.b:=bad", "[\"a b\"]=1", "[\"a\\x\"]=1", "[0]=1", "seq=1", "ts:=1",
-                        "type=x", "session=x", "a:=", "a:=1e400", "a:=-0", "a:=\"\\ud800\"", "a:={\"a\":1,}",
-                        "a:=01", "a=\xff", "a%=1", "b=\xc3\xa9"})
+  for (const char* f :
+       {"a=1",          "a:=1",           "a:= [1,",       "a+=1",    "a+=x",   "a+= ",      "a*={}",     "a*=[]",
+        "a*=bad",       "a?=x",           "a?:=1",         "a?:=bad", "a[]=x",  "a[]:=1",    "a[]:=bad",  "a[][]=x",
+        "a[].b=1",      ".a=1",           ".=1",           "=1",      "a",      "a.b=1",     "a.b:=bad",  "[\"a b\"]=1",
+        "[\"a\\x\"]=1", "[0]=1",          "seq=1",         "ts:=1",   "type=x", "session=x", "a:=",       "a:=1e400",
+        "a:=-0",        "a:=\"\\ud800\"", "a:={\"a\":1,}", "a:=01",   "a=\xff", "a%=1",      "b=\xc3\xa9"})
     field_alike(f);
   field_alike("a:=" + std::string(999, '[') + std::string(999, ']'));
   field_alike("a:=" + std::string(1000, '[') + std::string(1000, ']'));
