@@ -8,6 +8,7 @@
 
 #include "core/event_line.hpp"
 #include "core/growing.hpp"
+#include "core/json_compact.hpp"
 #include "core/lock_fields.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
@@ -34,12 +35,23 @@ std::string session_of_path(const std::string& path) {
   return name;
 }
 
-// A line's seq: the fast prefix, else the whole line read (past int64: as
-// the largest, which has no next: see following).
+// A line's seq: the fast prefix, else the whole line read (a name twice:
+// its last value, as json::parse keeps it; past int64: as the largest, which
+// has no next: see following).
 std::optional<int64_t> seq_of_line(std::string_view line) {
   if (auto s = seq_prefix(line)) return s;
-  if (auto e = EventLine::read(line)) return e->seq_for_numbering();
-  return std::nullopt;
+  if (line.empty() || line.front() != '{') return std::nullopt;
+  static std::vector<JsonMemberSpan> members;  // reused: one line at a time
+  try {
+    if (!read_json_members(line, "event", members)) return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  std::optional<JsonInteger> seq;
+  for (const JsonMemberSpan& m : members)
+    if (m.escaped ? json_string_value(m.name) == "seq" : m.name == "\"seq\"") seq = json_integer(m.value);
+  if (!seq) return std::nullopt;
+  return seq->is_unsigned ? static_cast<int64_t>(std::min<uint64_t>(seq->u, INT64_MAX)) : seq->i;
 }
 
 // The seq after s; the largest one has none: refused, never a negative seq.

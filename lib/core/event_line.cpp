@@ -76,7 +76,6 @@ std::optional<EventLine> EventLine::read(std::string_view line) {
     std::optional<JsonInteger> n = seq ? json_integer(seq->value) : std::nullopt;
     if (!n) return std::nullopt;
     e.seq_ = n->is_unsigned ? static_cast<int64_t>(n->u) : n->i;
-    e.past_int64_ = n->is_unsigned;
     return e;
   }
   auto seq = std::find_if(e.members_.begin(), e.members_.end(), [](const Member& m) { return m.key == "seq"; });

@@ -19,8 +19,6 @@ public:
   // The line as an event (a JSON object with an integer seq), or nullopt.
   static std::optional<EventLine> read(std::string_view line);
   int64_t seq() const { return seq_; }
-  // The seq an append numbers after: one past int64 counts as the largest.
-  int64_t seq_for_numbering() const { return past_int64_ ? INT64_MAX : seq_; }
   // A member as state-get prints it (strings bare, the rest compact JSON);
   // empty when absent.
   std::string member(std::string_view name) const;
@@ -43,7 +41,6 @@ private:
   std::vector<Member> members_;  // a direct reading
   std::vector<Named> general_;   // else the members as json::parse keeps them
   bool is_general_ = false;
-  bool past_int64_ = false;
   int64_t seq_ = 0;
 };
 
