@@ -3,7 +3,8 @@
 // stops and names what it names (syntax error, incomplete JSON, extra data,
 // the escapes' errors, too deep, a number out of range), so that a lock file
 // is judged and its problem worded as json::parse would, without linking
-// it: core/json.cpp brings all of Boost.JSON into a tool.
+// it: core/json.cpp brings all of Boost.JSON into a tool. The event tools
+// read their lines with it too (read_json_members: spans, no copies).
 #include "core/lock_fields.hpp"
 
 #include <array>
