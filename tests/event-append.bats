@@ -101,3 +101,25 @@ load helpers
   printf '{"seq":18446744073709551615,"ts":"2025-01-10T00:00:00Z","type":"a","session":"s"}\n' >f.jsonl
   run -3 event-append --session s f.jsonl c
 }
+
+# issue 24: event-append checks fields and finds the last seq without
+# Boost.JSON: the same messages, the same numbering
+@test "issue 24: fields refused with parse_assignment's messages; a last line read whole for its seq" {
+  run -2 --separate-stderr event-append --session s e.jsonl t 'a:=[1,'
+  assert_equal "$stderr" "event-append: malformed assignment 'a:=[1,': not valid JSON: incomplete json at line 1, column 4"
+  run -2 --separate-stderr event-append --session s e.jsonl t 'a*=[]'
+  assert_equal "$stderr" "event-append: malformed assignment 'a*=[]': *= takes a JSON object"
+  run -2 --separate-stderr event-append --session s e.jsonl t 'a:=1e400'
+  assert_equal "$stderr" "event-append: malformed assignment 'a:=1e400': not valid JSON: number out of range at line 1, column 6"
+  run -2 --separate-stderr event-append --session s e.jsonl t "a:=$(printf '%*s' 1000 '' | tr ' ' '[')$(printf '%*s' 1000 '' | tr ' ' ']')"
+  [[ $stderr == *"the value would lie 1001 levels deep; readers stop at 1000" ]]
+  run -2 --separate-stderr event-append --session s e.jsonl t 'a+=x'
+  assert_equal "$stderr" "event-append: malformed assignment 'a+=x': not valid JSON: syntax error at line 1, column 1"
+  run -2 --separate-stderr event-append --session s e.jsonl t 'a+=1'
+  assert_equal "$stderr" "event-append: malformed field 'a+=1': fields are KEY=TEXT or KEY:=JSON"
+  [ ! -e e.jsonl ]
+  # a last line whose seq is not first, or has an escaped name, or is given twice
+  printf '%s\n' '{"seq":1}' '{"type":"x","s\u0065q":7,"seq":9,"seq":8}' >e.jsonl
+  run -0 event-append --print-seq --session s e.jsonl t
+  assert_output 9
+}

@@ -144,3 +144,39 @@ mklog() {
   run -0 --separate-stderr event-show --last 2 e.jsonl
   assert_output "$(printf '%s\n' '6 - - - k x=1' '-8 - - - s="a\"b"')"
 }
+
+# issue 24: event-show reads lines without Boost.JSON (core/json_compact
+# prints the general path from the text); its output on such lines is the
+# document-based reader's, byte for byte
+@test "issue 24: numbers in every form, names twice in nested objects, escapes: printed as the parsed object printed" {
+  printf '%s\n' '{"seq":1,"ts":"2025-01-10T10:05:30Z","type":"t","session":"s","n":[1E2,-0.0,1e21,100e-2,18446744073709551615,18446744073709551616,-9223372036854775809,0.1,5e-324]}' \
+    '{"seq":2,"type":"t","o":{"a":1,"b":{"c":"x","c":"\u0079\/"},"a":[ true , null ]}}' \
+    '{"type":"t\u0032","session":"s\u0032","seq":3,"q":"tab\there","n":"line\nbreak","u":"\ud83d\ude00 \u00e9"}' \
+    '{"seq":4,"x":1e400}' '{"seq":5,"x":01}' '{"seq":6,"type":"t","deep":[[[{"k":"v","k":"w"}]]]}' \
+    '{"seq":18446744073709551615,"type":"huge"}' >e.jsonl
+  run -0 --separate-stderr event-show e.jsonl
+  assert_output "$(printf '%s\n' \
+    '1 2025-01-10T10:05:30Z t s n=[100,-0,1e+21,1,18446744073709551615,1.8446744073709552e+19,-9.223372036854776e+18,0.1,5e-324]' \
+    '2 - t - o={"a":[true,null],"b":{"c":"y/"}}' '3 - t2 s2 q="tab\there" n="line\nbreak" u="😀 é"' \
+    '6 - t - deep=[[[{"k":"w"}]]]' '18446744073709551615 - huge -')"
+  [ "$(grep -c 'skipped a line that is not an event' <<<"$stderr")" = 2 ]
+  run -0 --separate-stderr event-show --json e.jsonl
+  assert_output "$(sed '4,5d' e.jsonl)"
+  # the escaped type and session are what --type and --session compare
+  run -0 --separate-stderr event-show --type t2 --session s2 e.jsonl
+  assert_output '3 - t2 s2 q="tab\there" n="line\nbreak" u="😀 é"'
+  run -0 --separate-stderr event-show --last 2 e.jsonl
+  assert_output "$(printf '%s\n' '6 - t - deep=[[[{"k":"w"}]]]' '18446744073709551615 - huge -')"
+}
+
+@test "issue 24: --follow prints an appended line of the general path as the parsed object printed" {
+  printf '{"seq":1,"type":"a"}\n' >e.jsonl
+  event-show --follow --poll 0.05 e.jsonl >out &
+  f=$!
+  wait_grep '1 - a -' out
+  printf '%s\n' '{"seq":2,"type":"b","x":{"y":1.0,"y":2E0},"s":"\u0041 b"}' >>e.jsonl
+  wait_grep '2 - b -' out
+  kill "$f"
+  wait "$f" || true
+  assert_equal "$(sed -n 2p out)" '2 - b - x={"y":2} s="A b"'
+}

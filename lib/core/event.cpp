@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
-#include "core/assign.hpp"
 #include "core/event_line.hpp"
 #include "core/growing.hpp"
-#include "core/path.hpp"
+#include "core/json_compact.hpp"
+#include "core/lock_fields.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
@@ -20,27 +20,10 @@ namespace loopkit::event {
 
 namespace {
 
-constexpr std::string_view reserved[] = {"seq", "ts", "type", "session"};
-
-// JSON text on one line: the whitespace between tokens dropped, the tokens
-// (a number's digits, a string's escapes) kept exactly.
-std::string one_line(std::string_view text) {
+// json::quote's literal, without core/json.cpp (Boost.JSON): lock_fields.hpp
+std::string json_quote(std::string_view s) {
   std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-      out += c;
-    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-      out += c;
-    }
-  }
+  append_json_string(out, s);
   return out;
 }
 
@@ -52,20 +35,23 @@ std::string session_of_path(const std::string& path) {
   return name;
 }
 
-// A line's seq: the fast prefix, else the whole line parsed.
+// A line's seq: the fast prefix, else the whole line read (a name twice:
+// its last value, as json::parse keeps it; past int64: as the largest, which
+// has no next: see following).
 std::optional<int64_t> seq_of_line(std::string_view line) {
   if (auto s = seq_prefix(line)) return s;
   if (line.empty() || line.front() != '{') return std::nullopt;
+  static std::vector<JsonMemberSpan> members;  // reused: one line at a time
   try {
-    json::value v = json::parse(line, "event");
-    if (!v.is_object()) return std::nullopt;
-    const json::value* s = v.get_object().if_contains("seq");
-    if (s && s->is_int64()) return s->get_int64();
-    // past int64: as the largest, which has no next (see following)
-    if (s && s->is_uint64()) return static_cast<int64_t>(std::min<uint64_t>(s->get_uint64(), INT64_MAX));
+    if (!read_json_members(line, "event", members)) return std::nullopt;
   } catch (const Error&) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  std::optional<JsonInteger> seq;
+  for (const JsonMemberSpan& m : members)
+    if (m.escaped ? json_string_value(m.name) == "seq" : m.name == "\"seq\"") seq = json_integer(m.value);
+  if (!seq) return std::nullopt;
+  return seq->is_unsigned ? static_cast<int64_t>(std::min<uint64_t>(seq->u, INT64_MAX)) : seq->i;
 }
 
 // The seq after s; the largest one has none: refused, never a negative seq.
@@ -95,22 +81,9 @@ void check_type(std::string_view type) {
       fail_usage("event TYPE " + loopkit::quoted(type) + ": use letters, digits and . _ : - only");
 }
 
-Field parse_field(std::string_view text) {
-  Edit e = parse_assignment(text);  // the syntax and the JSON checked here
-  if (e.op != Edit::set || e.path.segments.size() != 1 || e.path.segments[0].kind != Segment::key)
-    fail_usage("malformed field " + loopkit::quoted(text) + ": fields are KEY=TEXT or KEY:=JSON");
-  Field f{e.path.segments[0].name, ""};
-  for (auto r : reserved)
-    if (f.key == r) fail_usage("field " + loopkit::quoted(f.key) + " is set by event-append itself");
-  Path p;
-  std::string_view rest = text.substr(parse_path_prefix(text, p));
-  f.json = rest.substr(0, 2) == ":=" ? one_line(rest.substr(2)) : json::quote(rest.substr(1));
-  return f;
-}
-
 std::string line_text(int64_t seq, std::string_view ts, std::string_view session, const AppendRequest& r) {
-  std::string out = fmt::format("{{\"seq\":{},\"ts\":{},\"type\":{},\"session\":{}", seq, json::quote(ts),
-                                json::quote(r.type), json::quote(session));
+  std::string out = fmt::format("{{\"seq\":{},\"ts\":{},\"type\":{},\"session\":{}", seq, json_quote(ts),
+                                json_quote(r.type), json_quote(session));
   for (std::size_t i = 0; i < r.fields.size(); ++i) {
     const Field& f = r.fields[i];
     // a key given twice: the last one counts, as readers would take it
@@ -118,7 +91,7 @@ std::string line_text(int64_t seq, std::string_view ts, std::string_view session
                              [&](const Field& g) { return g.key == f.key; });
     if (later) continue;
     out += ',';
-    out += json::quote(f.key);
+    out += json_quote(f.key);
     out += ':';
     out += f.json;
   }

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/event_line.hpp"
-#include "core/json.hpp"
 
 namespace loopkit::event {
 

@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "core/scan.hpp"
+#include "core/json_compact.hpp"
+#include "core/lock_fields.hpp"
 #include "sys/error.hpp"
 
 namespace loopkit::event {
@@ -33,15 +34,6 @@ std::optional<int64_t> integer(std::string_view v) {
   return n;
 }
 
-std::optional<json::object> parse_general(std::string_view line) {
-  json::value v = json::parse(line, "event");
-  if (!v.is_object()) return std::nullopt;
-  auto& o = v.get_object();
-  const json::value* seq = o.if_contains("seq");
-  if (!seq || !(seq->is_int64() || seq->is_uint64())) return std::nullopt;
-  return std::move(o);
-}
-
 // a direct reading's value: a string's characters, else its JSON text
 std::string_view unquoted(std::string_view v) { return v.front() == '"' ? v.substr(1, v.size() - 2) : v; }
 
@@ -55,34 +47,36 @@ bool is_bare(std::string_view s) {
 
 std::optional<EventLine> EventLine::read(std::string_view line) {
   if (line.empty() || line.front() != '{') return std::nullopt;
-  static const scan::Want every = [] {
-    scan::Want w;
-    w.all = true;
-    return w;
-  }();
+  static std::vector<JsonMemberSpan> spans;  // reused: one line at a time
   EventLine e;
   try {
-    scan::Node root = scan::scan(line, every, "event");
-    bool direct = true;
-    e.members_.reserve(root.children.size());
-    for (const scan::Child& c : root.children) {
-      std::string_view key = line.substr(c.item.key, scan::string_end(line, c.item.key) - c.item.key);
-      std::string_view value = line.substr(c.item.value, c.item.end - c.item.value);
-      key = key.substr(1, key.size() - 2);
-      direct = direct && key.find('\\') == std::string_view::npos && prints_as_written(value) &&
-               std::none_of(e.members_.begin(), e.members_.end(), [&](const Member& m) { return m.key == key; });
-      e.members_.push_back({key, value});
-    }
-    if (!direct) {
-      e.members_.clear();
-      e.general_ = parse_general(line);
-      if (!e.general_) return std::nullopt;
-      const json::value& s = e.general_->at("seq");
-      e.seq_ = s.is_int64() ? s.get_int64() : static_cast<int64_t>(s.get_uint64());
-      return e;
-    }
+    if (!read_json_members(line, "event", spans)) return std::nullopt;
   } catch (const Error&) {
     return std::nullopt;
+  }
+  bool direct = true;
+  e.members_.reserve(spans.size());
+  for (const JsonMemberSpan& m : spans) {
+    std::string_view key = m.name.substr(1, m.name.size() - 2);
+    direct = direct && !m.escaped && prints_as_written(m.value) &&
+             std::none_of(e.members_.begin(), e.members_.end(), [&](const Member& o) { return o.key == key; });
+    if (!direct) break;
+    e.members_.push_back({key, m.value});
+  }
+  if (!direct) {
+    e.members_.clear();
+    e.is_general_ = true;
+    for (const JsonMemberSpan& m : spans) {
+      std::string name = m.escaped ? *json_string_value(m.name) : std::string(m.name.substr(1, m.name.size() - 2));
+      auto same = std::find_if(e.general_.begin(), e.general_.end(), [&](const Named& o) { return o.name == name; });
+      if (same != e.general_.end()) same->value = m.value;  // json::object keeps the first place, the last value
+      else e.general_.push_back({std::move(name), m.value});
+    }
+    const Named* seq = e.find_named("seq");
+    std::optional<JsonInteger> n = seq ? json_integer(seq->value) : std::nullopt;
+    if (!n) return std::nullopt;
+    e.seq_ = n->is_unsigned ? static_cast<int64_t>(n->u) : n->i;
+    return e;
   }
   auto seq = std::find_if(e.members_.begin(), e.members_.end(), [](const Member& m) { return m.key == "seq"; });
   std::optional<int64_t> n = seq == e.members_.end() ? std::nullopt : integer(seq->value);
@@ -97,17 +91,23 @@ const EventLine::Member* EventLine::find(std::string_view name) const {
   return nullptr;
 }
 
+const EventLine::Named* EventLine::find_named(std::string_view name) const {
+  for (const Named& m : general_)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
 std::string EventLine::member(std::string_view name) const {
-  if (general_) {
-    const json::value* v = general_->if_contains(name);
-    return v ? json::raw_text(*v) : std::string();
+  if (is_general_) {
+    const Named* m = find_named(name);
+    return m ? raw_json(m->value) : std::string();
   }
   const Member* m = find(name);
   return m ? std::string(unquoted(m->value)) : std::string();
 }
 
 std::string EventLine::text() const {
-  if (general_) return text_of(*general_);
+  if (is_general_) return general_text();
   std::string out;
   out.reserve(members_.size() * 24);
   for (std::string_view name : {"seq", "ts", "type", "session"}) {
@@ -124,37 +124,33 @@ std::string EventLine::text() const {
     std::string_view s = unquoted(m.value);
     // a literal without escapes is what json::quote makes of its text,
     // unless it holds a DEL, which quote escapes
-    if (s.size() == m.value.size() || !is_bare(s))
-      out += s.size() == m.value.size() || s.find('\x7f') == std::string_view::npos ? m.value : json::quote(s);
-    else out += s;
+    if (s.size() != m.value.size() && is_bare(s)) out += s;
+    else if (s.size() == m.value.size() || s.find('\x7f') == std::string_view::npos) out += m.value;
+    else append_json_string(out, s);
   }
   return out;
 }
 
-std::string text_of(const json::object& o) {
-  auto member = [&](std::string_view name) {
-    const json::value* v = o.if_contains(name);
-    std::string s = v ? json::raw_text(*v) : std::string();
-    return s.empty() ? std::string("-") : s;
-  };
-  std::string out = member("seq") + " " + member("ts") + " " + member("type") + " " + member("session");
-  for (const auto& kv : o) {
-    std::string_view k = kv.key();
-    if (k == "seq" || k == "ts" || k == "type" || k == "session") continue;
-    std::string v;
-    if (kv.value().is_string()) {
-      std::string_view s = kv.value().get_string();
-      bool bare = !s.empty() && std::none_of(s.begin(), s.end(), [](char c) {
-        return static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '\\' || c == 0x7f;
-      });
-      v = bare ? std::string(s) : json::quote(s);
-    } else {
-      v = json::compact(kv.value());
-    }
+std::string EventLine::general_text() const {
+  std::string out;
+  for (std::string_view name : {"seq", "ts", "type", "session"}) {
+    if (name != "seq") out += ' ';
+    const Named* m = find_named(name);
+    std::string v = m ? raw_json(m->value) : std::string();
+    out += v.empty() ? "-" : v;
+  }
+  for (const Named& m : general_) {
+    if (m.name == "seq" || m.name == "ts" || m.name == "type" || m.name == "session") continue;
     out += ' ';
-    out += k;
+    out += m.name;
     out += '=';
-    out += v;
+    if (m.value.front() != '"') {
+      append_compact_json(out, m.value);
+      continue;
+    }
+    std::string s = *json_string_value(m.value);
+    if (is_bare(s)) out += s;
+    else append_json_string(out, s);
   }
   return out;
 }

@@ -1,7 +1,10 @@
-// One line of an event log, read for event-show: validated by one scan that
-// builds no document. Only a line the direct reading cannot print exactly
-// as text_of prints the parsed object (escapes, a name twice, numbers other
-// than short integers, nested values) is parsed into a json::object.
+// One line of an event log, read for event-show: validated by one pass that
+// builds no document (core/lock_fields.hpp's reader, which judges a line as
+// json::parse does: event-show carries no JSON library, issue 24). A line
+// the direct reading cannot print exactly as the parsed object printed
+// (escapes, a name twice, numbers other than short integers, nested values)
+// takes the general path: names decoded, values printed by
+// core/json_compact.hpp.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -9,12 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json.hpp"
-
 namespace loopkit::event {
-
-// "SEQ TS TYPE SESSION key=value ...", strings bare unless they hold spaces
-std::string text_of(const json::object& event);
 
 class EventLine {
 public:
@@ -24,16 +22,25 @@ public:
   // A member as state-get prints it (strings bare, the rest compact JSON);
   // empty when absent.
   std::string member(std::string_view name) const;
-  // What text_of prints for this event.
+  // "SEQ TS TYPE SESSION key=value ...", strings bare unless they hold
+  // spaces (or quotes, backslashes, controls)
   std::string text() const;
 
 private:
   struct Member {
     std::string_view key, value;  // the key's characters, the value's JSON text
   };
+  struct Named {
+    std::string name;        // decoded, once
+    std::string_view value;  // the last value's JSON text
+  };
   const Member* find(std::string_view name) const;
-  std::vector<Member> members_;          // a direct reading
-  std::optional<json::object> general_;  // else the parsed object
+  const Named* find_named(std::string_view name) const;
+  bool read_general(std::string_view line);
+  std::string general_text() const;
+  std::vector<Member> members_;  // a direct reading
+  std::vector<Named> general_;   // else the members as json::parse keeps them
+  bool is_general_ = false;
   int64_t seq_ = 0;
 };
 

@@ -41,6 +41,19 @@ struct LockFields {
 // is not an object is nullopt.
 std::optional<LockFields> parse_json_object(std::string_view text, std::string_view subject);
 
+// A top-level member of a JSON object as spans of its text: the name's
+// literal (quotes included; escaped: it holds an escape, decode it with
+// json_string_value) and the value's text as written.
+struct JsonMemberSpan {
+  std::string_view name, value;
+  bool escaped;
+};
+// The same reading as parse_json_object, validating alike (exit 3 worded
+// as json::parse words it), that copies nothing: out gets the object's
+// members in order, a name given twice each time. false: valid JSON that
+// is not an object.
+bool read_json_members(std::string_view text, std::string_view subject, std::vector<JsonMemberSpan>& out);
+
 // s as a JSON string literal, appended: the bytes json::quote escapes
 // (controls, '"', '\\', 0x7f) escaped as it escapes them.
 void append_json_string(std::string& out, std::string_view s);

@@ -3,7 +3,8 @@
 // stops and names what it names (syntax error, incomplete JSON, extra data,
 // the escapes' errors, too deep, a number out of range), so that a lock file
 // is judged and its problem worded as json::parse would, without linking
-// it: core/json.cpp brings all of Boost.JSON into a tool.
+// it: core/json.cpp brings all of Boost.JSON into a tool. The event tools
+// read their lines with it too (read_json_members: spans, no copies).
 #include "core/lock_fields.hpp"
 
 #include <array>
@@ -56,12 +57,14 @@ public:
       : t_(text), d_(reinterpret_cast<const unsigned char*>(text.data())), n_(text.size()), subject_(subject) {}
 
   std::optional<LockFields> document();
+  bool spans(std::vector<JsonMemberSpan>& out);
 
 private:
   std::string_view t_;
   const unsigned char* d_;
   std::size_t n_;
   std::string_view subject_;
+  std::vector<JsonMemberSpan>* spans_ = nullptr;  // the top level's members as spans, when asked
   std::size_t depth_ = max_depth;
   bool escaped_ = false;  // whether the last string read held an escape
   uint64_t names_ = 0;    // a bit for each length and first byte of the names read: most are new
@@ -330,6 +333,8 @@ std::size_t Reader::member(std::size_t p, LockFields* members) {
   p = token(p + 1);
   const std::size_t begin = p;
   p = value(p);
+  if (spans_ && depth_ == max_depth - 1)
+    spans_->push_back({t_.substr(key, key_end - key), t_.substr(begin, p - begin), escaped});
   if (members) {
     const std::string_view v = t_.substr(begin, p - begin);
     std::string name = escaped ? *json_string_value(t_.substr(key, key_end - key))
@@ -373,6 +378,16 @@ std::optional<LockFields> Reader::document() {
   if (p != n_) fail(p, "extra data");
   if (!object) return std::nullopt;
   return fields;
+}
+
+bool Reader::spans(std::vector<JsonMemberSpan>& out) {
+  spans_ = &out;
+  std::size_t p = ws(0);
+  if (p == n_) fail_data(fmt::format("{}: not valid JSON: empty document", quoted(subject_)));
+  const bool object = d_[p] == '{';
+  p = ws(value(p));
+  if (p != n_) fail(p, "extra data");
+  return object;
 }
 
 }  // namespace
@@ -432,6 +447,11 @@ std::optional<std::string> json_string_value(std::string_view text) {
 
 std::optional<LockFields> parse_json_object(std::string_view text, std::string_view subject) {
   return Reader(text, subject).document();
+}
+
+bool read_json_members(std::string_view text, std::string_view subject, std::vector<JsonMemberSpan>& out) {
+  out.clear();
+  return Reader(text, subject).spans(out);
 }
 
 }  // namespace loopkit

@@ -101,3 +101,17 @@ TEST_CASE("a log truncated under event-show is exit 4 naming it, never a signal"
   CHECK(printed < 100);  // the events on the first page, at most
   CHECK(warnings.empty());
 }
+
+// issue 24: a last line that does not start with its seq is read whole by
+// the lock tools' reader (read_json_members), as json::parse read it before
+TEST_CASE("next_seq reads a last line whole as json::parse did: names escaped or twice, seqs past int64") {
+  CHECK(event::next_seq("{\"type\":\"x\",\"s\\u0065q\":7}\n", true) == 8);
+  CHECK(event::next_seq("{\"x\":1,\"seq\":9,\"seq\":4}\n", true) == 5);
+  CHECK(event::next_seq("{\"seq\":2}\n{\"x\":1,\"seq\":9.0}\n", true) == 3);
+  CHECK(event::next_seq("{\"seq\":2}\n{\"x\":1,\"seq\":9,\"seq\":\"9\"}\n", true) == 3);
+  CHECK(event::next_seq("{\"seq\":2}\n {\"seq\":9}\n", true) == 3);  // an event starts its line
+  CHECK(event::next_seq("{\"seq\":2}\n{\"x\":1e400,\"seq\":9}\n", true) == 3);
+  CHECK(event::next_seq("{\"x\":1,\"seq\":-0}\n", true) == 1);
+  CHECK_THROWS_AS(event::next_seq("{\"x\":1,\"seq\":18446744073709551615}\n", true), Error);
+  CHECK(event::next_seq("{\"x\":1,\"seq\":18446744073709551616}\n", true) == 1);  // a double: not a seq
+}

@@ -1,0 +1,135 @@
+// An event's fields (core/event.hpp: parse_field): KEY=TEXT and KEY:=JSON
+// read as state-set reads an assignment (core/assign.cpp), the same checks
+// in the same order with the same messages, but on the text: event-append
+// builds no document and carries no JSON library (issue 24).
+#include <fmt/format.h>
+#include <vector>
+
+#include "core/event.hpp"
+#include "core/lock_fields.hpp"
+#include "core/path.hpp"
+#include "sys/error.hpp"
+
+namespace loopkit::event {
+
+namespace {
+
+constexpr std::string_view reserved[] = {"seq", "ts", "type", "session"};
+constexpr std::size_t max_depth = 1000;  // json::max_depth
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// JSON text on one line: the whitespace between tokens dropped, the tokens
+// (a number's digits, a string's escapes) kept exactly.
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+      out += c;
+    } else if (!is_ws(c)) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// json::parse's verdict on an operand, worded as assign.cpp words it; the
+// operand's first character
+char check_json(std::string_view operand, std::string_view whole) {
+  static std::vector<JsonMemberSpan> spans;
+  try {
+    read_json_members(operand, "value", spans);
+  } catch (const Error& e) {
+    std::string why = e.what();
+    auto p = why.find("not valid JSON");
+    fail_usage(fmt::format("malformed assignment {}: {}", quoted(whole), p == std::string::npos ? why : why.substr(p)));
+  }
+  std::size_t i = 0;
+  while (is_ws(operand[i])) ++i;
+  return operand[i];
+}
+
+// json::depth of valid JSON text: the containers nested in it, itself included
+std::size_t depth_of(std::string_view v) {
+  std::size_t depth = 0, most = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    if (c == '"') {
+      for (++i; v[i] != '"'; ++i) i += v[i] == '\\';
+    } else if (c == '{' || c == '[') {
+      most = std::max(most, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return most;
+}
+
+// The operator after a field's path, as parse_assignment tells them apart:
+// its length, whether a JSON value follows, whether it is a plain set.
+struct Operator {
+  std::size_t size;
+  bool json, set;
+};
+Operator operator_of(std::string_view rest, bool appending, std::string_view text) {
+  auto starts = [&](std::string_view op) { return rest.substr(0, op.size()) == op; };
+  if (starts(":=")) return {2, true, !appending};
+  if (starts("=")) return {1, false, !appending};
+  if (!appending && starts("+=")) {
+    const char first = check_json(rest.substr(2), text);
+    if (first != '-' && (first < '0' || first > '9'))
+      fail_usage(fmt::format("malformed assignment {}: += takes a number", quoted(text)));
+    return {2, true, false};
+  }
+  if (!appending && starts("*=")) return {2, true, false};
+  if (!appending && starts("?:=")) return {3, true, false};
+  if (!appending && starts("?=")) return {2, false, false};
+  fail_usage(fmt::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, *=, []= or []:= after the path",
+                         quoted(text)));
+}
+
+}  // namespace
+
+Field parse_field(std::string_view text) {
+  Path path;
+  const std::size_t n = parse_path_prefix(text, path);
+  if (n == 0) fail_usage(fmt::format("malformed assignment {}: no path before the operator", quoted(text)));
+  std::string_view rest = text.substr(n);
+  const bool appending = !path.segments.empty() && path.segments.back().kind == Segment::all;
+  if (appending) path.segments.pop_back();
+  for (const auto& s : path.segments)
+    if (s.kind == Segment::all)
+      fail_usage(fmt::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
+  const Operator op = operator_of(rest, appending, text);
+  const std::string_view operand = rest.substr(op.size);
+  const bool added = !op.set && rest[0] == '+';  // checked already, and nothing deeper to check
+  if (!added) {
+    if (!op.json && !json::is_utf8(operand))
+      fail_usage(fmt::format("malformed assignment for {}: the text is not UTF-8", quoted(path.text)));
+    const char first = op.json ? check_json(operand, text) : '"';
+    if (rest[0] == '*' && first != '{')
+      fail_usage(fmt::format("malformed assignment {}: *= takes a JSON object", quoted(text)));
+    const std::size_t depth = path.segments.size() + (appending ? 1 : 0) + (op.json ? depth_of(operand) : 0);
+    if (depth > max_depth)
+      fail_usage(fmt::format("malformed assignment {}: the value would lie {} levels deep; readers stop at {}",
+                             quoted(text.substr(0, std::min<std::size_t>(text.size(), 40))), depth, max_depth));
+  }
+  if (!op.set || path.segments.size() != 1 || path.segments[0].kind != Segment::key)
+    fail_usage("malformed field " + loopkit::quoted(text) + ": fields are KEY=TEXT or KEY:=JSON");
+  Field f{path.segments[0].name, ""};
+  for (auto r : reserved)
+    if (f.key == r) fail_usage("field " + loopkit::quoted(f.key) + " is set by event-append itself");
+  if (op.json) f.json = one_line(operand);
+  else append_json_string(f.json, operand);
+  return f;
+}
+
+}  // namespace loopkit::event
