@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "core/lock_fields.hpp"
 #include "sys/error.hpp"
 
 namespace loopkit {
@@ -84,14 +85,16 @@ std::string quoted_key(Cursor& c) {
   ++c.i;
   std::string_view lit = c.t.substr(start, c.i - start);
   if (lit.find('\\') == std::string_view::npos) return utf8_name(c, lit.substr(1, lit.size() - 2));
-  json::value v;
+  // validated as json::parse would (bad escapes, lone surrogates such as
+  // \ud800, bytes that are not UTF-8), without Boost.JSON in the tools
+  // that only read paths
+  std::vector<JsonMemberSpan> none;
   try {
-    v = json::parse(lit, "path");
+    read_json_members(lit, "path", none);
   } catch (const Error&) {
-    // the parser refuses bad escapes, lone surrogates (\ud800) and bytes that are not UTF-8
     malformed(c.t, "bad escape or text that is not UTF-8 in a quoted name");
   }
-  return std::string(v.get_string());
+  return *json_string_value(lit);
 }
 
 void bracket(Cursor& c, Path& out) {
