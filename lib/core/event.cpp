@@ -9,7 +9,7 @@
 #include "core/event_line.hpp"
 #include "core/growing.hpp"
 #include "core/json_compact.hpp"
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
@@ -20,7 +20,7 @@ namespace loopkit::event {
 
 namespace {
 
-// json::quote's literal, without core/json.cpp (Boost.JSON): lock_fields.hpp
+// json::quote's literal, without core/json.cpp (Boost.JSON): json_members.hpp
 std::string json_quote(std::string_view s) {
   std::string out;
   append_json_string(out, s);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/event.hpp"
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 #include "core/path.hpp"
 #include "sys/error.hpp"
 

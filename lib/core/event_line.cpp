@@ -5,7 +5,7 @@
 #include <charconv>
 
 #include "core/json_compact.hpp"
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 #include "sys/error.hpp"
 
 namespace loopkit::event {

@@ -1,5 +1,5 @@
 // One line of an event log, read for event-show: validated by one pass that
-// builds no document (core/lock_fields.hpp's reader, which judges a line as
+// builds no document (core/json_members.hpp's reader, which judges a line as
 // json::parse does: event-show carries no JSON library, issue 24). A line
 // the direct reading cannot print exactly as the parsed object printed
 // (escapes, a name twice, numbers other than short integers, nested values)

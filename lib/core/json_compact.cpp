@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/json.hpp"  // nearest_double only: json_number.cpp, no Boost.JSON code
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 
 namespace loopkit {
 

@@ -31,7 +31,7 @@ bool is_ours(const LockFile& lock, const Owner& owner) {
 AcquireResult try_acquire(LockStore& store, LockSession& session, const AcquireRequest& req) {
   AcquireResult res;
   for (;;) {
-    LockFields mine = new_lock_record(req.session, req.owner, current_epoch());
+    JsonMembers mine = new_lock_record(req.session, req.owner, current_epoch());
     session.stamp(mine, current_epoch());
     if (store.create(mine)) {
       res.outcome = AcquireResult::created;

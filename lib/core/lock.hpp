@@ -26,9 +26,9 @@ struct AcquireRequest {
 };
 struct AcquireResult {
   enum Outcome { created, took_over, refreshed, held, interrupted } outcome = held;
-  LockFields record;  // what we wrote (or, refreshed on etcd, what is there)
-  LockEntry holder;   // held: who holds it
-  Verdict verdict;    // took_over: why the old one was stale
+  JsonMembers record;  // what we wrote (or, refreshed on etcd, what is there)
+  LockEntry holder;    // held: who holds it
+  Verdict verdict;     // took_over: why the old one was stale
   // got: the session that keeps the lock alive (its lease, its revision)
   std::unique_ptr<LockSession> session;
 };

@@ -95,7 +95,7 @@ std::string describe(const std::string& url, const LockEntry& k, const Verdict& 
 }
 
 std::string to_json(const std::string& url, const LockEntry& k, const Verdict& v) {
-  LockFields o = *parse_json_object(lock_json(url, k, v), "lock_json");
+  JsonMembers o = *parse_json_object(lock_json(url, k, v), "lock_json");
   if (k.state != LockFile::missing) {
     o.set_integer("revision", k.revision);
     if (k.ttl) o.set_integer("ttl", *k.ttl);
@@ -125,8 +125,8 @@ class Store;
 class Session : public LockSession {
 public:
   Session(Store& store, const Owner& owner) : store_(store), owner_(owner) {}
-  void stamp(LockFields& record, int64_t now) override;
-  std::optional<LockFields> beat(const LockEntry& held, int64_t now, std::optional<double> every) override;
+  void stamp(JsonMembers& record, int64_t now) override;
+  std::optional<JsonMembers> beat(const LockEntry& held, int64_t now, std::optional<double> every) override;
   void waited() override;
   void abandon() override;
   int64_t revision() const override;
@@ -147,7 +147,7 @@ class Store : public LockStore, public WatchedLockStore {
 public:
   Store(const etcd::Target& target, const StoreOptions& options)
       : target_(target), options_(options), client_(target, options.timeout) {}
-  bool create(const LockFields& record) override {
+  bool create(const JsonMembers& record) override {
     etcd::RangeResult now;
     if (put(record, 0, &now)) return true;
     if (now.revision) remember(now);
@@ -159,7 +159,7 @@ public:
     return last_;
   }
   Fd hold() override { return Fd{}; }  // every write below compares the revision read
-  bool replace(const LockEntry& seen, const LockFields& record) override {
+  bool replace(const LockEntry& seen, const JsonMembers& record) override {
     if (!put(record, seen.revision)) return false;
     if (seen.lease) client_.lease_revoke(seen.lease);  // the old holder's, dead: its keeper has nothing left
     return true;
@@ -216,7 +216,7 @@ public:
 private:
   // the record's own lease (our session's, fresh): a lost answer is told
   // by value and lease alone
-  bool put(const LockFields& record, int64_t expect_revision, etcd::RangeResult* seen = nullptr) {
+  bool put(const JsonMembers& record, int64_t expect_revision, etcd::RangeResult* seen = nullptr) {
     reuse_ = false;
     etcd::GuardedPut p;
     p.key = target_.key;
@@ -293,7 +293,7 @@ bool KeyLockWatch::wait(double seconds) {
 
 std::unique_ptr<LockWatch> Store::watch() { return std::make_unique<KeyLockWatch>(*this); }
 
-void Session::stamp(LockFields& record, int64_t) {
+void Session::stamp(JsonMembers& record, int64_t) {
   if (!lease_) {
     lease_ = store_.client().lease_grant(store_.options().ttl);
     renewed_at_ = monotonic_seconds();
@@ -304,7 +304,7 @@ void Session::stamp(LockFields& record, int64_t) {
   record.set_string("lease", std::to_string(lease_));  // as a number it would exceed what jq keeps exact
 }
 
-std::optional<LockFields> Session::beat(const LockEntry& held, int64_t, std::optional<double>) {
+std::optional<JsonMembers> Session::beat(const LockEntry& held, int64_t, std::optional<double>) {
   if (lease_ && lease_ != held.lease) store_.client().lease_revoke(lease_);
   lease_ = 0;
   if (!keep_alive(store_.client(), held.lease)) return std::nullopt;  // ours, but its lease just ran out

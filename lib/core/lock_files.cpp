@@ -46,7 +46,7 @@ namespace loopkit {
 
 namespace {
 // The link() half of the argument above: false when the name already exists.
-bool create_lock_exclusively(const std::string& path, const LockFields& record) {
+bool create_lock_exclusively(const std::string& path, const JsonMembers& record) {
   // Checked first, though link() decides: a static binary's first exception
   // costs ~16M instructions (the unwinder sorts every FDE), and contenders
   // for a held lock are the common case.
@@ -69,7 +69,7 @@ bool create_lock_exclusively(const std::string& path, const LockFields& record) 
 // The rename() half: only ever called holding the folder's flock. Returns
 // false, writing nothing, when the lock file was deleted since it was read
 // (rm takes no flock): a beat or a refresh must not bring it back.
-bool replace_lock_under_flock(const std::string& path, const LockFields& record, const std::string& old_text) {
+bool replace_lock_under_flock(const std::string& path, const JsonMembers& record, const std::string& old_text) {
   try {
     AtomicWrite how{.mode = 0644,
                     .folder_sync_failure = AtomicWrite::undo_and_fail,  // undone below
@@ -122,9 +122,9 @@ bool take_released_mark(const std::string& path, const Owner& owner, const std::
 class FileSession : public LockSession {
 public:
   FileSession(LockStore& store, const Owner& owner) : store_(store), owner_(owner) {}
-  void stamp(LockFields&, int64_t) override {}  // new_lock_record dates the heartbeat
-  std::optional<LockFields> beat(const LockEntry& held, int64_t now, std::optional<double> every) override {
-    LockFields written = refreshed_record(held, owner_, now, every);
+  void stamp(JsonMembers&, int64_t) override {}  // new_lock_record dates the heartbeat
+  std::optional<JsonMembers> beat(const LockEntry& held, int64_t now, std::optional<double> every) override {
+    JsonMembers written = refreshed_record(held, owner_, now, every);
     if (!store_.replace(held, written)) return std::nullopt;  // deleted meanwhile
     return written;
   }
@@ -139,7 +139,7 @@ public:
   explicit FileStore(std::string path, bool listed_regular = false)
       : path_(std::move(path)), listed_regular_(listed_regular) {}
   const std::string& path() const { return path_; }
-  bool create(const LockFields& record) override { return create_lock_exclusively(path_, record); }
+  bool create(const JsonMembers& record) override { return create_lock_exclusively(path_, record); }
   LockEntry read() override {
     LockEntry e;
     static_cast<LockFile&>(e) = read_lock_file(path_, listed_regular_);
@@ -147,7 +147,7 @@ public:
   }
   Fd hold() override { return lock_folder(dir_name(path_)); }
   bool held_through(int folder_fd) const override { return is_same_folder(folder_fd, dir_name(path_)); }
-  bool replace(const LockEntry& seen, const LockFields& record) override {
+  bool replace(const LockEntry& seen, const JsonMembers& record) override {
     return replace_lock_under_flock(path_, record, seen.text);
   }
   bool remove(const LockEntry& seen) override { return remove_lock_read(path_, seen); }

@@ -85,7 +85,7 @@ struct RecordMembers {
   const std::string *pid = nullptr, *heartbeat_pid = nullptr, *session = nullptr, *host = nullptr, *boot_id = nullptr,
                     *pid_start = nullptr, *heartbeat_epoch = nullptr, *heartbeat = nullptr, *heartbeat_every = nullptr,
                     *started_at = nullptr;
-  explicit RecordMembers(const LockFields& o) {
+  explicit RecordMembers(const JsonMembers& o) {
     static constexpr std::pair<std::string_view, const std::string * RecordMembers::*> names[] = {
         {"pid", &RecordMembers::pid},
         {"heartbeat_pid", &RecordMembers::heartbeat_pid},
@@ -110,14 +110,14 @@ struct RecordMembers {
 
 }  // namespace
 
-std::string record_string(const LockFields& o, std::string_view key) { return o.string(key); }
+std::string record_string(const JsonMembers& o, std::string_view key) { return o.string(key); }
 
 // The record's members written back as they were read (a record of ours
 // holds strings and whole numbers, written as json::compact wrote them).
-std::string lock_text(const LockFields& record) { return record.json() + '\n'; }
+std::string lock_text(const JsonMembers& record) { return record.json() + '\n'; }
 
-LockFields refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every) {
-  LockFields o =
+JsonMembers refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every) {
+  JsonMembers o =
       lock.record.bare_pid ? new_lock_record(std::string(lock.record.session), owner, now) : lock.record.fields;
   o.set_string("heartbeat", iso8601_utc(now));
   o.set_integer("heartbeat_epoch", now);
@@ -139,7 +139,7 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
     r.bare_pid = true;
     r.fields.set_integer("pid", r.pid);
   } else {
-    std::optional<LockFields> o = parse_json_object(text, subject);
+    std::optional<JsonMembers> o = parse_json_object(text, subject);
     if (!o) fail_data(quoted(subject) + ": not a lock record: not a JSON object");
     r.fields = std::move(*o);
     const RecordMembers m(r.fields);
@@ -258,8 +258,8 @@ bool is_lock_ours(const LockRecord& r, const Owner& owner) {
   return !r.pid_start || !owner.start || *r.pid_start == *owner.start;
 }
 
-LockFields new_lock_record(const std::string& session, const Owner& owner, int64_t now) {
-  LockFields o;
+JsonMembers new_lock_record(const std::string& session, const Owner& owner, int64_t now) {
+  JsonMembers o;
   o.members.reserve(8);
   const std::string at = iso8601_utc(now);
   auto add_string = [&](const char* name, std::string_view s) {
@@ -310,7 +310,7 @@ std::string describe_lock(const std::string& file, const LockFile& lock, const V
 }
 
 std::string lock_json(const std::string& file, const LockFile& lock, const Verdict& verdict) {
-  LockFields o = lock.state == LockFile::readable ? lock.record.fields : LockFields();
+  JsonMembers o = lock.state == LockFile::readable ? lock.record.fields : JsonMembers();
   o.set_string("file", file);
   o.set_string("state", state_name(lock, verdict));
   if (verdict.stale) o.set_string("reason", verdict.reason);

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <sys/types.h>
 
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 #include "sys/link.hpp"
 
 namespace loopkit {
@@ -17,7 +17,7 @@ namespace loopkit {
 // A lock record as read: ours, an older script's (no host, pid_start or boot_id),
 // or another tool's bare pid.
 struct LockRecord {
-  LockFields fields;  // everything the file holds, in its order, as its text
+  JsonMembers fields;  // everything the file holds, in its order, as its text
   std::string session;
   pid_t pid = 0;
   std::string host;                        // "" when unknown: taken as local
@@ -83,16 +83,16 @@ Verdict judge_lock(const LockFile& lock, const StalePolicy& policy);
 bool is_lock_ours(const LockRecord& record, const Owner& owner);
 
 // A fresh record for an owner; session, times and host filled in.
-LockFields new_lock_record(const std::string& session, const Owner& owner, int64_t now);
+JsonMembers new_lock_record(const std::string& session, const Owner& owner, int64_t now);
 
 // The record refreshed for a new heartbeat at `now` (a bare pid file gets a
 // whole record); a beater that keeps beating every `every` seconds records
 // that as heartbeat_every, and its own pid as heartbeat_pid.
-LockFields refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every);
+JsonMembers refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every);
 // A string member of a record, "" when absent or not a string.
-std::string record_string(const LockFields& record, std::string_view key);
+std::string record_string(const JsonMembers& record, std::string_view key);
 // A record as a lock file's text: compact JSON and a newline.
-std::string lock_text(const LockFields& record);
+std::string lock_text(const JsonMembers& record);
 
 // For lock-status and lock-reap: the state (live, stale, free, unreadable),
 // one human line, and one JSON object holding the lock's fields plus file,

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 #include "sys/error.hpp"
 
 namespace loopkit {

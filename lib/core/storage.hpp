@@ -38,11 +38,11 @@ public:
   virtual ~LockSession() = default;
   // Completes a new record for this store (files: heartbeat fields; etcd:
   // the session's lease, granted at the first call).
-  virtual void stamp(LockFields& record, int64_t now) = 0;
+  virtual void stamp(JsonMembers& record, int64_t now) = 0;
   // Keeps `held`, which is ours, alive: files write a fresh heartbeat (with
   // `every` as heartbeat_every), etcd keeps its lease alive and adopts it.
   // The record now held, or nullopt when the lock went meanwhile.
-  virtual std::optional<LockFields> beat(const LockEntry& held, int64_t now, std::optional<double> every) = 0;
+  virtual std::optional<JsonMembers> beat(const LockEntry& held, int64_t now, std::optional<double> every) = 0;
   // A wait's pause went by (etcd: the lease it will put must outlive it).
   virtual void waited() {}
   // The lock was not got: what the session made for it is given back.
@@ -58,7 +58,7 @@ class LockStore {
 public:
   virtual ~LockStore() = default;
   // Writes the record where nothing is; false when something is there.
-  virtual bool create(const LockFields& record) = 0;
+  virtual bool create(const JsonMembers& record) = 0;
   virtual LockEntry read() = 0;
   // Held while deciding about an entry to replace or remove (files: the
   // folder's flock, under which the entry is read again; etcd: nothing,
@@ -70,7 +70,7 @@ public:
   // for itself for ever.
   virtual bool held_through(int /*folder_fd*/) const { return false; }
   // Only the entry read: false, changing nothing, when it changed or went.
-  virtual bool replace(const LockEntry& seen, const LockFields& record) = 0;
+  virtual bool replace(const LockEntry& seen, const JsonMembers& record) = 0;
   virtual bool remove(const LockEntry& seen) = 0;
   // The same while held: held is what hold() returned (a file store removes
   // through the folder it flocked instead of opening it again)

@@ -1,4 +1,4 @@
-// lib/core/json_compact and read_json_members (lock_fields.hpp): printing
+// lib/core/json_compact and read_json_members (json_members.hpp): printing
 // valid JSON text as json::compact and json::raw_text print the parsed value,
 // and reading an object's members as spans, held to Boost.JSON (issue 24:
 // event-show carries no Boost.JSON and prints every line as before).
@@ -9,7 +9,7 @@
 
 #include "core/json.hpp"
 #include "core/json_compact.hpp"
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 #include "sys/error.hpp"
 #include "mutations.hpp"
 
@@ -57,7 +57,7 @@ void prints_alike(std::string_view text) {
 void reads_alike(std::string_view text) {
   INFO(std::string(text));
   std::string expected, got;
-  std::optional<LockFields> fields;
+  std::optional<JsonMembers> fields;
   try {
     fields = parse_json_object(text, "t");
   } catch (const Error& e) {
@@ -75,7 +75,7 @@ void reads_alike(std::string_view text) {
   if (!expected.empty()) return;
   REQUIRE(object == fields.has_value());
   if (!object) return;
-  LockFields from_spans;
+  JsonMembers from_spans;
   for (const JsonMemberSpan& s : spans) {
     CHECK(s.escaped == (s.name.find('\\') != std::string_view::npos));
     from_spans.add(*json_string_value(s.name), compact_json(s.value));

@@ -186,10 +186,10 @@ TEST_CASE("lock_text is the record's text and a newline, whatever the record hol
         R"({"heartbeat_every":2.5,"big":1e300,"lit":1.50,"t":true,"f":false,"z":null,"a":[1,"x",{"k":[]}],"o":{}})",
         R"({})", R"({"":""})"}) {
     INFO(text);
-    LockFields o = *parse_json_object(text, "t");
+    JsonMembers o = *parse_json_object(text, "t");
     CHECK(lock_text(o) == std::string(text) + "\n");
     CHECK(json::equal(json::parse(lock_text(o), "t"), json::parse(text, "t")));
   }
-  LockFields fresh = new_lock_record("s\"x", Owner{123, 456}, 1736503200);
+  JsonMembers fresh = new_lock_record("s\"x", Owner{123, 456}, 1736503200);
   CHECK(lock_text(fresh) == json::compact(json::parse(lock_text(fresh), "t")) + "\n");
 }

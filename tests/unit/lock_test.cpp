@@ -371,7 +371,7 @@ TEST_CASE("lock_text writes what json::compact writes, whatever byte needs escap
       o["session"] = s;
       o["pid"] = 42;
       o[s] = "k";
-      LockFields f;
+      JsonMembers f;
       f.set_string("session", s);
       f.set_integer("pid", 42);
       f.set_string(s, "k");

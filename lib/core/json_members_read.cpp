@@ -1,11 +1,11 @@
-// The lock tools' own JSON reader (lock_fields.hpp): a validating
+// The lock tools' own JSON reader (json_members.hpp): a validating
 // recursive descent over the bytes that stops where Boost.JSON's parser
 // stops and names what it names (syntax error, incomplete JSON, extra data,
 // the escapes' errors, too deep, a number out of range), so that a lock file
 // is judged and its problem worded as json::parse would, without linking
 // it: core/json.cpp brings all of Boost.JSON into a tool. The event tools
 // read their lines with it too (read_json_members: spans, no copies).
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 
 #include <array>
 #include <climits>
@@ -56,7 +56,7 @@ public:
   Reader(std::string_view text, std::string_view subject)
       : t_(text), d_(reinterpret_cast<const unsigned char*>(text.data())), n_(text.size()), subject_(subject) {}
 
-  std::optional<LockFields> document();
+  std::optional<JsonMembers> document();
   bool spans(std::vector<JsonMemberSpan>& out);
 
 private:
@@ -105,8 +105,8 @@ private:
   std::size_t unicode_fast(std::size_t p) const;
   std::size_t unicode_slow(std::size_t p) const;
   std::size_t hex4(std::size_t p, unsigned& u) const;
-  std::size_t container(std::size_t p, LockFields* members);
-  std::size_t member(std::size_t p, LockFields* members);
+  std::size_t container(std::size_t p, JsonMembers* members);
+  std::size_t member(std::size_t p, JsonMembers* members);
   void enter(std::size_t p) {
     if (depth_ == 0) fail(p, "too deep");
     --depth_;
@@ -325,7 +325,7 @@ std::string compact_text(std::string_view v) {
   return out;
 }
 
-std::size_t Reader::member(std::size_t p, LockFields* members) {
+std::size_t Reader::member(std::size_t p, JsonMembers* members) {
   const std::size_t key = p, key_end = string(p);
   const bool escaped = escaped_;
   p = token(key_end);
@@ -349,7 +349,7 @@ std::size_t Reader::member(std::size_t p, LockFields* members) {
 }
 
 // An object or an array at p; an object's members go to members when given.
-std::size_t Reader::container(std::size_t p, LockFields* members) {
+std::size_t Reader::container(std::size_t p, JsonMembers* members) {
   enter(p);
   const bool object = d_[p] == '{';
   const unsigned char close = object ? '}' : ']';
@@ -367,10 +367,10 @@ std::size_t Reader::container(std::size_t p, LockFields* members) {
   return p + 1;
 }
 
-std::optional<LockFields> Reader::document() {
+std::optional<JsonMembers> Reader::document() {
   std::size_t p = ws(0);
   if (p == n_) fail_data(fmt::format("{}: not valid JSON: empty document", quoted(subject_)));
-  LockFields fields;
+  JsonMembers fields;
   fields.members.reserve(12);  // a record of ours has 8 or 10
   const bool object = d_[p] == '{';
   p = object ? container(p, &fields) : value(p);
@@ -445,7 +445,7 @@ std::optional<std::string> json_string_value(std::string_view text) {
   return out;
 }
 
-std::optional<LockFields> parse_json_object(std::string_view text, std::string_view subject) {
+std::optional<JsonMembers> parse_json_object(std::string_view text, std::string_view subject) {
   return Reader(text, subject).document();
 }
 

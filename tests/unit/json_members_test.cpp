@@ -1,4 +1,4 @@
-// lib/core/lock_fields: the lock tools' own JSON reader, held to json::parse
+// lib/core/json_members: the lock tools' own JSON reader, held to json::parse
 // (issue 24: the lock tools carry no Boost.JSON, and judge and word every
 // file as before).
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/json.hpp"
-#include "core/lock_fields.hpp"
+#include "core/json_members.hpp"
 #include "sys/error.hpp"
 #include "mutations.hpp"
 
@@ -32,7 +32,7 @@ void agrees(std::string_view text) {
   INFO(std::string(text));
   json::value doc;
   const std::string expected = boost_error(text, doc);
-  std::optional<LockFields> got;
+  std::optional<JsonMembers> got;
   std::string error;
   try {
     got = parse_json_object(text, "t");
@@ -48,7 +48,7 @@ void agrees(std::string_view text) {
   REQUIRE(got->members.size() == o.size());
   std::size_t i = 0;
   for (const auto& kv : o) {
-    const LockFields::Member& m = got->members[i++];
+    const JsonMembers::Member& m = got->members[i++];
     CHECK(m.name == std::string(kv.key()));
     CHECK(m.text.find_first_of("\n\r\t") == std::string::npos);
     CHECK(json::equal(json::parse(m.text, "member"), kv.value()));
@@ -69,7 +69,7 @@ const char* const seeds[] = {
 
 }  // namespace
 
-TEST_CASE("lock_fields: every cut, change, loss and gain of a byte is judged and worded as json::parse does",
+TEST_CASE("json_members: every cut, change, loss and gain of a byte is judged and worded as json::parse does",
           "[lock][json]") {
   static const unsigned char bytes[] = {'"',  '\\', '{',  '}',  '[',  ']',  ',',  ':',  ' ',  '\n', '0',  '1',
                                         '-',  '.',  'e',  'E',  '+',  'u',  'x',  't',  'n',  'f',  'a',  'D',
@@ -82,7 +82,7 @@ TEST_CASE("lock_fields: every cut, change, loss and gain of a byte is judged and
     });
 }
 
-TEST_CASE("lock_fields: random changes to records are judged and worded as json::parse does", "[lock][json]") {
+TEST_CASE("json_members: random changes to records are judged and worded as json::parse does", "[lock][json]") {
   std::mt19937 random(24);  // fixed: the same cases every run
   static const char pool[] = "\"\\{}[],: \n0123456789-.eE+utfnalsx\x01\x7f\x80\xc3\xa9\xe2\xed\xf0\xff";
   for (int round = 0; round < 20000; ++round) {
@@ -101,7 +101,7 @@ TEST_CASE("lock_fields: random changes to records are judged and worded as json:
   }
 }
 
-TEST_CASE("lock_fields: numbers, literals, depth and names twice", "[lock][json]") {
+TEST_CASE("json_members: numbers, literals, depth and names twice", "[lock][json]") {
   for (const char* text : {"-",
                            "-x",
                            "1.",
@@ -174,13 +174,13 @@ TEST_CASE("lock_fields: numbers, literals, depth and names twice", "[lock][json]
   agrees(R"({"a":)" + deep + "}");
   agrees(R"({"a":[)" + deep + "]}");
   // a name twice: its first place, its last value
-  LockFields f = *parse_json_object(R"({"a":1,"b":2,"a":{"x" : 3}})", "t");
+  JsonMembers f = *parse_json_object(R"({"a":1,"b":2,"a":{"x" : 3}})", "t");
   REQUIRE(f.members.size() == 2);
   CHECK(f.json() == R"({"a":{"x":3},"b":2})");
 }
 
-TEST_CASE("lock_fields: values keep their text, whitespace outside strings dropped", "[lock][json]") {
-  LockFields f = *parse_json_object(
+TEST_CASE("json_members: values keep their text, whitespace outside strings dropped", "[lock][json]") {
+  JsonMembers f = *parse_json_object(
       "{\"n\":1.50,\"big\":123456789012345678901234567890,\"z\":-0,\"s\":\"\\u0041 \\/\",\n"
       "  \"o\": { \"k\" : [ 1 ,\t\"a b\" ] }}",
       "t");

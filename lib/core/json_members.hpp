@@ -1,8 +1,9 @@
-// A lock record's members as JSON text: each member's name and its value's
+// A JSON object's members as JSON text: each member's name and its value's
 // text as read (whitespace outside strings dropped) or as written. Lock
-// records need no document: a tool reads a few members and writes the rest
-// back unchanged, so the lock tools carry no JSON library (issue 24). The
-// reader validates exactly as json::parse does and words its errors the same.
+// records and event lines need no document: a tool reads a few members and
+// writes or prints the rest unchanged, so the lock and event tools carry no
+// JSON library (issue 24). The reader (json_members_read.cpp) validates
+// exactly as json::parse does and words its errors the same.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -12,7 +13,7 @@
 
 namespace loopkit {
 
-struct LockFields {
+struct JsonMembers {
   struct Member {
     std::string name;  // decoded
     std::string text;  // the value's JSON text, on one line
@@ -39,7 +40,7 @@ struct LockFields {
 // as json::parse keeps it. Invalid JSON is exit 3 with json::parse's message
 // ("'SUBJECT': not valid JSON: REASON at line L, column C"); valid JSON that
 // is not an object is nullopt.
-std::optional<LockFields> parse_json_object(std::string_view text, std::string_view subject);
+std::optional<JsonMembers> parse_json_object(std::string_view text, std::string_view subject);
 
 // A top-level member of a JSON object as spans of its text: the name's
 // literal (quotes included; escaped: it holds an escape, decode it with

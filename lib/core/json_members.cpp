@@ -1,7 +1,7 @@
-// A lock record's members as JSON text (lock_fields.hpp): the record
+// A lock record's members as JSON text (json_members.hpp): the record
 // written back, strings quoted as json::quote quotes them. The reader is
-// lock_fields_read.cpp.
-#include "core/lock_fields.hpp"
+// json_members_read.cpp.
+#include "core/json_members.hpp"
 
 #include <charconv>
 #include <cstring>
@@ -61,13 +61,13 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-const std::string* LockFields::find(std::string_view name) const {
+const std::string* JsonMembers::find(std::string_view name) const {
   for (const Member& m : members)
     if (m.name == name) return &m.text;
   return nullptr;
 }
 
-void LockFields::set(std::string_view name, std::string text) {
+void JsonMembers::set(std::string_view name, std::string text) {
   for (Member& m : members)
     if (m.name == name) {
       m.text = std::move(text);
@@ -77,7 +77,7 @@ void LockFields::set(std::string_view name, std::string text) {
 }
 
 // a name twice keeps its first place and its last value (Boost.JSON's object)
-void LockFields::add(std::string name, std::string text) {
+void JsonMembers::add(std::string name, std::string text) {
   for (Member& m : members)
     if (m.name == name) {
       m.text = std::move(text);
@@ -86,21 +86,21 @@ void LockFields::add(std::string name, std::string text) {
   members.push_back({std::move(name), std::move(text)});
 }
 
-void LockFields::set_string(std::string_view name, std::string_view s) {
+void JsonMembers::set_string(std::string_view name, std::string_view s) {
   std::string text;
   append_json_string(text, s);
   set(name, std::move(text));
 }
 
-void LockFields::set_integer(std::string_view name, int64_t n) {
+void JsonMembers::set_integer(std::string_view name, int64_t n) {
   char buf[24];
   set(name, std::string(buf, std::to_chars(buf, buf + sizeof buf, n).ptr));
 }
 
 // json::number_text's shortest round trip
-void LockFields::set_number(std::string_view name, double d) { set(name, fmt::format("{}", d)); }
+void JsonMembers::set_number(std::string_view name, double d) { set(name, fmt::format("{}", d)); }
 
-void LockFields::erase(std::string_view name) {
+void JsonMembers::erase(std::string_view name) {
   for (auto it = members.begin(); it != members.end(); ++it)
     if (it->name == name) {
       members.erase(it);
@@ -108,13 +108,13 @@ void LockFields::erase(std::string_view name) {
     }
 }
 
-std::string LockFields::string(std::string_view name) const {
+std::string JsonMembers::string(std::string_view name) const {
   const std::string* t = find(name);
   if (!t) return "";
   return json_string_value(*t).value_or("");
 }
 
-std::string LockFields::json() const {
+std::string JsonMembers::json() const {
   std::string out;
   out.reserve(256);
   out += '{';
