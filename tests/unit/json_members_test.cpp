@@ -56,8 +56,8 @@ void agrees(std::string_view text) {
 }
 
 const char* const seeds[] = {
-    R"({"session":"auth","pid":12345,"host":"build-3","pid_start":8123456,"started_at":"2025-01-10T10:00:00Z",)"
-    R"("heartbeat":"2025-01-10T10:05:30Z","heartbeat_epoch":1736503530,"boot_id":"b"})",
+    (R"({"session":"auth","pid":12345,"host":"build-3","pid_start":8123456,"started_at":"2025-01-10T10:00:00Z",)"
+     R"("heartbeat":"2025-01-10T10:05:30Z","heartbeat_epoch":1736503530,"boot_id":"b"})"),
     R"({"a":"\u0041\/\"\\\b\f\n\r\t\ud83d\ude00","b":[1,-2.5e+3,0.0,-0,true,false,null],"c":{"d":{}}})",
     "{ \"x\" : [ 1 , { \"y\" : \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\" } ] ,\n \"n\":18446744073709551616 }",
     R"({"e":"\u12x4", "f":"\ud800\u0041", "g":"\udc00xxxxxxxxxx"})",
