@@ -67,15 +67,6 @@ const std::string* JsonMembers::find(std::string_view name) const {
   return nullptr;
 }
 
-void JsonMembers::set(std::string_view name, std::string text) {
-  for (Member& m : members)
-    if (m.name == name) {
-      m.text = std::move(text);
-      return;
-    }
-  members.push_back({std::string(name), std::move(text)});
-}
-
 // a name twice keeps its first place and its last value (Boost.JSON's object)
 void JsonMembers::add(std::string name, std::string text) {
   for (Member& m : members)
@@ -85,6 +76,8 @@ void JsonMembers::add(std::string name, std::string text) {
     }
   members.push_back({std::move(name), std::move(text)});
 }
+
+void JsonMembers::set(std::string_view name, std::string text) { add(std::string(name), std::move(text)); }
 
 void JsonMembers::set_string(std::string_view name, std::string_view s) {
   std::string text;

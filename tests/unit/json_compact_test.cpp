@@ -150,17 +150,7 @@ TEST_CASE("json_compact: random changes to valid text print and read as Boost.JS
   std::mt19937 random(24);  // fixed: the same cases every run
   static const char pool[] = "\"\\{}[],: \n0123456789-.eE+utfnalsx\x7f\xc3\xa9";
   for (int round = 0; round < 20000; ++round) {
-    std::string s = seeds[random() % std::size(seeds)];
-    for (int k = 1 + static_cast<int>(random() % 3); k > 0 && !s.empty(); --k) {
-      const std::size_t at = random() % s.size();
-      const char b = pool[random() % (sizeof pool - 1)];
-      switch (random() % 3) {
-        case 0: s[at] = b; break;
-        case 1: s.insert(at, 1, b); break;
-        default: s.erase(at, 1);
-      }
-    }
-    both(s);
+    both(mutated(random, seeds[random() % std::size(seeds)], pool));
   }
 }
 

@@ -2,6 +2,7 @@
 // which the readers' tests compare a reader with the one it replaced.
 #pragma once
 #include <cstddef>
+#include <random>
 #include <string>
 #include <string_view>
 
@@ -22,4 +23,21 @@ void for_each_mutation(std::string_view seed, const unsigned char (&bytes)[N], F
       f(added, i);
     }
   }
+}
+
+// s changed 1 to 3 times at random places: a byte of pool written over one,
+// put before one or taken out, or (with cuts) the text cut there
+template <std::size_t N>
+std::string mutated(std::mt19937& random, std::string s, const char (&pool)[N], bool cuts = false) {
+  for (int k = 1 + static_cast<int>(random() % 3); k > 0 && !s.empty(); --k) {
+    const std::size_t at = random() % s.size();
+    const char b = pool[random() % (N - 1)];
+    switch (random() % (cuts ? 4 : 3)) {
+      case 0: s[at] = b; break;
+      case 1: s.insert(at, 1, b); break;
+      case 2: s.erase(at, 1); break;
+      default: s.resize(at);
+    }
+  }
+  return s;
 }

@@ -33,17 +33,26 @@ TEST_CASE("issue 25: an offset is accepted and taken off: the same instant in UT
 
 // issue 24: iso8601_utc computes the date itself (gmtime_r loaded the time
 // zone first); the same text as gmtime_r for every kind of day
+namespace {
+// e as gmtime_r reads it, "YYYY-MM-DDTHH:MM:SSZ"; its fields in *out too
+std::string gmtime_text(int64_t e, struct tm* out = nullptr) {
+  time_t t = static_cast<time_t>(e);
+  struct tm tm;
+  REQUIRE(gmtime_r(&t, &tm) != nullptr);
+  char text[40];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec);
+  if (out) *out = tm;
+  return text;
+}
+}  // namespace
+
 TEST_CASE("iso8601_utc gives gmtime_r's date and time", "[clock]") {
   std::vector<int64_t> epochs = {0,          1,          59,           86399, 86400,  951782400, 951868800,
                                  4107542400, 1736503200, 253402300799, -1,    -86400, -86401};
   for (int64_t e = 0; e < 253402300799; e += 7919 * 86400 + 3607) epochs.push_back(e);
   for (int64_t e : epochs) {
-    time_t t = static_cast<time_t>(e);
-    struct tm tm;
-    REQUIRE(gmtime_r(&t, &tm) != nullptr);
-    char want[40];
-    std::snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec);
+    const std::string want = gmtime_text(e);
     CHECK(iso8601_utc(e) == want);
   }
 }
@@ -56,12 +65,8 @@ TEST_CASE("parse_iso8601 gives timegm's epoch", "[clock]") {
                                  -1, -86401, -62167219200};  // 0000-01-01
   for (int64_t e = -62167219200; e < 253402300799; e += 7919 * 86400 + 3607) epochs.push_back(e);
   for (int64_t e : epochs) {
-    time_t t = static_cast<time_t>(e);
     struct tm tm;
-    REQUIRE(gmtime_r(&t, &tm) != nullptr);
-    char text[40];
-    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec);
+    const std::string text = gmtime_text(e, &tm);
     CAPTURE(text);
     CHECK(parse_iso8601(text) == static_cast<int64_t>(timegm(&tm)));
     CHECK(parse_iso8601(text) == e);
