@@ -1,5 +1,5 @@
 // agent-run: run an agent as one process group that dies with its engine.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include <cstring>
 
@@ -39,19 +39,20 @@ static void options(cli::Options& o, Config& c) {
 
 static int run(Config& c, const Args& a) {
   if (!a.operands.empty())
-    fail_usage(fmt::format("unexpected argument '{}' (the command goes after --)", a.operands[0]));
+    fail_usage(loopkit::format("unexpected argument '{}' (the command goes after --)", a.operands[0]));
   if (c.alive || c.end) {
     if (!a.command.empty() || (c.alive && c.end)) fail_usage("--alive and --end take no command and not each other");
     auto [pgid, start] = parse_group(c.alive ? *c.alive : *c.end);
-    if (c.alive) return is_group_alive(pgid, start) ? 0 : cli::no(fmt::format("no process group {}", pgid));
+    if (c.alive) return is_group_alive(pgid, start) ? 0 : cli::no(loopkit::format("no process group {}", pgid));
     if (end_group(pgid, start, c.kill_after)) return 0;
-    return cli::no(fmt::format("process group {} outlived SIGKILL", pgid));
+    return cli::no(loopkit::format("process group {} outlived SIGKILL", pgid));
   }
   if (a.command.empty()) fail_usage("missing COMMAND (after --)");
   int exec_errno = 0;
   GroupStatus st = run_group(a.command, {c.timeout, c.kill_after}, exec_errno);
-  if (exec_errno != 0) cli::say(fmt::format("cannot run '{}': {}", a.command[0], std::strerror(exec_errno)));
-  if (st.timed_out) cli::say(fmt::format("'{}' ran past {}s; its process group was ended", a.command[0], c.timeout));
+  if (exec_errno != 0) cli::say(loopkit::format("cannot run '{}': {}", a.command[0], std::strerror(exec_errno)));
+  if (st.timed_out)
+    cli::say(loopkit::format("'{}' ran past {}s; its process group was ended", a.command[0], c.timeout));
   return st.status;
 }
 

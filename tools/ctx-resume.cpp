@@ -1,5 +1,5 @@
 // ctx-resume: load the newest valid MDAN-AUTO context save, count the resume, print where to go on.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/ctx.hpp"
@@ -65,7 +65,7 @@ static int run(Config& c, const Args& a) {
                              {"MDAN_RESUME_COUNT", *in({"metadata", "resume_count"})},
                              {"MDAN_TOKENS_TOTAL", *in({"context", "token_usage", "total"})},
                              {"MDAN_TOKENS_LIMIT", *in({"context", "token_usage", "limit"})}})
-        out += fmt::format("{}={}\n", name, shell_quote(json::raw_text(v)));
+        out += loopkit::format("{}={}\n", name, shell_quote(json::raw_text(v)));
       break;
   }
   cli::out(out);

@@ -1,6 +1,6 @@
 // ctx-save: write an MDAN-AUTO v1.0 context save, redacted, 0600, never through a symlink.
 #include <cstdint>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/ctx.hpp"
@@ -43,7 +43,7 @@ static int run(ctx::SaveRequest& r, const Args& a) {
   if (!a.operands.empty()) r.savefile = a.operands[0];
   ctx::Saved saved = ctx::save(r, [](const std::string& m) { cli::warn(m); });
   if (saved.path.empty())
-    return cli::no(fmt::format("token usage {} is below {}: not saved", saved.token_ratio, saved.threshold));
+    return cli::no(loopkit::format("token usage {} is below {}: not saved", saved.token_ratio, saved.threshold));
   if (saved.removed) return 0;  // --keep 0: nothing left to name
   // to "-", standard output is the document itself (a filter)
   cli::out(saved.path == "-" ? saved.text : "CONTEXT SAVE " + saved.path + "\n");

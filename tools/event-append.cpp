@@ -1,5 +1,5 @@
 // event-append: add one event to a session's event log (events.jsonl).
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/event.hpp"
@@ -35,7 +35,7 @@ static int run(Config& c, const Args& a) {
   event::check_type(r.type);
   for (size_t i = 2; i < a.operands.size(); ++i) r.fields.push_back(event::parse_field(a.operands[i]));
   int64_t seq = event::append(file, r);
-  if (c.print_seq) cli::out(fmt::format("{}\n", seq));
+  if (c.print_seq) cli::out(loopkit::format("{}\n", seq));
   return 0;
 }
 

@@ -2,7 +2,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <limits>
 #include <unistd.h>
 
@@ -63,8 +63,8 @@ static void options(cli::Options& o, Config& c) {
 // as lock-status --json prints it, and the -E status.
 static int refuse(const std::string& file, const Config& c, LockStore& store, const AcquireResult& r) {
   if (c.json) cli::out(store.to_json(file, r.holder, r.verdict) + "\n");
-  std::string within = c.request.wait_seconds > 0 ? fmt::format(" within {}s", c.request.wait_seconds) : "";
-  cli::no(fmt::format("cannot acquire {}{}: {}", quoted(file), within, describe_holder(r.holder)));
+  std::string within = c.request.wait_seconds > 0 ? loopkit::format(" within {}s", c.request.wait_seconds) : "";
+  cli::no(loopkit::format("cannot acquire {}{}: {}", quoted(file), within, describe_holder(r.holder)));
   return static_cast<int>(c.conflict_exit);
 }
 
@@ -74,7 +74,7 @@ static void report_got(const std::string& file, const Config& c, const AcquireRe
   std::string how = r.outcome == AcquireResult::took_over   ? "took over a stale lock: " + r.verdict.reason
                     : r.outcome == AcquireResult::refreshed ? "already ours, heartbeat refreshed"
                                                             : "created";
-  cli::say(fmt::format("got {} after {:.3f}s: {}", quoted(file), monotonic_seconds() - started, how));
+  cli::say(loopkit::format("got {} after {:.3f}s: {}", quoted(file), monotonic_seconds() - started, how));
 }
 
 namespace {
@@ -92,7 +92,7 @@ struct Beater {
     if (lost) return;
     lost = true;
     if (store.lost_ends_command()) terminate_child();
-    else cli::warn(fmt::format("lost the lock {}: {}", quoted(file), why));
+    else cli::warn(loopkit::format("lost the lock {}: {}", quoted(file), why));
   }
   void operator()() {
     if (lost && store.lost_ends_command()) return;
@@ -136,11 +136,12 @@ static int run_command(const std::string& file, Config& c, LockStore& store, con
     throw;
   }
   if (beat.lost && store.lost_ends_command()) {
-    cli::say(fmt::format("lock lost: the lease of {} ran out; {} was sent SIGTERM", quoted(file), quoted(command[0])));
+    cli::say(
+        loopkit::format("lock lost: the lease of {} ran out; {} was sent SIGTERM", quoted(file), quoted(command[0])));
     return static_cast<int>(Exit::system);
   }
   release();
-  if (st.exec_errno) cli::say(fmt::format("cannot run {}: {}", quoted(command[0]), std::strerror(st.exec_errno)));
+  if (st.exec_errno) cli::say(loopkit::format("cannot run {}: {}", quoted(command[0]), std::strerror(st.exec_errno)));
   return st.status;
 }
 
@@ -151,8 +152,8 @@ static void check_operands(const Args& a) {
   // flock(1) takes "FILE COMMAND ARG..." without "--"; here it is required
   std::string words;
   for (size_t i = 1; i < a.operands.size(); ++i) words += " " + a.operands[i];
-  fail_usage(fmt::format("expected one LOCKFILE: to run a command, put '--' before it: {} {} --{}", info.name,
-                         a.operands[0], words));
+  fail_usage(loopkit::format("expected one LOCKFILE: to run a command, put '--' before it: {} {} --{}", info.name,
+                             a.operands[0], words));
 }
 
 static int run(Config& c, const Args& a) {
@@ -163,7 +164,7 @@ static int run(Config& c, const Args& a) {
   // with a COMMAND, lock-acquire itself lives as long as the command
   const pid_t pid = a.command.empty() ? cli::owner_pid(c.pid) : getpid();
   std::optional<Owner> owner = running_owner(pid);
-  if (!owner) return cli::no(fmt::format("cannot acquire {} for pid {}: it is not running", quoted(file), pid));
+  if (!owner) return cli::no(loopkit::format("cannot acquire {} for pid {}: it is not running", quoted(file), pid));
   c.request.owner = *owner;
   c.request.session = c.session ? *c.session : session_of_path(file);
   if (!etcd::is_etcd_url(file)) make_dirs(dir_name(file));

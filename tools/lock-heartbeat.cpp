@@ -1,5 +1,5 @@
 // lock-heartbeat: refresh a lock's heartbeat, once or until its owner dies.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
@@ -36,7 +36,7 @@ static int run(Config& c, const Args& a) {
   std::optional<Owner> running = running_owner(pid);
   if (!running) {
     if (c.every > 0) return 0;
-    return cli::no(fmt::format("cannot refresh {}: pid {} is not running", quoted(file), pid));
+    return cli::no(loopkit::format("cannot refresh {}: pid {} is not running", quoted(file), pid));
   }
   const Owner owner = *running;
   // --every is stopped with SIGTERM by engines: it finishes the beat in

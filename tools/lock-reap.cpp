@@ -1,5 +1,5 @@
 // lock-reap: remove stale session locks, for cron sweeps.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
@@ -36,8 +36,8 @@ static void reap_store(const std::string& url, const Config& c) {
     if (!c.dry_run && !store->remove(e)) continue;  // changed meanwhile: not the one judged
     if (c.json) cli::out(lock_json(name, e, v) + "\n");
     else
-      cli::out(fmt::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", name, describe_owner(e.record),
-                           v.reason));
+      cli::out(loopkit::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", name,
+                               describe_owner(e.record), v.reason));
   }
 }
 
@@ -69,7 +69,7 @@ static int run(Config& c, const Args& a) {
     }
     switch (r.outcome) {
       case ReapResult::unreadable:
-        if (!cli::quiet()) cli::warn(fmt::format("{}: {}; kept", quoted(file), r.lock.problem));
+        if (!cli::quiet()) cli::warn(loopkit::format("{}: {}; kept", quoted(file), r.lock.problem));
         break;
       case ReapResult::failed:
         cli::say(r.error);

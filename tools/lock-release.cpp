@@ -1,5 +1,5 @@
 // lock-release: remove a session lock that is ours, or any with --force.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"

@@ -1,5 +1,5 @@
 // lock-status: say who holds session locks, and whether they are live or stale.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"

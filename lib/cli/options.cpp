@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <stdexcept>
 #include <string>
 #include <strings.h>
@@ -37,7 +37,7 @@ bool any_name(std::string_view names, F f) {
 bool flag_value(const std::string& text, std::string_view option) {
   if (text == "true" || text == "yes" || text == "1") return true;
   if (text == "false" || text == "no" || text == "0") return false;
-  usage(fmt::format("option '{}' takes no value but true or false: {}", option, quoted(text)));
+  usage(loopkit::format("option '{}' takes no value but true or false: {}", option, quoted(text)));
 }
 
 long long integer(const std::string& text, std::string_view option, long long min, long long max) {
@@ -45,7 +45,7 @@ long long integer(const std::string& text, std::string_view option, long long mi
   errno = 0;
   long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || errno || *end || v < min || v > max)
-    fail_usage(fmt::format("{}: not a whole number from {} to {}: {}", option, min, max, quoted(text)));
+    fail_usage(loopkit::format("{}: not a whole number from {} to {}: {}", option, min, max, quoted(text)));
   return v;
 }
 
@@ -56,7 +56,7 @@ double number(const std::string& text, std::string_view option, double min, doub
   // strtod also takes "nan", "inf" and hex floats; the first two are caught
   // by the range (NaN compares false), hex is a number like any other
   if (text.empty() || errno || *end || !std::isfinite(v) || !(v >= min && v <= max))
-    fail_usage(fmt::format("{}: not a number from {} to {}: {}", option, min, max, quoted(text)));
+    fail_usage(loopkit::format("{}: not a number from {} to {}: {}", option, min, max, quoted(text)));
   return v;
 }
 
@@ -138,7 +138,7 @@ std::size_t Options::parse_long(int argc, char** argv, std::size_t i, Items& out
   std::size_t eq = word.find('=');
   std::string_view name = word.substr(0, eq);
   const Spec* s = find_long(name);
-  if (!s) usage(fmt::format("option '{}' does not exist", name), true);
+  if (!s) usage(loopkit::format("option '{}' does not exist", name), true);
   std::string value;
   if (eq != std::string_view::npos) {
     value = word.substr(eq + 1);
@@ -151,7 +151,7 @@ std::size_t Options::parse_long(int argc, char** argv, std::size_t i, Items& out
   } else if (i + 1 < std::size_t(argc)) {
     value = argv[++i];
   } else {
-    usage(fmt::format("option '{}' is missing an argument", name));
+    usage(loopkit::format("option '{}' is missing an argument", name));
   }
   give(*s, value);
   out.emplace_back(s->key(), std::move(value));
@@ -163,7 +163,7 @@ std::size_t Options::parse_short(int argc, char** argv, std::size_t i, Items& ou
   const char* word = argv[i];
   for (std::size_t k = 1; word[k]; ++k) {
     const Spec* s = find_letter(word[k]);
-    if (!s) usage(fmt::format("option '{}' does not exist", word[k]), true);
+    if (!s) usage(loopkit::format("option '{}' does not exist", word[k]), true);
     std::string value = "true";
     if (!s->arg.empty()) {
       if (word[k + 1]) {
@@ -174,7 +174,7 @@ std::size_t Options::parse_short(int argc, char** argv, std::size_t i, Items& ou
       } else if (i + 1 < std::size_t(argc)) {
         value = argv[++i];
       } else {
-        usage(fmt::format("option '{}' is missing an argument", word[k]));
+        usage(loopkit::format("option '{}' is missing an argument", word[k]));
       }
     }
     give(*s, value);
@@ -214,7 +214,7 @@ std::vector<std::pair<std::string, std::string>> Options::parse(int argc, char**
     }
     out.emplace_back(std::move(key), std::move(value));
   }
-  if (pending) fail_usage(fmt::format("{} {}: its second word is missing", pending->spelling(), quoted(first)));
+  if (pending) fail_usage(loopkit::format("{} {}: its second word is missing", pending->spelling(), quoted(first)));
   return out;
 }
 
@@ -227,13 +227,13 @@ std::vector<std::pair<std::string, std::string>> Options::parse(int argc, char**
   std::size_t width = 0;
   for (const Spec& s : specs_) {
     if (s.hidden) continue;
-    std::string left = s.letter ? fmt::format("  -{}{}", s.letter, s.first_long.empty() ? "" : ", ") : "      ";
-    if (!s.first_long.empty()) left += fmt::format("--{}", s.first_long);
-    if (!s.arg.empty()) left += fmt::format(" {}", s.arg);
+    std::string left = s.letter ? loopkit::format("  -{}{}", s.letter, s.first_long.empty() ? "" : ", ") : "      ";
+    if (!s.first_long.empty()) left += loopkit::format("--{}", s.first_long);
+    if (!s.arg.empty()) left += loopkit::format(" {}", s.arg);
     width = std::max(width, std::min<std::size_t>(left.size(), 30));
     rows.emplace_back(std::move(left), &s);
   }
-  std::string out = fmt::format("{}\nUsage:\n  {} [OPTIONS] {}\n\n", summary, name, usage_line);
+  std::string out = loopkit::format("{}\nUsage:\n  {} [OPTIONS] {}\n\n", summary, name, usage_line);
   const std::size_t column = width + 2, line_max = 78;
   for (const auto& [left, s] : rows) {
     std::string line = left;
@@ -269,7 +269,8 @@ std::vector<std::pair<std::string, std::string>> Options::parse(int argc, char**
     std::string desc(s.help);
     for (auto& c : desc)
       if (c == '\t' || c == '\n') c = ' ';
-    out += fmt::format("{}\t--{}\t{}\t{}\n", s.letter ? "-" + std::string(1, s.letter) : "", s.first_long, s.arg, desc);
+    out += loopkit::format("{}\t--{}\t{}\t{}\n", s.letter ? "-" + std::string(1, s.letter) : "", s.first_long, s.arg,
+                           desc);
   }
   return out;
 }

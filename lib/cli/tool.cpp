@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <algorithm>
 #include <new>
 #include <strings.h>
@@ -30,9 +30,9 @@ const char* program() { return g_program; }
 bool quiet() { return g_quiet; }
 void out(std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 void warn(std::string_view message) {
-  std::fputs(fmt::format("{}: warning: {}\n", g_program, message).c_str(), stderr);
+  std::fputs(loopkit::format("{}: warning: {}\n", g_program, message).c_str(), stderr);
 }
-void say(std::string_view message) { std::fputs(fmt::format("{}: {}\n", g_program, message).c_str(), stderr); }
+void say(std::string_view message) { std::fputs(loopkit::format("{}: {}\n", g_program, message).c_str(), stderr); }
 
 pid_t owner_pid(const std::optional<long long>& pid) { return pid ? static_cast<pid_t>(*pid) : getppid(); }
 
@@ -105,13 +105,13 @@ bool names_of(int argc, char** argv, cli::Options::Named& named) {
 [[gnu::cold]] int print_about(const ToolInfo& info, const cli::Options& table, bool help, bool version) {
   if (help) {
     std::fputs(table.help(info.name, info.summary, info.usage).c_str(), stdout);
-    std::fputs(fmt::format("\nExit status: 0 done, 1 no, 2 usage, 3 bad data, 4 system error.\n"
-                           "See {}(1) and loopkit(7).\n",
-                           info.name)
+    std::fputs(loopkit::format("\nExit status: 0 done, 1 no, 2 usage, 3 bad data, 4 system error.\n"
+                               "See {}(1) and loopkit(7).\n",
+                               info.name)
                    .c_str(),
                stdout);
   } else if (version) {
-    std::fputs(fmt::format("{} (loopkit) {}\n", info.name, LOOPKIT_VERSION).c_str(), stdout);
+    std::fputs(loopkit::format("{} (loopkit) {}\n", info.name, LOOPKIT_VERSION).c_str(), stdout);
   } else {
     std::fputs(table.completion_lines().c_str(), stdout);
   }
@@ -170,8 +170,8 @@ void begin(const ToolInfo& info, int argc, char** argv) {
     // flock(1) takes "FILE COMMAND ARG..."; here the command's own options
     // are read as the tool's unless "--" comes first
     if (e.no_such_option() && info.takes_command && looks_like_command_without_dashes(argc, argv))
-      cli::say(fmt::format("to run a command, put '--' before it: {} {}", info.name, info.usage));
-    else cli::say(fmt::format("try '{} --help'", info.name));
+      cli::say(loopkit::format("to run a command, put '--' before it: {} {}", info.name, info.usage));
+    else cli::say(loopkit::format("try '{} --help'", info.name));
     code = static_cast<int>(Exit::usage);
   } catch (const Error& e) {
     code = static_cast<int>(e.code());
@@ -224,7 +224,7 @@ int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<vo
     code = report_exception(info, argc, argv);
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    cli::say(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+    cli::say(loopkit::format("cannot write to standard output: {}", std::strerror(errno)));
     if (code == 0) code = static_cast<int>(Exit::system);
   }
   return code;

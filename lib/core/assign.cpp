@@ -2,7 +2,7 @@
 
 #include "core/edit_rules.hpp"
 
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
@@ -19,7 +19,8 @@ json::value operand_json(std::string_view text, std::string_view whole, json::Li
   } catch (const Error& e) {
     std::string why = e.what();
     auto p = why.find("not valid JSON");
-    fail_usage(fmt::format("malformed assignment {}: {}", quoted(whole), p == std::string::npos ? why : why.substr(p)));
+    fail_usage(
+        loopkit::format("malformed assignment {}: {}", quoted(whole), p == std::string::npos ? why : why.substr(p)));
   }
 }
 
@@ -88,13 +89,13 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
   Edit e;
   e.source = std::string(text);
   std::size_t n = parse_path_prefix(text, e.path);
-  if (n == 0) fail_usage(fmt::format("malformed assignment {}: no path before the operator", quoted(text)));
+  if (n == 0) fail_usage(loopkit::format("malformed assignment {}: no path before the operator", quoted(text)));
   std::string_view rest = text.substr(n);
   bool appending = !e.path.segments.empty() && e.path.segments.back().kind == Segment::all;
   if (appending) e.path.segments.pop_back();
   for (const auto& s : e.path.segments)
     if (s.kind == Segment::all)
-      fail_usage(fmt::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
+      fail_usage(loopkit::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
 
   auto starts = [&](std::string_view op) { return rest.substr(0, op.size()) == op; };
   bool json_value = false;
@@ -110,7 +111,7 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
     rest.remove_prefix(2);
     e.operand = operand_json(rest, text, keep);
     if (!json::is_numeric(e.operand))
-      fail_usage(fmt::format("malformed assignment {}: += takes a number", quoted(text)));
+      fail_usage(loopkit::format("malformed assignment {}: += takes a number", quoted(text)));
     return e;
   } else if (!appending && starts("*=")) {
     e.op = Edit::merge;
@@ -124,20 +125,20 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
     e.op = Edit::set_if_missing;
     rest.remove_prefix(2);
   } else {
-    fail_usage(fmt::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, *=, []= or []:= after the path",
-                           quoted(text)));
+    fail_usage(loopkit::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, *=, []= or []:= after the path",
+                               quoted(text)));
   }
   // a file holding invalid UTF-8 could never be read back
   if (!json_value && !json::is_utf8(rest))
-    fail_usage(fmt::format("malformed assignment for {}: the text is not UTF-8", quoted(e.path.text)));
+    fail_usage(loopkit::format("malformed assignment for {}: the text is not UTF-8", quoted(e.path.text)));
   e.operand = json_value ? operand_json(rest, text, keep) : json::value(json::string(rest));
   if (e.op == Edit::merge && !e.operand.is_object())
-    fail_usage(fmt::format("malformed assignment {}: *= takes a JSON object", quoted(text)));
+    fail_usage(loopkit::format("malformed assignment {}: *= takes a JSON object", quoted(text)));
   // the value lies inside one container per segment (and the array it joins)
   std::size_t depth = e.path.segments.size() + (appending ? 1 : 0) + json::depth(e.operand);
   if (depth > json::max_depth)
-    fail_usage(fmt::format("malformed assignment {}: the value would lie {} levels deep; readers stop at {}",
-                           quoted(text.substr(0, std::min<std::size_t>(text.size(), 40))), depth, json::max_depth));
+    fail_usage(loopkit::format("malformed assignment {}: the value would lie {} levels deep; readers stop at {}",
+                               quoted(text.substr(0, std::min<std::size_t>(text.size(), 40))), depth, json::max_depth));
   return e;
 }
 
@@ -219,7 +220,7 @@ std::pair<Path, json::value> parse_expectation(std::string_view text) {
   // compared as a reader reads the file: 1.0 is 1, a big integer its digits
   Edit e = parse_assignment_keeping(text, json::Literals::big_integers);
   if (e.op != Edit::set || e.path.has_all())
-    fail_usage(fmt::format("malformed expectation {}: expected PATH=TEXT or PATH:=JSON", quoted(text)));
+    fail_usage(loopkit::format("malformed expectation {}: expected PATH=TEXT or PATH:=JSON", quoted(text)));
   return {e.path, e.operand};
 }
 

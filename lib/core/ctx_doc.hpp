@@ -3,7 +3,7 @@
 #pragma once
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <functional>
 #include <initializer_list>
 #include <optional>

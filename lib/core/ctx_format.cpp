@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <type_traits>
 
 #include "core/ctx.hpp"
@@ -50,7 +50,8 @@ std::optional<double> number(const json::value* v) {
 std::pair<std::string_view, std::string_view> split_eq(std::string_view s, std::string_view option,
                                                        std::string_view form) {
   auto eq = s.find('=');
-  if (eq == std::string_view::npos || eq == 0) fail_usage(fmt::format("{}: expected {}: {}", option, form, quoted(s)));
+  if (eq == std::string_view::npos || eq == 0)
+    fail_usage(loopkit::format("{}: expected {}: {}", option, form, quoted(s)));
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
@@ -64,8 +65,8 @@ void fill_defaults_warning(json::value& doc, const std::string& subject, const s
                            const std::function<void(const std::string&)>& warn) {
   for (const auto& f : fill_defaults(doc, now_iso))
     if (warn)
-      warn(fmt::format("{}: {} {}, using the default", quoted(subject), f.missing ? "missing" : "invalid",
-                       quoted(f.path)));
+      warn(loopkit::format("{}: {} {}, using the default", quoted(subject), f.missing ? "missing" : "invalid",
+                           quoted(f.path)));
 }
 
 }  // namespace detail
@@ -158,7 +159,7 @@ void check_utf8_at(const json::value& v, const std::string& path) {
     }
   } else if (v.is_array()) {
     for (std::size_t i = 0; i < v.get_array().size(); ++i)
-      check_utf8_at(v.get_array()[i], path + fmt::format("[{}]", i));
+      check_utf8_at(v.get_array()[i], path + loopkit::format("[{}]", i));
   }
 }
 
@@ -258,7 +259,8 @@ void check_version(const json::value& doc, std::string_view subject) {
   if (!v) return;  // filled with a warning
   if (v->is_string() && (str(*v) == "1" || str(*v).substr(0, 2) == "1.")) return;
   if (auto n = number(v); n && *n >= 1 && *n < 2) return;
-  fail_data(fmt::format("{}: unsupported save version {} (this tool reads 1.x)", quoted(subject), json::compact(*v)));
+  fail_data(
+      loopkit::format("{}: unsupported save version {} (this tool reads 1.x)", quoted(subject), json::compact(*v)));
 }
 
 std::vector<Filled> fill_defaults(json::value& doc, const std::string& now_iso) {
@@ -307,7 +309,7 @@ void set_phase(json::value& doc, std::string_view name) {
   if (it == names.end()) {
     std::string all;
     for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-    fail_usage(fmt::format("--phase: unknown phase {} (one of {})", quoted(name), all));
+    fail_usage(loopkit::format("--phase: unknown phase {} (one of {})", quoted(name), all));
   }
   auto& phases = object_at(doc, {"phases"});
   phases["current"] = *it;
@@ -328,7 +330,7 @@ void set_tokens(json::value& doc, std::string_view spec) {
     errno = 0;
     long long v = std::strtoll(s.c_str(), &end, 10);
     if (s.empty() || errno || *end || v < 0 || s[0] == '-' || s[0] == '+')
-      fail_usage(fmt::format("--tokens: expected USED/LIMIT in whole tokens: {}", quoted(spec)));
+      fail_usage(loopkit::format("--tokens: expected USED/LIMIT in whole tokens: {}", quoted(spec)));
     return v;
   };
   auto slash = spec.find('/');
@@ -341,7 +343,7 @@ void set_tokens(json::value& doc, std::string_view spec) {
     if (!l || *l <= 0) l = number(at(doc, {"configuration", "token_limit"}));
     limit = l && *l > 0 ? static_cast<std::int64_t>(*l) : default_token_limit;
   }
-  if (limit <= 0) fail_usage(fmt::format("--tokens: the limit must be above 0: {}", quoted(spec)));
+  if (limit <= 0) fail_usage(loopkit::format("--tokens: the limit must be above 0: {}", quoted(spec)));
   auto& usage = object_at(doc, {"context", "token_usage"});
   usage["total"] = used;
   usage["limit"] = limit;
@@ -373,7 +375,7 @@ void add_history(json::value& doc, std::string_view jsonl, std::string_view subj
   std::size_t n = 0;
   for (auto& m : docs) {
     ++n;
-    if (!m.is_object()) fail_data(fmt::format("{}: message {} is not a JSON object", quoted(subject), n));
+    if (!m.is_object()) fail_data(loopkit::format("{}: message {} is not a JSON object", quoted(subject), n));
     const json::value* ts = m.get_object().if_contains("timestamp");
     if (!ts || ts->is_null()) m.get_object()["timestamp"] = now_iso;
     history.push_back(std::move(m));

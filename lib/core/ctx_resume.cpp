@@ -1,6 +1,6 @@
 // Resuming: a named save, or the newest one in a folder that reads as a
 // save, loaded under the lock that ctx-resume holds until it writes back.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "core/ctx.hpp"
 #include "core/ctx_doc.hpp"
@@ -49,15 +49,15 @@ std::optional<Loaded> load_newest(const std::string& dir, const std::string& fol
       check_shape(l.doc, l.path);
     } catch (const Error& e) {
       // tmux-resurrect's lesson: never promote a broken newer save, never lose it
-      if (warn) warn(fmt::format("skipping {}", e.what()));
+      if (warn) warn(loopkit::format("skipping {}", e.what()));
       continue;
     }
     check_version(l.doc, l.path);
     const Project p = project_of(l.doc);
     if (made_in(p, folder)) return l;
     if (!p.known() && warn)
-      warn(fmt::format("skipping {}: no project.name or project.folder says whose it is (resume it by its name)",
-                       quoted(l.path)));
+      warn(loopkit::format("skipping {}: no project.name or project.folder says whose it is (resume it by its name)",
+                           quoted(l.path)));
   }
   return std::nullopt;
 }

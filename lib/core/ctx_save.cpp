@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <utility>
 
 #include "core/ctx.hpp"
@@ -50,9 +50,9 @@ void apply_change(json::value& doc, const std::string& what, const std::string& 
     std::string path = value.substr(value.find('=') + 1);
     if (!is_plain_relative(path) && warn)
       warn(
-          fmt::format("artifact file {} is not a relative path inside the project: "
-                      "ctx-resume --restore-artifacts will refuse it",
-                      quoted(path)));
+          loopkit::format("artifact file {} is not a relative path inside the project: "
+                          "ctx-resume --restore-artifacts will refuse it",
+                          quoted(path)));
   }
 }
 
@@ -87,7 +87,7 @@ void redact_with_warning(json::value& doc, const Warn& warn) {
   if (found.empty() || !warn) return;
   std::string list;
   for (const auto& f : found) list += (list.empty() ? "" : "; ") + f;
-  warn(fmt::format("redacted {} secret{}: {}", found.size(), found.size() == 1 ? "" : "s", list));
+  warn(loopkit::format("redacted {} secret{}: {}", found.size(), found.size() == 1 ? "" : "s", list));
 }
 }  // namespace
 
@@ -120,8 +120,8 @@ std::optional<SaveName> parse_save_name(std::string_view n) {
 }
 
 std::string save_name(const SaveName& n) {
-  return fmt::format("mdan-save-{}{}.json{}", n.epoch, n.suffix > 1 ? fmt::format("-{}", n.suffix) : "",
-                     n.gz ? ".gz" : "");
+  return loopkit::format("mdan-save-{}{}.json{}", n.epoch, n.suffix > 1 ? loopkit::format("-{}", n.suffix) : "",
+                         n.gz ? ".gz" : "");
 }
 
 namespace {

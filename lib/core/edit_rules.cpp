@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "sys/error.hpp"
 
@@ -16,33 +16,33 @@ std::optional<std::size_t> landing(long long index, std::size_t n, bool past_end
 }
 
 void cannot_set_member(const Path& p, std::size_t at, const char* type_in_way) {
-  fail_data(fmt::format("{}: cannot set {} in a {} at {}", p.text, json::quote(p.segments[at].name), type_in_way,
-                        quoted(path_prefix_text(p, at))));
+  fail_data(loopkit::format("{}: cannot set {} in a {} at {}", p.text, json::quote(p.segments[at].name), type_in_way,
+                            quoted(path_prefix_text(p, at))));
 }
 
 void cannot_index(const Path& p, std::size_t at, const char* type_in_way) {
-  fail_data(fmt::format("{}: cannot index a {} at {}", p.text, type_in_way, quoted(path_prefix_text(p, at))));
+  fail_data(loopkit::format("{}: cannot index a {} at {}", p.text, type_in_way, quoted(path_prefix_text(p, at))));
 }
 
 void index_out_of_range(const Path& p, long long index, std::size_t n) {
-  fail_data(fmt::format("{}: index {} is out of range for an array of {}", p.text, index, n));
+  fail_data(loopkit::format("{}: index {} is out of range for an array of {}", p.text, index, n));
 }
 
 void all_names_many(const Path& p) {
-  fail_usage(fmt::format("malformed path {}: '[]' names many values; it is for readers only", quoted(p.text)));
+  fail_usage(loopkit::format("malformed path {}: '[]' names many values; it is for readers only", quoted(p.text)));
 }
 
 void cannot_delete_through(const Path& p, const char* type_in_way) {
-  fail_data(fmt::format("{}: cannot delete through a {}", p.text, type_in_way));
+  fail_data(loopkit::format("{}: cannot delete through a {}", p.text, type_in_way));
 }
 
 void cannot_delete_in(const Path& p, const char* type_in_way) {
   bool member = p.segments.back().kind == Segment::key;
-  fail_data(fmt::format("{}: cannot delete {} of a {}", p.text, member ? "a member" : "an element", type_in_way));
+  fail_data(loopkit::format("{}: cannot delete {} of a {}", p.text, member ? "a member" : "an element", type_in_way));
 }
 
 void cannot_change(const Path& p, const char* verb, const char* type) {
-  fail_data(fmt::format("{}: cannot {} a {}", p.text, verb, type));
+  fail_data(loopkit::format("{}: cannot {} a {}", p.text, verb, type));
 }
 
 // ---- the arithmetic of += --------------------------------------------------------
@@ -109,7 +109,7 @@ std::string decimal_text(bool negative, const std::string& digits, long long exp
   } else {
     s.append(1, digits[0]);
     if (n > 1) s.append(1, '.').append(digits, 1);
-    s.append(fmt::format("e{}{:02}", lead < 0 ? '-' : '+', lead < 0 ? -lead : lead));
+    s.append(loopkit::format("e{}{:02}", lead < 0 ? '-' : '+', lead < 0 ? -lead : lead));
   }
   return s;
 }
@@ -184,7 +184,7 @@ json::value number_sum(const json::value& a, const json::value& b, const Path& w
   std::optional<std::string> exact = decimal_sum(x, y);
   // a sum past a double's range could not be read back, exact or not
   double s = exact ? json::nearest_double(*exact) : json::nearest_double(x) + json::nearest_double(y);
-  if (!std::isfinite(s)) fail_data(fmt::format("{}: the sum overflows a double", where.text));
+  if (!std::isfinite(s)) fail_data(loopkit::format("{}: the sum overflows a double", where.text));
   if (exact) return json::number_literal(*exact);
   return s;
 }

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <sys/stat.h>
 
 #include "core/event_line.hpp"
@@ -56,7 +56,8 @@ std::optional<int64_t> seq_of_line(std::string_view line) {
 
 // The seq after s; the largest one has none: refused, never a negative seq.
 int64_t following(int64_t s) {
-  if (s == INT64_MAX) fail_data(fmt::format("seq {} is the last an event log can number; start a new log", INT64_MAX));
+  if (s == INT64_MAX)
+    fail_data(loopkit::format("seq {} is the last an event log can number; start a new log", INT64_MAX));
   return s + 1;
 }
 
@@ -82,8 +83,8 @@ void check_type(std::string_view type) {
 }
 
 std::string line_text(int64_t seq, std::string_view ts, std::string_view session, const AppendRequest& r) {
-  std::string out = fmt::format("{{\"seq\":{},\"ts\":{},\"type\":{},\"session\":{}", seq, json_quote(ts),
-                                json_quote(r.type), json_quote(session));
+  std::string out = loopkit::format("{{\"seq\":{},\"ts\":{},\"type\":{},\"session\":{}", seq, json_quote(ts),
+                                    json_quote(r.type), json_quote(session));
   for (std::size_t i = 0; i < r.fields.size(); ++i) {
     const Field& f = r.fields[i];
     // a key given twice: the last one counts, as readers would take it
@@ -188,9 +189,9 @@ struct Printer {
   }
   void bad(std::size_t offset, bool last) const {
     if (file) file->check_whole(used);  // zeros past a truncation under the map: that is the error
-    warn(last ? fmt::format("{}: skipped the incomplete last line at byte {} (a writer stopped mid-line)",
-                            loopkit::quoted(path), offset)
-              : fmt::format("{}: skipped a line that is not an event at byte {}", loopkit::quoted(path), offset));
+    warn(last ? loopkit::format("{}: skipped the incomplete last line at byte {} (a writer stopped mid-line)",
+                                loopkit::quoted(path), offset)
+              : loopkit::format("{}: skipped a line that is not an event at byte {}", loopkit::quoted(path), offset));
   }
 };
 
@@ -261,7 +262,7 @@ bool follow(const std::string& path, const Printer& p) {
   growing::follow(
       path, *first, end, growing::Records{[](const growing::Look&) { return uint64_t(0); }, line_end}, p.opt.poll,
       [&](std::string_view line, uint64_t offset) { print_line(line.substr(0, line.size() - 1), offset, p, any); },
-      [&] { p.warn(fmt::format("{}: replaced or truncated; reading it from the start", loopkit::quoted(path))); });
+      [&] { p.warn(loopkit::format("{}: replaced or truncated; reading it from the start", loopkit::quoted(path))); });
   return true;
 }
 

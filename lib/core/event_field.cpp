@@ -2,7 +2,7 @@
 // read as state-set reads an assignment (core/assign.cpp), the same checks
 // in the same order with the same messages, but on the text: event-append
 // builds no document and carries no JSON library (issue 24).
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <vector>
 
 #include "core/event.hpp"
@@ -50,7 +50,8 @@ char check_json(std::string_view operand, std::string_view whole) {
   } catch (const Error& e) {
     std::string why = e.what();
     auto p = why.find("not valid JSON");
-    fail_usage(fmt::format("malformed assignment {}: {}", quoted(whole), p == std::string::npos ? why : why.substr(p)));
+    fail_usage(
+        loopkit::format("malformed assignment {}: {}", quoted(whole), p == std::string::npos ? why : why.substr(p)));
   }
   std::size_t i = 0;
   while (is_ws(operand[i])) ++i;
@@ -86,14 +87,14 @@ Operator operator_of(std::string_view rest, bool appending, std::string_view tex
   if (!appending && starts("+=")) {
     const char first = check_json(rest.substr(2), text);
     if (first != '-' && (first < '0' || first > '9'))
-      fail_usage(fmt::format("malformed assignment {}: += takes a number", quoted(text)));
+      fail_usage(loopkit::format("malformed assignment {}: += takes a number", quoted(text)));
     return {2, true, false};
   }
   if (!appending && starts("*=")) return {2, true, false};
   if (!appending && starts("?:=")) return {3, true, false};
   if (!appending && starts("?=")) return {2, false, false};
-  fail_usage(fmt::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, *=, []= or []:= after the path",
-                         quoted(text)));
+  fail_usage(loopkit::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, *=, []= or []:= after the path",
+                             quoted(text)));
 }
 
 }  // namespace
@@ -101,26 +102,26 @@ Operator operator_of(std::string_view rest, bool appending, std::string_view tex
 Field parse_field(std::string_view text) {
   Path path;
   const std::size_t n = parse_path_prefix(text, path);
-  if (n == 0) fail_usage(fmt::format("malformed assignment {}: no path before the operator", quoted(text)));
+  if (n == 0) fail_usage(loopkit::format("malformed assignment {}: no path before the operator", quoted(text)));
   std::string_view rest = text.substr(n);
   const bool appending = !path.segments.empty() && path.segments.back().kind == Segment::all;
   if (appending) path.segments.pop_back();
   for (const auto& s : path.segments)
     if (s.kind == Segment::all)
-      fail_usage(fmt::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
+      fail_usage(loopkit::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
   const Operator op = operator_of(rest, appending, text);
   const std::string_view operand = rest.substr(op.size);
   const bool added = !op.set && rest[0] == '+';  // checked already, and nothing deeper to check
   if (!added) {
     if (!op.json && !json::is_utf8(operand))
-      fail_usage(fmt::format("malformed assignment for {}: the text is not UTF-8", quoted(path.text)));
+      fail_usage(loopkit::format("malformed assignment for {}: the text is not UTF-8", quoted(path.text)));
     const char first = op.json ? check_json(operand, text) : '"';
     if (rest[0] == '*' && first != '{')
-      fail_usage(fmt::format("malformed assignment {}: *= takes a JSON object", quoted(text)));
+      fail_usage(loopkit::format("malformed assignment {}: *= takes a JSON object", quoted(text)));
     const std::size_t depth = path.segments.size() + (appending ? 1 : 0) + (op.json ? depth_of(operand) : 0);
     if (depth > max_depth)
-      fail_usage(fmt::format("malformed assignment {}: the value would lie {} levels deep; readers stop at {}",
-                             quoted(text.substr(0, std::min<std::size_t>(text.size(), 40))), depth, max_depth));
+      fail_usage(loopkit::format("malformed assignment {}: the value would lie {} levels deep; readers stop at {}",
+                                 quoted(text.substr(0, std::min<std::size_t>(text.size(), 40))), depth, max_depth));
   }
   if (!op.set || path.segments.size() != 1 || path.segments[0].kind != Segment::key)
     fail_usage("malformed field " + loopkit::quoted(text) + ": fields are KEY=TEXT or KEY:=JSON");

@@ -1,7 +1,7 @@
 // Fences (storage.hpp): a document written only while a lock is still held
 // by its owner. The document store checks the fence with its write; this is
 // the lock's half, the same for files and etcd.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "core/lock.hpp"
 #include "core/storage.hpp"
@@ -28,9 +28,9 @@ Fence open_fence(const std::string& lock, const std::string& document, pid_t own
   const bool on_etcd = etcd::is_etcd_url(lock_operand(lock));
   if (on_etcd != etcd::is_etcd_url(document) || (on_etcd && !on_same_etcd(lock, document)))
     fail_usage(
-        fmt::format("--fence {}: a lock fences writes in its own store only (a lock file a file's, "
-                    "an etcd key those of keys on the same etcd)",
-                    quoted(lock)));
+        loopkit::format("--fence {}: a lock fences writes in its own store only (a lock file a file's, "
+                        "an etcd key those of keys on the same etcd)",
+                        quoted(lock)));
   return Fence{lock, open_lock_store(lock, {.timeout = timeout}), owner_process(owner)};
 }
 

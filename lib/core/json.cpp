@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <boost/json/basic_parser_impl.hpp>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "sys/error.hpp"
 
@@ -33,7 +33,7 @@ boost::json::parse_options strict_options() {
   std::string reason = ec.message();
   if (!reason.empty() && reason.back() == '.') reason.pop_back();
   for (auto& c : reason) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  fail_data(fmt::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject), reason, line, col));
+  fail_data(loopkit::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject), reason, line, col));
 }
 
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -118,7 +118,7 @@ struct Builder {
       ec = boost::json::error::exponent_overflow;
       return false;
     }
-    bool keep_text = keep == Literals::as_written     ? fmt::format("{}", d) != text
+    bool keep_text = keep == Literals::as_written     ? loopkit::format("{}", d) != text
                      : keep == Literals::big_integers ? is_integer_literal(text)
                                                       : false;
     if (keep_text) push_literal(text);
@@ -151,7 +151,7 @@ const std::string& Builder::literal_prefix() {
     // 0xFF never occurs in UTF-8, and every string a value can hold has
     // been checked to be UTF-8: no data can spell this prefix, whatever it
     // guesses of the random tag (the fuzzer learnt a NUL-led one)
-    return fmt::format("\xfflk{:08x}{:08x}#", rd(), rd());
+    return loopkit::format("\xfflk{:08x}{:08x}#", rd(), rd());
   }();
   return prefix;
 }
@@ -168,7 +168,8 @@ void check(Parser& p, std::string_view text, std::size_t at, const boost::system
       if (text[i] == '\n') ++line, col = 1;
       else ++col;
     }
-    fail_data(fmt::format("{}: not valid JSON: number out of range at line {}, column {}", quoted(subject), line, col));
+    fail_data(
+        loopkit::format("{}: not valid JSON: number out of range at line {}, column {}", quoted(subject), line, col));
   }
   fail_parse(text, at, ec, subject);
 }
@@ -178,7 +179,7 @@ void check(Parser& p, std::string_view text, std::size_t at, const boost::system
 value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage, Literals keep) {
   std::size_t begin = 0;
   while (begin < text.size() && is_ws(text[begin])) ++begin;
-  if (begin == text.size()) fail_data(fmt::format("{}: not valid JSON: empty document", quoted(subject)));
+  if (begin == text.size()) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject)));
   Parser p(strict_options());
   p.handler().keep = keep;
   p.handler().st.reset(storage);
@@ -321,7 +322,7 @@ std::string quote(std::string_view s) {
       case '\f': out += "\\f"; break;
       default:
         if (c < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04x}", c);
+          out += loopkit::format("\\u{:04x}", c);
         } else {
           out += ch;
         }
@@ -337,7 +338,7 @@ std::string number_text(const value& v) {
   if (v.is_int64()) return std::to_string(v.get_int64());
   if (v.is_uint64()) return std::to_string(v.get_uint64());
   // shortest text that reads back as the same double: 0.25, 1e+100
-  return fmt::format("{}", v.get_double());
+  return loopkit::format("{}", v.get_double());
 }
 
 void write_value(std::string& out, const value& v, const Layout& layout, const std::string& indent, WriteHook hook,

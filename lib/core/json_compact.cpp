@@ -3,7 +3,7 @@
 #include "core/json_compact.hpp"
 
 #include <charconv>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <vector>
 
 #include "core/json.hpp"  // nearest_double only: json_number.cpp, no Boost.JSON code
@@ -70,7 +70,7 @@ void append_string(std::string& out, std::string_view v) {
 
 void append_number(std::string& out, std::string_view v) {
   if (json_integer(v)) out += v == "-0" ? "0" : v;  // the one integer text that is not the shortest
-  else out += fmt::format("{}", json::nearest_double(v));
+  else out += loopkit::format("{}", json::nearest_double(v));
 }
 
 void append_object(std::string& out, std::string_view v) {

@@ -5,7 +5,7 @@
 
 #include <charconv>
 #include <cstring>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 namespace loopkit {
 
@@ -91,7 +91,7 @@ void JsonMembers::set_integer(std::string_view name, int64_t n) {
 }
 
 // json::number_text's shortest round trip
-void JsonMembers::set_number(std::string_view name, double d) { set(name, fmt::format("{}", d)); }
+void JsonMembers::set_number(std::string_view name, double d) { set(name, loopkit::format("{}", d)); }
 
 void JsonMembers::erase(std::string_view name) {
   for (auto it = members.begin(); it != members.end(); ++it)

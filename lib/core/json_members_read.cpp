@@ -11,7 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "core/json.hpp"  // nearest_double only: json_number.cpp, no Boost.JSON code
 #include "sys/error.hpp"
@@ -75,7 +75,7 @@ private:
       if (d_[i] == '\n') ++line, col = 1;
       else ++col;
     }
-    fail_data(fmt::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject_), reason, line, col));
+    fail_data(loopkit::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject_), reason, line, col));
   }
   [[noreturn, gnu::cold]] void syntax(std::size_t at) const { fail(at, "syntax error"); }
   [[noreturn, gnu::cold]] void incomplete() const { fail(n_, "incomplete json"); }
@@ -369,7 +369,7 @@ std::size_t Reader::container(std::size_t p, JsonMembers* members) {
 
 std::optional<JsonMembers> Reader::document() {
   std::size_t p = ws(0);
-  if (p == n_) fail_data(fmt::format("{}: not valid JSON: empty document", quoted(subject_)));
+  if (p == n_) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject_)));
   JsonMembers fields;
   fields.members.reserve(12);  // a record of ours has 8 or 10
   const bool object = d_[p] == '{';
@@ -383,7 +383,7 @@ std::optional<JsonMembers> Reader::document() {
 bool Reader::spans(std::vector<JsonMemberSpan>& out) {
   spans_ = &out;
   std::size_t p = ws(0);
-  if (p == n_) fail_data(fmt::format("{}: not valid JSON: empty document", quoted(subject_)));
+  if (p == n_) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject_)));
   const bool object = d_[p] == '{';
   p = ws(value(p));
   if (p != n_) fail(p, "extra data");

@@ -1,6 +1,6 @@
 #include "core/lock_etcd.hpp"
 
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <unistd.h>
 
 #include "sys/clock.hpp"
@@ -88,9 +88,9 @@ std::string describe(const std::string& url, const LockEntry& k, const Verdict& 
   std::string s = url + ": " + state_name(k, v);
   if (v.stale) s += " (" + v.reason + ")";
   s += ", " + describe_owner(k.record);
-  if (v.age) s += fmt::format(", taken {}s ago", std::max<int64_t>(0, *v.age));
-  s += fmt::format(", revision {}", k.revision);
-  if (k.ttl) s += fmt::format(", lease expires in {}s", *k.ttl);
+  if (v.age) s += loopkit::format(", taken {}s ago", std::max<int64_t>(0, *v.age));
+  s += loopkit::format(", revision {}", k.revision);
+  if (k.ttl) s += loopkit::format(", lease expires in {}s", *k.ttl);
   return s;
 }
 
@@ -370,7 +370,7 @@ void Session::keep_in_background(const Owner& owner) { start_keeper(store_.targe
 std::unique_ptr<LockStore> store(const std::string& url, const StoreOptions& options, bool folder) {
   etcd::Target target = etcd::parse_etcd_url(url);
   if (target.is_folder && !folder)
-    fail_usage(fmt::format("{}: a lock is one key, not a folder (the URL ends in '/')", url));
+    fail_usage(loopkit::format("{}: a lock is one key, not a folder (the URL ends in '/')", url));
   return std::make_unique<Store>(target, options);
 }
 

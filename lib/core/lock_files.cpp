@@ -2,7 +2,7 @@
 // link(), replaced by rename() and removed by unlink() under the folder's
 // flock; its session writes the heartbeat into the record.
 #include <cerrno>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <unistd.h>
 
 #include "core/lock.hpp"
@@ -217,7 +217,7 @@ LockStoreOnEtcd lock_store_on_etcd = nullptr;
 std::unique_ptr<LockStore> open_lock_store(const std::string& operand, const StoreOptions& options, bool folder) {
   if (!etcd::is_etcd_url(operand)) return file_lock_store(operand);
   if (!lock_store_on_etcd)
-    fail(Exit::system, fmt::format("{}: this program is built without the etcd client", quoted(operand)));
+    fail(Exit::system, loopkit::format("{}: this program is built without the etcd client", quoted(operand)));
   return lock_store_on_etcd(operand, options, folder);
 }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <unistd.h>
 
 #include "sys/clock.hpp"
@@ -31,7 +31,7 @@ std::optional<uint64_t> number_of(std::string_view name, std::string_view prefix
 std::string waiter_text() {
   const pid_t me = getpid();
   const ProcessLook look = look_at_process(me);
-  return look.start ? fmt::format("{} {}\n", me, *look.start) : fmt::format("{}\n", me);
+  return look.start ? loopkit::format("{} {}\n", me, *look.start) : loopkit::format("{}\n", me);
 }
 
 bool is_waiter_alive(std::string_view text) {
@@ -54,14 +54,14 @@ WaitTicket::WaitTicket(const std::string& path) : dir_(dir_name(path)), prefix_(
     uint64_t last = 0;
     for (const auto& name : names_starting_with(dir_, prefix_))
       if (auto n = number_of(name, prefix_)) last = std::max(last, *n);
-    std::string name = fmt::format("{}{:0{}}", prefix_, last + 1, number_digits);
+    std::string name = loopkit::format("{}{:0{}}", prefix_, last + 1, number_digits);
     // not synced: a line does not outlive a crash of its waiters
     if (link_new_file(at + name, text, 0644, false)) {
       name_ = at + name;
       return;
     }
   }
-  fail(Exit::system, fmt::format("cannot join the line of waiters for {}", quoted(path)));
+  fail(Exit::system, loopkit::format("cannot join the line of waiters for {}", quoted(path)));
 }
 
 WaitTicket::~WaitTicket() {

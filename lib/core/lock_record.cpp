@@ -6,7 +6,7 @@
 #include <climits>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <unistd.h>
 
 #include "core/json.hpp"  // nearest_double only (json_number.cpp): no Boost.JSON code
@@ -174,7 +174,7 @@ LockFile read_lock_file(const std::string& path, bool listed_regular) {
     // /dev/zero behind a link is refused before this; a huge regular file is
     // garbage, not something to allocate for
     f.state = LockFile::unreadable;
-    f.problem = fmt::format("larger than {} bytes: not a lock file", max_lock_bytes);
+    f.problem = loopkit::format("larger than {} bytes: not a lock file", max_lock_bytes);
     return f;
   }
   try {
@@ -242,13 +242,13 @@ Verdict judge_lock(const LockFile& lock, const StalePolicy& policy) {
   if (readable && is_local(r)) v.reason = owner_gone(r);
   std::optional<double> limit = v.reason.empty() ? age_limit(lock, policy) : std::nullopt;
   if (limit && static_cast<double>(*v.age) > *limit)
-    v.reason = readable ? fmt::format("no heartbeat for {}s (over {}s)", *v.age, *limit)
-                        : fmt::format("unreadable and unchanged for {}s (over {}s)", *v.age, *limit);
+    v.reason = readable ? loopkit::format("no heartbeat for {}s (over {}s)", *v.age, *limit)
+                        : loopkit::format("unreadable and unchanged for {}s (over {}s)", *v.age, *limit);
   // a heartbeat from further ahead than the limit is no sign of life either:
   // a record dated in year 9999 must not keep a lock for ever (an mtime
   // ahead of a LOOPKIT_NOW in the past is no such sign)
   else if (limit && readable && r.heartbeat_epoch && static_cast<double>(*v.age) < -*limit)
-    v.reason = fmt::format("heartbeat {}s in the future (over {}s)", -*v.age, *limit);
+    v.reason = loopkit::format("heartbeat {}s in the future (over {}s)", -*v.age, *limit);
   v.stale = !v.reason.empty();
   return v;
 }
@@ -303,8 +303,8 @@ std::string describe_lock(const std::string& file, const LockFile& lock, const V
   if (lock.state == LockFile::missing) return line;
   line += ", " + describe_owner(lock.record);
   if (lock.record.heartbeat_epoch && verdict.age)
-    line += fmt::format(", {} {}s ago", lock.record.has_heartbeat ? "heartbeat" : "no heartbeat, taken",
-                        std::max<int64_t>(0, *verdict.age));
+    line += loopkit::format(", {} {}s ago", lock.record.has_heartbeat ? "heartbeat" : "no heartbeat, taken",
+                            std::max<int64_t>(0, *verdict.age));
   else line += ", no heartbeat";
   return line;
 }
@@ -321,8 +321,8 @@ std::string lock_json(const std::string& file, const LockFile& lock, const Verdi
 }
 
 std::string describe_not_ours(const std::string& file, pid_t pid, const LockFile* holder) {
-  if (!holder) return fmt::format("no lock {}", quoted(file));
-  return fmt::format("{} is not ours (pid {}): {}", quoted(file), pid, describe_holder(*holder));
+  if (!holder) return loopkit::format("no lock {}", quoted(file));
+  return loopkit::format("{} is not ours (pid {}): {}", quoted(file), pid, describe_holder(*holder));
 }
 
 std::string describe_holder(const LockFile& lock) {
@@ -334,8 +334,8 @@ std::string describe_holder(const LockFile& lock) {
   std::string since = r.fields.string("started_at");
   if (!since.empty()) s += " since " + since;
   if (r.heartbeat_epoch)
-    s +=
-        fmt::format(", last heartbeat {}s ago", std::max<int64_t>(0, age_between(current_epoch(), *r.heartbeat_epoch)));
+    s += loopkit::format(", last heartbeat {}s ago",
+                         std::max<int64_t>(0, age_between(current_epoch(), *r.heartbeat_epoch)));
   return s;
 }
 

@@ -1,7 +1,7 @@
 #include "core/path.hpp"
 
 #include <algorithm>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "core/json_members.hpp"
 #include "sys/error.hpp"
@@ -57,7 +57,7 @@ std::string printable(std::string_view text) {
     auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0xC0) n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
     if (c >= 0x80 && (c < 0xC0 || !json::is_utf8(text.substr(i, n)))) {
-      out += fmt::format("\\x{:02X}", c);
+      out += loopkit::format("\\x{:02X}", c);
       continue;
     }
     out.append(text.substr(i, n));
@@ -67,7 +67,7 @@ std::string printable(std::string_view text) {
 }
 
 [[noreturn]] void malformed(std::string_view text, std::string_view why) {
-  fail_usage(fmt::format("malformed path {}: {}", quoted(printable(text)), why));
+  fail_usage(loopkit::format("malformed path {}: {}", quoted(printable(text)), why));
 }
 
 // A member name the file could not read back is refused here, where the
@@ -121,7 +121,7 @@ void bracket(Cursor& c, Path& out) {
     const auto& vars = path_variables();
     auto it = std::find_if(vars.rbegin(), vars.rend(), [&](const auto& v) { return v.first == name; });
     if (it == vars.rend())
-      malformed(c.t, fmt::format("undefined variable '${}' (define it with --arg {} VALUE)", name, name));
+      malformed(c.t, loopkit::format("undefined variable '${}' (define it with --arg {} VALUE)", name, name));
     out.segments.push_back({Segment::key, it->second, 0});
     return;
   }
@@ -162,7 +162,7 @@ bool segment(Cursor& c, Path& out) {
 void check_depth(std::string_view text, const Path& p) {
   if (p.segments.size() > json::max_depth)
     malformed(text.substr(0, std::min<std::size_t>(text.size(), 40)),
-              fmt::format("deeper than {} levels", json::max_depth));
+              loopkit::format("deeper than {} levels", json::max_depth));
 }
 
 }  // namespace
@@ -214,8 +214,8 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
 void define_path_variable(const std::string& name, const std::string& value) {
   if (name.empty() || !is_name_start(name[0]) ||
       !std::all_of(name.begin(), name.end(), [](char c) { return is_name_char(c); }))
-    fail_usage(fmt::format("--arg: not a variable name: {}", quoted(printable(name))));
-  if (!json::is_utf8(value)) fail_usage(fmt::format("--arg {}: the value is not UTF-8", name));
+    fail_usage(loopkit::format("--arg: not a variable name: {}", quoted(printable(name))));
+  if (!json::is_utf8(value)) fail_usage(loopkit::format("--arg {}: the value is not UTF-8", name));
   path_variables().emplace_back(name, value);
 }
 
@@ -223,8 +223,8 @@ Path parse_path(std::string_view text) {
   if (text.empty()) malformed(text, "empty");
   Path p;
   std::size_t n = parse_path_prefix(text, p);
-  if (n == 0) malformed(text, fmt::format("unexpected {}", quoted(text.substr(0, 1))));
-  if (n != text.size()) malformed(text, fmt::format("unexpected {}", quoted(text.substr(n, 1))));
+  if (n == 0) malformed(text, loopkit::format("unexpected {}", quoted(text.substr(0, 1))));
+  if (n != text.size()) malformed(text, loopkit::format("unexpected {}", quoted(text.substr(n, 1))));
   return p;
 }
 
@@ -260,7 +260,7 @@ std::string path_prefix_text(const Path& p, std::size_t upto) {
     bool bare = !seg.name.empty() && seg.name[0] != '"' &&
                 std::none_of(seg.name.begin(), seg.name.end(), [](char c) { return ends_bare_name(c); });
     if (seg.kind == Segment::key) s += bare ? "." + seg.name : "[" + json::quote(seg.name) + "]";
-    else if (seg.kind == Segment::elem) s += fmt::format("[{}]", seg.index);
+    else if (seg.kind == Segment::elem) s += loopkit::format("[{}]", seg.index);
     else s += "[]";
   }
   return s.empty() ? "." : s;

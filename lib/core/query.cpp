@@ -1,6 +1,6 @@
 #include "core/query.hpp"
 
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <vector>
 
 #include "core/path.hpp"
@@ -62,7 +62,7 @@ public:
   NodePtr whole() {
     NodePtr n = pipe(true);
     skip_space();
-    if (i_ != t_.size()) fail(fmt::format("unexpected {}", quoted(t_.substr(i_, 1))));
+    if (i_ != t_.size()) fail(loopkit::format("unexpected {}", quoted(t_.substr(i_, 1))));
     return n;
   }
 
@@ -73,7 +73,7 @@ private:
   int terms_ = 0;
 
   [[noreturn]] void fail(const std::string& why) const {
-    fail_usage(fmt::format("malformed expression {}: {}", quoted(t_), why));
+    fail_usage(loopkit::format("malformed expression {}: {}", quoted(t_), why));
   }
   void skip_space() {
     while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t' || t_[i_] == '\n' || t_[i_] == '\r')) ++i_;
@@ -85,7 +85,7 @@ private:
     return true;
   }
   void expect(std::string_view token) {
-    if (!take(token)) fail(fmt::format("expected '{}'", token));
+    if (!take(token)) fail(loopkit::format("expected '{}'", token));
   }
   static NodePtr binary(Node::Kind k, NodePtr l, NodePtr r) {
     auto n = node(k);
@@ -96,7 +96,7 @@ private:
 
   // with_comma false: an object's value, where ',' ends the member (jq's ExpD)
   NodePtr pipe(bool with_comma) {
-    if (++depth_ > max_nesting) fail(fmt::format("nested deeper than {} levels", max_nesting));
+    if (++depth_ > max_nesting) fail(loopkit::format("nested deeper than {} levels", max_nesting));
     NodePtr n = with_comma ? comma() : alt();
     while (take("|")) n = binary(Node::pipe, n, with_comma ? comma() : alt());
     --depth_;
@@ -120,7 +120,7 @@ private:
   }
 
   NodePtr term() {
-    if (++terms_ > max_terms) fail(fmt::format("more than {} terms", max_terms));
+    if (++terms_ > max_terms) fail(loopkit::format("more than {} terms", max_terms));
     skip_space();
     if (i_ == t_.size()) fail("expected a path, a literal, '{' or '(' at the end");
     char c = t_[i_];
@@ -135,7 +135,7 @@ private:
     }
     if (c == '"' || c == '-' || (c >= '0' && c <= '9')) return literal(c == '"' ? string_end() : number_end());
     if (is_name_start(c)) return word();
-    fail(fmt::format("unexpected {}", quoted(t_.substr(i_, 1))));
+    fail(loopkit::format("unexpected {}", quoted(t_.substr(i_, 1))));
   }
 
   // [A]: one array of A's values; [] the empty array
@@ -164,7 +164,8 @@ private:
       expect(")");
       return n;
     }
-    fail(fmt::format("unknown function '{}' (paths, literals, {{...}}, select, ==, !=, //, empty and | are read)", w));
+    fail(loopkit::format("unknown function '{}' (paths, literals, {{...}}, select, ==, !=, //, empty and | are read)",
+                         w));
   }
 
   // where the string literal starting at i_ ends (after its closing quote)
@@ -185,7 +186,7 @@ private:
     try {
       n->value = json::parse(text, "expression", {}, json::Literals::big_integers);
     } catch (const Error&) {
-      fail(fmt::format("not a JSON literal: {}", text));
+      fail(loopkit::format("not a JSON literal: {}", text));
     }
     i_ = end;
     return n;
@@ -295,12 +296,12 @@ void walk(const Path& p, std::size_t n, const json::value& v, const Out& out) {
     case Segment::key:
       if (v.is_null()) return walk(p, n + 1, v, out);
       if (!v.is_object())
-        fail_data(fmt::format("{}: cannot look up {} in a {}", at, json::quote(s.name), type_name(v)));
+        fail_data(loopkit::format("{}: cannot look up {} in a {}", at, json::quote(s.name), type_name(v)));
       if (auto* m = v.get_object().if_contains(s.name)) return walk(p, n + 1, *m, out);
       return walk(p, n + 1, null_value(), out);
     case Segment::elem: {
       if (v.is_null()) return walk(p, n + 1, v, out);
-      if (!v.is_array()) fail_data(fmt::format("{}: cannot index a {} with [{}]", at, type_name(v), s.index));
+      if (!v.is_array()) fail_data(loopkit::format("{}: cannot index a {} with [{}]", at, type_name(v), s.index));
       const auto& a = v.get_array();
       long long i = s.index < 0 ? s.index + static_cast<long long>(a.size()) : s.index;
       return walk(p, n + 1, i >= 0 && i < static_cast<long long>(a.size()) ? a[i] : null_value(), out);
@@ -311,7 +312,7 @@ void walk(const Path& p, std::size_t n, const json::value& v, const Out& out) {
       } else if (v.is_object()) {
         for (const auto& kv : v.get_object()) walk(p, n + 1, kv.value(), out);
       } else {
-        fail_data(fmt::format("{}: cannot list the elements of a {}", at, type_name(v)));
+        fail_data(loopkit::format("{}: cannot list the elements of a {}", at, type_name(v)));
       }
       return;
   }

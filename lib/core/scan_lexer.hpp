@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <functional>
 #include <string_view>
 
@@ -82,7 +82,7 @@ protected:
         ++col;
       }
     }
-    fail_data(fmt::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject_), reason, line, col));
+    fail_data(loopkit::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject_), reason, line, col));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void bad(std::size_t at) const { bad(at, "syntax error"); }
 

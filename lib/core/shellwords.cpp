@@ -1,6 +1,6 @@
 #include "core/shellwords.hpp"
 
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "sys/error.hpp"
 
@@ -64,7 +64,9 @@ private:
   std::size_t i_ = 0;
   std::vector<bool> braces_;  // unquoted '{' open in this word: whether a ',' or '..' followed
 
-  [[noreturn]] void refuse(std::string_view why) const { fail_usage(fmt::format("{}: {}; quote it", quoted(s_), why)); }
+  [[noreturn]] void refuse(std::string_view why) const {
+    fail_usage(loopkit::format("{}: {}; quote it", quoted(s_), why));
+  }
 
   std::string word() {
     std::string w;
@@ -110,7 +112,7 @@ private:
     if (c == '$' && i_ + 1 < s_.size() && starts_expansion(s_[i_ + 1])) refuse("'$' starts an expansion");
     if (c == '`') refuse("'`' starts a command substitution");
     if (std::string_view(";&|<>()").find(c) != std::string_view::npos)
-      refuse(fmt::format("'{}' is an operator of the shell", c));
+      refuse(loopkit::format("'{}' is an operator of the shell", c));
     char before = i_ > 0 ? s_[i_ - 1] : ' ';
     if (c == '~' && (at_start || (assignment && (before == '=' || before == ':'))))
       refuse("'~' there is a tilde expansion");

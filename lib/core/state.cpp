@@ -3,7 +3,7 @@
 #include "core/state.hpp"
 
 #include <boost/json/monotonic_resource.hpp>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "core/scan.hpp"
 #include "core/shellwords.hpp"
@@ -40,7 +40,7 @@ void keys_of(const json::value& v, const Path& p, std::string& out, char term) {
       out += term;
     }
   } else {
-    fail_data(fmt::format("{}: a {} has no keys", p.text, type_name(v)));
+    fail_data(loopkit::format("{}: a {} has no keys", p.text, type_name(v)));
   }
 }
 
@@ -132,7 +132,8 @@ const StateOnEtcd* state_on_etcd = nullptr;
 namespace {
 
 const StateOnEtcd& on_etcd(const std::string& url) {
-  if (!state_on_etcd) fail(Exit::system, fmt::format("{}: this program is built without the etcd client", quoted(url)));
+  if (!state_on_etcd)
+    fail(Exit::system, loopkit::format("{}: this program is built without the etcd client", quoted(url)));
   return *state_on_etcd;
 }
 
@@ -149,7 +150,7 @@ QueryResult query_state(const Query& q) {
   if (etcd::is_etcd_url(q.file)) {
     std::optional<std::string> value = on_etcd(q.file).read(q.file, q.timeout);
     if (!value && q.must_exist) {
-      r.no = fmt::format("{}: no such key", quoted(q.file));
+      r.no = loopkit::format("{}: no such key", quoted(q.file));
       return r;
     }
     std::string text = value ? std::move(*value) : "{}";  // a missing key reads as {}
@@ -167,7 +168,7 @@ QueryResult query_state(const Query& q) {
     struct stat st;
     Fd fd = open_to_read(q.file, st);
     if (!fd && q.must_exist) {
-      r.no = fmt::format("{}: no such file", quoted(q.file));
+      r.no = loopkit::format("{}: no such file", quoted(q.file));
       return r;
     }
     if (!fd) {

@@ -2,7 +2,7 @@
 // a commit puts the new value only if the key's mod revision has not moved
 // since (state_update.cpp reads and edits again when another writer came first),
 // and, fenced, only if the lock key's has not either, in one transaction.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "core/state.hpp"
 #include "core/storage.hpp"
@@ -18,7 +18,7 @@ namespace {
 etcd::Target key_target(const std::string& url) {
   etcd::Target t = etcd::parse_etcd_url(url);
   if (t.is_folder)
-    fail_usage(fmt::format("{}: a state document is one key, not a folder (the URL ends in '/')", quoted(url)));
+    fail_usage(loopkit::format("{}: a state document is one key, not a folder (the URL ends in '/')", quoted(url)));
   return t;
 }
 
@@ -43,7 +43,7 @@ public:
     subject = url;
   }
   const char* kind() const override { return "an etcd key"; }
-  std::string missing() const override { return fmt::format("{}: no such key", quoted(subject)); }
+  std::string missing() const override { return loopkit::format("{}: no such key", quoted(subject)); }
 
   // A blank value is no document, as a missing key is.
   DocumentRead read() override {
@@ -77,7 +77,7 @@ public:
     return client_.put_if_unchanged(put) ? Commit::done : Commit::changed;
   }
 
-  std::string backup_name() const override { return fmt::format("the key {}", quoted(target_.key + ".backup")); }
+  std::string backup_name() const override { return loopkit::format("the key {}", quoted(target_.key + ".backup")); }
 
 private:
   etcd::Target target_;

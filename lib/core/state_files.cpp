@@ -5,7 +5,7 @@
 // flock, which every takeover, reap and release of that lock also holds
 // (lock_files.cpp): the lock cannot change hands between the check and the
 // rename.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "core/storage.hpp"
 #include "sys/error.hpp"
@@ -24,7 +24,7 @@ public:
     subject = path_;
   }
   const char* kind() const override { return "a file"; }
-  std::string missing() const override { return fmt::format("{}: no such file", quoted(path_)); }
+  std::string missing() const override { return loopkit::format("{}: no such file", quoted(path_)); }
 
   DocumentRead read() override {
     mapped_.reset();
@@ -116,7 +116,7 @@ std::unique_ptr<DocumentStore> open_document_store(const std::string& operand, c
   if (operand == "-") return std::make_unique<StreamDocument>();
   if (!etcd::is_etcd_url(operand)) return file_document_store(operand, options);
   if (!document_store_on_etcd)
-    fail(Exit::system, fmt::format("{}: this program is built without the etcd client", quoted(operand)));
+    fail(Exit::system, loopkit::format("{}: this program is built without the etcd client", quoted(operand)));
   return document_store_on_etcd(operand, options);
 }
 

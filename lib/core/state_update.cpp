@@ -1,6 +1,6 @@
 // state-set's read-modify-write, written once over the document store
 // (storage.hpp): files, standard input and etcd keys alike.
-#include <fmt/format.h>
+#include "sys/format.hpp"
 
 #include "core/redact.hpp"
 #include "core/scan.hpp"
@@ -62,7 +62,8 @@ std::string unmet_requirement(const Update& u, std::string_view text, const scan
   for (const auto& [path, want] : u.requires_) {
     json::value have = textedit::value_in(text, root, path);
     if (!json::equal(have, want))
-      return fmt::format("{}: {} is {}, not {}", quoted(subject), path.text, json::compact(have), json::compact(want));
+      return loopkit::format("{}: {} is {}, not {}", quoted(subject), path.text, json::compact(have),
+                             json::compact(want));
   }
   return "";
 }
@@ -170,8 +171,8 @@ void start_fresh(const Update& u, const json::Layout& layout, const scan::Want& 
     json::value have = textedit::value_in(s.owned, root, path);
     if (json::equal(have, value)) continue;
     if (!have.is_null())
-      fail_usage(fmt::format("--init holds {} at {}, but --require asks for {}", json::compact(have), path.text,
-                             json::compact(value)));
+      fail_usage(loopkit::format("--init holds {} at {}, but --require asks for {}", json::compact(have), path.text,
+                                 json::compact(value)));
     sets.push_back(Edit{.op = Edit::set, .path = path, .operand = value, .source = "--require " + path.text});
   }
   if (!sets.empty()) {
@@ -196,8 +197,8 @@ std::string unmet_expectation(const Update& u, const Source& s, const std::strin
   for (const auto& [path, want] : u.expects) {
     json::value have = textedit::value_in(s.text, s.root, path);
     if (!json::equal(have, want))
-      return fmt::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have),
-                         json::compact(want));
+      return loopkit::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have),
+                             json::compact(want));
   }
   return "";
 }
@@ -245,7 +246,7 @@ void make_result(const Update& u, const DocumentStore& store, Attempt& a, Update
 // Reads, checks and plans one try; r.no or !a.changed end the run there.
 void attempt(const Update& u, DocumentStore& store, Attempt& a, UpdateResult& r) {
   if (u.backup_invalid && !store.can_back_up())
-    fail_usage(fmt::format("--on-invalid backup needs a FILE, not {}", store.kind()));
+    fail_usage(loopkit::format("--on-invalid backup needs a FILE, not {}", store.kind()));
   const DocumentRead& read = a.read = store.read();
   if (!read.exists && u.no_create) {
     r.no = store.missing();
@@ -292,13 +293,13 @@ UpdateResult update_document(const Update& u, DocumentStore& store, Fence* fence
     switch (commit(store, a, r, fence)) {
       case DocumentStore::Commit::done:
         if (a.src.backup_why && u.on_warning)
-          u.on_warning(fmt::format("{}; moved it to {} and started again", *a.src.backup_why, store.backup_name()));
+          u.on_warning(loopkit::format("{}; moved it to {} and started again", *a.src.backup_why, store.backup_name()));
         if (!u.want_text) r.text.clear();
         return r;
       case DocumentStore::Commit::lock_lost:
         r.written = false;
         r.text.clear();
-        r.no = fmt::format("{}: lock lost", quoted(fence->operand));
+        r.no = loopkit::format("{}: lock lost", quoted(fence->operand));
         return r;
       case DocumentStore::Commit::changed: break;
     }

@@ -1,7 +1,7 @@
 #include "core/textedit.hpp"
 
 #include <algorithm>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <functional>
 #include <map>
 

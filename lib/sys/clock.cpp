@@ -6,7 +6,7 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <string_view>
 
 #include "sys/error.hpp"
@@ -34,13 +34,13 @@ std::optional<int64_t> epoch_digits(std::string_view s) {
 // allowed), so that a test moves a running tool's clock by rewriting FILE.
 int64_t clock_file_time(std::string_view path) {
   Fd fd = open_fd(std::string(path), O_RDONLY | O_CLOEXEC);
-  if (!fd) fail_usage(fmt::format("LOOPKIT_NOW: cannot read {}: {}", quoted(path), std::strerror(errno)));
+  if (!fd) fail_usage(loopkit::format("LOOPKIT_NOW: cannot read {}: {}", quoted(path), std::strerror(errno)));
   std::string text = read_up_to(fd.get(), 64, path);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   auto v = epoch_digits(text);
   if (!v)
-    fail_usage(
-        fmt::format("LOOPKIT_NOW: {} holds no epoch seconds from 0 to {}: {}", quoted(path), max_epoch, quoted(text)));
+    fail_usage(loopkit::format("LOOPKIT_NOW: {} holds no epoch seconds from 0 to {}: {}", quoted(path), max_epoch,
+                               quoted(text)));
   return *v;
 }
 
@@ -52,7 +52,7 @@ std::optional<int64_t> clock_override() {
   std::string_view s(env);
   if (s[0] == '@' && s.size() > 1) return clock_file_time(s.substr(1));
   auto v = epoch_digits(s);
-  if (!v) fail_usage(fmt::format("LOOPKIT_NOW: not epoch seconds from 0 to {}: {}", max_epoch, quoted(s)));
+  if (!v) fail_usage(loopkit::format("LOOPKIT_NOW: not epoch seconds from 0 to {}: {}", max_epoch, quoted(s)));
   return v;
 }
 
@@ -127,7 +127,7 @@ std::string iso8601_utc(int64_t epoch) {
   civil_from_days(days, y, m, d);
   const auto s = static_cast<unsigned>(secs);
   if (y < 0 || y > 9999)
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, s / 3600, s / 60 % 60, s % 60);
+    return loopkit::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, s / 3600, s / 60 % 60, s % 60);
   char buf[20];
   char* p = two_digits(two_digits(buf, static_cast<unsigned>(y / 100)), static_cast<unsigned>(y % 100));
   *p++ = '-';
@@ -209,7 +209,7 @@ std::string local_date(int64_t epoch, const TimeZone& zone) {
   int64_t y;
   unsigned m, d;
   civil_from_days(days, y, m, d);
-  return fmt::format("{:04}-{:02}-{:02}", y, m, d);
+  return loopkit::format("{:04}-{:02}-{:02}", y, m, d);
 }
 
 double monotonic_seconds() {

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <climits>
 #include <cstdio>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utime.h>
@@ -47,7 +47,7 @@ LockFile readable(const std::string& text, int64_t mtime = 0) {
 }
 
 std::string remote_record(const std::string& heartbeat) {
-  return fmt::format(R"({{"session":"s","pid":1,"host":"elsewhere.invalid","heartbeat_epoch":{}}})", heartbeat);
+  return loopkit::format(R"({{"session":"s","pid":1,"host":"elsewhere.invalid","heartbeat_epoch":{}}})", heartbeat);
 }
 }  // namespace
 
@@ -159,11 +159,11 @@ TEST_CASE("issue 22: a heartbeat from further ahead than the limit is stale", "[
   FixedClock clock;
   Verdict v = judge_lock(readable(remote_record(std::to_string(max_epoch))), {});
   CHECK(v.stale);
-  CHECK(v.reason == fmt::format("heartbeat {}s in the future (over 120s)", max_epoch - clock.now));
+  CHECK(v.reason == loopkit::format("heartbeat {}s in the future (over 120s)", max_epoch - clock.now));
   // a clock a little ahead (skew within the limit) is still live
   CHECK_FALSE(judge_lock(readable(remote_record(std::to_string(clock.now + 60))), {}).stale);
   // a local live owner is judged by its process unless a limit is given
-  std::string mine = fmt::format(R"({{"pid":{},"heartbeat_epoch":{}}})", getpid(), max_epoch);
+  std::string mine = loopkit::format(R"({{"pid":{},"heartbeat_epoch":{}}})", getpid(), max_epoch);
   CHECK_FALSE(judge_lock(readable(mine), {}).stale);
   CHECK(judge_lock(readable(mine), {60}).stale);
 }
@@ -171,7 +171,7 @@ TEST_CASE("issue 22: a heartbeat from further ahead than the limit is stale", "[
 TEST_CASE("issue 22: a beater's pid out of range is no beater", "[lock]") {
   for (const char* beater : {"-2147483649", "2147483648", "9223372036854775807", "4194305.5", "1e19"}) {
     INFO(beater);
-    auto r = parse_lock_record(fmt::format(R"({{"pid":42,"heartbeat_pid":{}}})", beater), "t");
+    auto r = parse_lock_record(loopkit::format(R"({{"pid":42,"heartbeat_pid":{}}})", beater), "t");
     if (r.heartbeat_pid) CHECK(*r.heartbeat_pid > 0);
   }
   CHECK_FALSE(parse_lock_record(R"({"pid":42,"heartbeat_pid":2147483648})", "t").heartbeat_pid);

@@ -1,7 +1,7 @@
 // lib/core/lock: records, verdicts and the operations, in a scratch folder.
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,7 +38,7 @@ LockFile readable(const std::string& text) {
 }
 
 std::string record_text(pid_t pid, const std::string& extra) {
-  return fmt::format(R"({{"session":"s","pid":{},"started_at":"2025-01-10T10:00:00Z"{}}})", pid, extra);
+  return loopkit::format(R"({{"session":"s","pid":{},"started_at":"2025-01-10T10:00:00Z"{}}})", pid, extra);
 }
 }  // namespace
 
@@ -70,7 +70,7 @@ TEST_CASE("other tools' locks are understood", "[lock]") {
   SECTION("a beater's pid, only when it is one") {
     CHECK(parse_lock_record(R"({"pid":42,"heartbeat_pid":43})", "t").heartbeat_pid == 43);
     for (const char* beater : {"0", "-1", "2147483648", "1e300", "\"x\"", "null"})
-      CHECK_FALSE(parse_lock_record(fmt::format(R"({{"pid":42,"heartbeat_pid":{}}})", beater), "t").heartbeat_pid);
+      CHECK_FALSE(parse_lock_record(loopkit::format(R"({{"pid":42,"heartbeat_pid":{}}})", beater), "t").heartbeat_pid);
   }
   SECTION("numbers out of range are no time and no pid, never a wrapped one") {
     CHECK_FALSE(parse_lock_record(R"({"pid":42,"heartbeat_epoch":1e300})", "t").heartbeat_epoch);
@@ -101,10 +101,11 @@ TEST_CASE("local locks live and die with their process", "[lock]") {
   }
   SECTION("a live pid with another start time was reused") {
     auto start = *process_start_time(getpid());
-    auto v = judge_lock(readable(record_text(getpid(), fmt::format(R"(,"pid_start":{})", start + 1))), policy);
+    auto v = judge_lock(readable(record_text(getpid(), loopkit::format(R"(,"pid_start":{})", start + 1))), policy);
     CHECK(v.stale);
     CHECK_THAT(v.reason, Catch::Contains("another process"));
-    CHECK_FALSE(judge_lock(readable(record_text(getpid(), fmt::format(R"(,"pid_start":{})", start))), policy).stale);
+    CHECK_FALSE(
+        judge_lock(readable(record_text(getpid(), loopkit::format(R"(,"pid_start":{})", start))), policy).stale);
   }
   SECTION("a lock from an earlier boot is stale") {
     if (boot_id().empty()) return;
@@ -114,7 +115,7 @@ TEST_CASE("local locks live and die with their process", "[lock]") {
   }
   SECTION("an old heartbeat matters only with stale_after") {
     FixedClock clock;
-    auto text = record_text(getpid(), fmt::format(R"(,"heartbeat_epoch":{})", clock.now - 1000));
+    auto text = record_text(getpid(), loopkit::format(R"(,"heartbeat_epoch":{})", clock.now - 1000));
     CHECK_FALSE(judge_lock(readable(text), policy).stale);
     policy.stale_after = 60;
     CHECK(judge_lock(readable(text), policy).stale);
@@ -125,7 +126,7 @@ TEST_CASE("other hosts' locks go stale by heartbeat age", "[lock]") {
   FixedClock clock;
   auto at = [](int64_t age) {
     return readable(
-        record_text(1, fmt::format(R"(,"host":"elsewhere.invalid","heartbeat_epoch":{})", FixedClock::now - age)));
+        record_text(1, loopkit::format(R"(,"host":"elsewhere.invalid","heartbeat_epoch":{})", FixedClock::now - age)));
   };
   StalePolicy policy;
   CHECK_FALSE(judge_lock(at(10), policy).stale);
@@ -138,8 +139,8 @@ TEST_CASE("ours means same pid, start time, host and boot", "[lock]") {
   Owner me = owner_process(getpid());
   auto rec = [](const std::string& extra) { return parse_lock_record(record_text(getpid(), extra), "t"); };
   CHECK(is_lock_ours(rec(""), me));
-  CHECK(is_lock_ours(rec(fmt::format(R"(,"pid_start":{})", *me.start)), me));
-  CHECK_FALSE(is_lock_ours(rec(fmt::format(R"(,"pid_start":{})", *me.start + 1)), me));
+  CHECK(is_lock_ours(rec(loopkit::format(R"(,"pid_start":{})", *me.start)), me));
+  CHECK_FALSE(is_lock_ours(rec(loopkit::format(R"(,"pid_start":{})", *me.start + 1)), me));
   CHECK_FALSE(is_lock_ours(rec(R"(,"host":"elsewhere.invalid")"), me));
   CHECK_FALSE(is_lock_ours(rec(""), owner_process(getppid())));
 }
@@ -227,9 +228,9 @@ TEST_CASE("an owner's release of a beaten lock leaves the released mark, no othe
     acquire_lock(f, {"m", me, {}, 0, {}});
     refresh_heartbeat(f, me, 100, 30);
     std::string text = read_lock_file(f).text;
-    const std::string own = fmt::format("\"heartbeat_pid\":{}", getpid());
+    const std::string own = loopkit::format("\"heartbeat_pid\":{}", getpid());
     REQUIRE(text.find(own) != std::string::npos);
-    text.replace(text.find(own), own.size(), fmt::format("\"heartbeat_pid\":{}", beater));
+    text.replace(text.find(own), own.size(), loopkit::format("\"heartbeat_pid\":{}", beater));
     d.write("m.lock", text);
     return text;
   };
@@ -315,10 +316,10 @@ TEST_CASE("a zombie owner's lock is stale, and taken over", "[lock]") {
   if (z == 0) _exit(0);
   for (int i = 0; i < 10000 && !is_zombie(z); ++i) usleep(1000);
   REQUIRE(is_zombie(z));
-  d.write("z.lock", fmt::format(R"({{"session":"z","pid":{},"pid_start":{}}})", z, *process_start_time(z)));
+  d.write("z.lock", loopkit::format(R"({{"session":"z","pid":{},"pid_start":{}}})", z, *process_start_time(z)));
   Verdict v = judge_lock(read_lock_file(d.path("z.lock")), {});
   CHECK(v.stale);
-  CHECK(v.reason == fmt::format("pid {} has exited, a zombie not yet reaped", z));
+  CHECK(v.reason == loopkit::format("pid {} has exited, a zombie not yet reaped", z));
   CHECK_FALSE(owner_process(z).start);
   CHECK(acquire_lock(d.path("z.lock"), {"z", owner_process(getpid()), {}, 0, {}}).outcome == AcquireResult::took_over);
   waitpid(z, nullptr, 0);

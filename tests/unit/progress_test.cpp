@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 #include <fcntl.h>
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -59,8 +59,8 @@ std::string big_log(int n, size_t (*size_of)(int)) {
   std::string doc = header_text("big", "");
   for (int i = 1; i <= n; ++i) {
     Entry e;
-    e.date = fmt::format("2025-01-{:02}", i % 28 + 1);
-    e.id = fmt::format("e{}", i);  // not "e" + ...: GCC 12 warns falsely (-Wrestrict, PR 105329)
+    e.date = loopkit::format("2025-01-{:02}", i % 28 + 1);
+    e.id = loopkit::format("e{}", i);  // not "e" + ...: GCC 12 warns falsely (-Wrestrict, PR 105329)
     e.bullets.push_back("- ");
     e.bullets.back().append(size_of(i), static_cast<char>('a' + i % 26));
     doc += entry_text(e);
@@ -393,7 +393,7 @@ TEST_CASE("progress show agrees with a plain forward split on random files", "[p
       switch (pick(9)) {
         case 0:
         case 1: doc += "---"; break;
-        case 2: doc += fmt::format("## 2025-01-0{} - id{}", 1 + pick(9), pick(5)); break;
+        case 2: doc += loopkit::format("## 2025-01-0{} - id{}", 1 + pick(9), pick(5)); break;
         case 3: doc += "## not a date"; break;
         case 4: doc += ""; break;
         case 5: doc += std::string(pick(3) == 0 ? 5000 + pick(5000) : pick(80), 'x'); break;
@@ -405,8 +405,8 @@ TEST_CASE("progress show agrees with a plain forward split on random files", "[p
     ShowOptions o;
     if (pick(3) == 0) o.last = static_cast<size_t>(pick(6));
     if (pick(3) == 0) o.max_bytes = static_cast<size_t>(pick(2) ? pick(200) : pick(40000));
-    if (pick(5) == 0) o.id = fmt::format("id{}", pick(5));
-    if (pick(5) == 0) o.since = fmt::format("2025-01-0{}", 1 + pick(9));
+    if (pick(5) == 0) o.id = loopkit::format("id{}", pick(5));
+    if (pick(5) == 0) o.since = loopkit::format("2025-01-0{}", 1 + pick(9));
     o.learnings = pick(3) == 0;
     bool mine_found = false, plain_found = false;
     std::string mine = shown(doc, o, &mine_found);

@@ -3,7 +3,7 @@
 // (textedit::lookup in lib/core/textedit.hpp, one walk for state-get and
 // state-set); these are what that walk must agree with.
 #pragma once
-#include <fmt/format.h>
+#include "sys/format.hpp"
 #include <vector>
 
 #include "core/json.hpp"
@@ -27,12 +27,13 @@ inline std::vector<const json::value*> lookup(const json::value& doc, const Path
       switch (seg.kind) {
         case Segment::key:
           if (!v->is_object())
-            fail_data(fmt::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), type_name(*v)));
+            fail_data(
+                loopkit::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), type_name(*v)));
           next.push_back(v->get_object().if_contains(seg.name));
           break;
         case Segment::elem: {
           if (!v->is_array())
-            fail_data(fmt::format("{}: cannot index a {} with [{}]", path.text, type_name(*v), seg.index));
+            fail_data(loopkit::format("{}: cannot index a {} with [{}]", path.text, type_name(*v), seg.index));
           const auto& a = v->get_array();
           long long n = static_cast<long long>(a.size());
           long long i = seg.index < 0 ? n + seg.index : seg.index;
@@ -45,7 +46,7 @@ inline std::vector<const json::value*> lookup(const json::value& doc, const Path
           } else if (v->is_object()) {
             for (const auto& kv : v->get_object()) next.push_back(&kv.value());
           } else {
-            fail_data(fmt::format("{}: cannot list the elements of a {}", path.text, type_name(*v)));
+            fail_data(loopkit::format("{}: cannot list the elements of a {}", path.text, type_name(*v)));
           }
           break;
       }
