@@ -11,6 +11,10 @@
 FMT_BEGIN_NAMESPACE
 namespace detail {
 template FMT_API auto dragonbox::to_decimal(double x) noexcept -> dragonbox::decimal_fp<double>;
+// what the rest of format-inl.h names: linked only where sections are not
+// collected (the sanitizer builds)
+template FMT_API auto thousands_sep_impl(locale_ref) -> thousands_sep_result<char>;
+template FMT_API auto decimal_point_impl(locale_ref) -> char;
 }  // namespace detail
 FMT_END_NAMESPACE
 
