@@ -51,24 +51,42 @@ lk_proc_start() {
   printf '%s' "${stat[19]:-}"
 }
 
-# lk_stale_agent PGID START WHAT: an agent recorded by an earlier engine
+# This boot of this machine (Linux; empty elsewhere), recorded with the
+# agent's pid as LK_BOOT_JSON: a pid means nothing on another machine (a
+# state on etcd) or after a reboot.
+LK_BOOT_ID=""
+{ IFS= read -r LK_BOOT_ID </proc/sys/kernel/random/boot_id; } 2>/dev/null || LK_BOOT_ID=""
+[[ $LK_BOOT_ID =~ ^[0-9a-f-]+$ ]] || LK_BOOT_ID=""
+LK_BOOT_JSON=null
+[[ -z $LK_BOOT_ID ]] || LK_BOOT_JSON="\"$LK_BOOT_ID\""
+
+# lk_stale_agent PGID START BOOT WHAT: an agent recorded by an earlier engine
 # (PGID empty or null: none). Alive, it is waited for, or ended with
-# --kill-stale-agent, before WHAT runs again: never two agents at once.
+# --kill-stale-agent, before WHAT runs again: never two agents at once. One
+# recorded on another boot (another machine, or before a reboot) is no
+# process of this one: a local process of that pid is somebody else's, never
+# waited for nor ended (another machine's engine ends its agent when it
+# loses the lock, and its writes are fenced).
 lk_stale_agent() {
-  local pgid=$1 start=$2 said=0
+  local pgid=$1 start=$2 boot=$3 said=0
   [[ $pgid =~ ^[0-9]+$ ]] || return 0
   [[ $start =~ ^[0-9]+$ ]] || start=""
+  if [[ -n $boot && $boot != null && $boot != "$LK_BOOT_ID" ]]; then
+    lk_event stale-agent "pgid:=$pgid" action=elsewhere
+    lk_say "the previous agent of $4 (process group $pgid) ran on another machine or before a reboot: not waited for"
+    return 0
+  fi
   while agent-run -q --alive "$pgid${start:+:$start}"; do
     if ((LK_KILL_STALE)); then
       lk_event stale-agent "pgid:=$pgid" action=kill
-      lk_warn "ending the previous agent of $3 (process group $pgid): --kill-stale-agent"
+      lk_warn "ending the previous agent of $4 (process group $pgid): --kill-stale-agent"
       agent-run -q --kill-after "$LK_KILL_AFTER" --end "$pgid${start:+:$start}" || true
       continue
     fi
     if ((!said)); then
       said=1
       lk_event stale-agent "pgid:=$pgid" action=wait
-      lk_say "waiting for the previous agent of $3 (process group $pgid) to end (--kill-stale-agent ends it)"
+      lk_say "waiting for the previous agent of $4 (process group $pgid) to end (--kill-stale-agent ends it)"
     fi
     lk_lock_check
     ((!LK_LOST)) || return 0

@@ -559,6 +559,8 @@ EOF
   run -0 state-get "$ST" agent_pid
   pgid=$output
   [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$pgid" ]
+  run -0 state-get "$ST" agent_boot
+  [ "$output" = "$(cat /proc/sys/kernel/random/boot_id)" ]
   kill -9 "$(state-get "$LOCK" pid)"
   wait_gone "$agent"
   run -1 agent-run --alive "$pgid"
@@ -594,6 +596,40 @@ EOF
   [[ $stderr == *"ending the previous agent"* ]]
   ! grep -q overlap agents.log || false
   ! kill -0 "$first" 2>/dev/null || false
+}
+
+# a process group of its own that is not an agent (pgid = pid), killed at teardown
+group_leader() {
+  setsid sleep 300 >/dev/null 2>&1 &
+  echo $! >>"$W.pids"
+  echo $!
+}
+
+@test "an agent recorded on another boot is not this machine's process: neither waited for nor ended" {
+  make_agent
+  run -0 engine -q --session demo --max-iterations 1 -- ./agent.sh
+  pid=$(group_leader)
+  start=$(awk '{ print $22 }' "/proc/$pid/stat")
+  # what an engine on another machine (a state on etcd) left when it died
+  state-set "$ST" "agent_pid:=$pid" "agent_start:=$start" agent_boot=00000000-0000-4000-8000-000000000000
+  run -0 --separate-stderr engine --session demo --max-iterations 2 --kill-stale-agent -- ./agent.sh
+  [[ $stderr == *"the previous agent of session 'demo' (process group $pid) ran on another machine or before a reboot: not waited for"* ]]
+  [[ $stderr != *"ending the previous agent"* ]]
+  kill -0 "$pid"
+  [ "$(ran)" = "1 2 " ]
+  run -1 state-get -e "$ST" agent_boot
+}
+
+@test "an agent recorded on this boot is this machine's: --kill-stale-agent ends it" {
+  make_agent
+  run -0 engine -q --session demo --max-iterations 1 -- ./agent.sh
+  pid=$(group_leader)
+  start=$(awk '{ print $22 }' "/proc/$pid/stat")
+  state-set "$ST" "agent_pid:=$pid" "agent_start:=$start" "agent_boot=$(cat /proc/sys/kernel/random/boot_id)"
+  run -0 --separate-stderr engine --session demo --max-iterations 2 --kill-stale-agent --kill-after 0.2 -- ./agent.sh
+  [[ $stderr == *"ending the previous agent of session 'demo' (process group $pid)"* ]]
+  wait_gone "$pid"
+  [ "$(ran)" = "1 2 " ]
 }
 
 @test "exit statuses: -E N for a held session, 5 for failed work, 2 for usage" {
