@@ -116,7 +116,7 @@ wait_exec() {
 zombie() {
   # shellcheck disable=SC2016
   (sh -c 'while [ "$(cat /proc/$PPID/comm 2>/dev/null)" != sleep ]; do sleep 0.02; done' &
-    echo $! >"$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
+    echo $! >"$W.zombie.tmp" && mv "$W.zombie.tmp" "$W.zombie"; exec sleep 300) >/dev/null 2>&1 &
   echo $! >>"$W.pids"
   wait_for "$W.zombie"
   local z; z=$(cat "$W.zombie")

@@ -1,9 +1,9 @@
 // agent-run: run an agent as one process group that dies with its engine.
-#include "sys/format.hpp"
 
 #include <cstring>
 
 #include "cli/tool.hpp"
+#include "sys/format.hpp"
 #include "sys/supervise.hpp"
 
 using namespace loopkit;

@@ -1,9 +1,9 @@
 // ctx-save: write an MDAN-AUTO v1.0 context save, redacted, 0600, never through a symlink.
 #include <cstdint>
-#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/ctx.hpp"
+#include "sys/format.hpp"
 
 using namespace loopkit;
 

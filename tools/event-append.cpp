@@ -1,8 +1,8 @@
 // event-append: add one event to a session's event log (events.jsonl).
-#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/event.hpp"
+#include "sys/format.hpp"
 
 using namespace loopkit;
 

@@ -2,7 +2,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include "sys/format.hpp"
 #include <limits>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include "sys/etcd_url.hpp"
 #include "sys/clock.hpp"
 #include "sys/folder.hpp"
+#include "sys/format.hpp"
 #include "sys/spawn.hpp"
 
 using namespace loopkit;

@@ -1,10 +1,10 @@
 // lock-heartbeat: refresh a lock's heartbeat, once or until its owner dies.
-#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
 #include "sys/etcd_url.hpp"
 #include "sys/clock.hpp"
+#include "sys/format.hpp"
 #include "sys/interrupt.hpp"
 #include "sys/proc.hpp"
 

@@ -1,9 +1,9 @@
 // lock-release: remove a session lock that is ours, or any with --force.
-#include "sys/format.hpp"
 
 #include "cli/tool.hpp"
 #include "core/lock.hpp"
 #include "sys/etcd_url.hpp"
+#include "sys/format.hpp"
 
 using namespace loopkit;
 

@@ -5,10 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include "sys/format.hpp"
 #include <stdexcept>
 #include <string>
-#include <strings.h>
+
+#include "sys/decimal.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::cli {
 
@@ -49,13 +50,13 @@ long long integer(const std::string& text, std::string_view option, long long mi
   return v;
 }
 
+// A decimal number (sys/decimal: no strtod, whose "inf", "nan" and hex
+// floats no option wants), within a few units in the last place: seconds
+// and counts need no more.
 double number(const std::string& text, std::string_view option, double min, double max) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(text.c_str(), &end);
-  // strtod also takes "nan", "inf" and hex floats; the first two are caught
-  // by the range (NaN compares false), hex is a number like any other
-  if (text.empty() || errno || *end || !std::isfinite(v) || !(v >= min && v <= max))
+  std::optional<Decimal> d = read_decimal(text);
+  double v = d ? d->approximate() : 0;
+  if (!d || !std::isfinite(v) || !(v >= min && v <= max))
     fail_usage(loopkit::format("{}: not a number from {} to {}: {}", option, min, max, quoted(text)));
   return v;
 }
@@ -64,7 +65,13 @@ bool looks_like_number(std::string_view w) {
   if (w.empty()) return true;
   if (w[0] == '+' || w[0] == '-') w.remove_prefix(1);
   if (!w.empty() && ((w[0] >= '0' && w[0] <= '9') || w[0] == '.')) return true;
-  auto starts = [&](std::string_view p) { return w.size() >= 3 && strncasecmp(w.data(), p.data(), 3) == 0; };
+  // "-inf" and "-nan" are no options either: a value, refused as one
+  auto starts = [&](std::string_view p) {
+    if (w.size() < 3) return false;
+    for (std::size_t i = 0; i < 3; ++i)
+      if ((w[i] | 0x20) != p[i]) return false;
+    return true;
+  };
   return starts("inf") || starts("nan");
 }
 

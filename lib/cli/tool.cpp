@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include "sys/format.hpp"
 #include <algorithm>
 #include <new>
 #include <strings.h>
@@ -13,6 +12,7 @@
 
 #include "sys/clock.hpp"
 #include "sys/etcd_url.hpp"
+#include "sys/format.hpp"
 #include "sys/spawn.hpp"
 
 namespace loopkit {

@@ -1,7 +1,6 @@
 #include "core/assign.hpp"
 
 #include "core/edit_rules.hpp"
-
 #include "sys/format.hpp"
 
 #include "sys/clock.hpp"

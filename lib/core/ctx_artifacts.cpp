@@ -1,12 +1,12 @@
 // Artifacts: files stored in a save as text, and written back beneath a
 // folder without ever leaving it (their names come from the save).
-#include "sys/format.hpp"
 
 #include "core/ctx.hpp"
 #include "core/ctx_doc.hpp"
 #include "sys/beneath.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::ctx {
 

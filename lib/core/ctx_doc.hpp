@@ -3,7 +3,6 @@
 #pragma once
 #include <cmath>
 #include <cstdlib>
-#include "sys/format.hpp"
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -13,6 +12,7 @@
 
 #include "core/json.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::ctx::detail {
 

@@ -5,12 +5,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include "sys/format.hpp"
 #include <type_traits>
 
 #include "core/ctx.hpp"
 #include "core/ctx_doc.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 #include "sys/gz.hpp"
 
 namespace loopkit::ctx {

@@ -1,6 +1,5 @@
 // Resuming: a named save, or the newest one in a folder that reads as a
 // save, loaded under the lock that ctx-resume holds until it writes back.
-#include "sys/format.hpp"
 
 #include "core/ctx.hpp"
 #include "core/ctx_doc.hpp"
@@ -8,6 +7,7 @@
 #include "sys/clock.hpp"
 #include "sys/fd.hpp"
 #include "sys/folder.hpp"
+#include "sys/format.hpp"
 #include "sys/link.hpp"
 #include "sys/own_file.hpp"
 

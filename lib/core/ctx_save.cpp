@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include "sys/format.hpp"
 #include <utility>
 
 #include "core/ctx.hpp"
@@ -16,6 +15,7 @@
 #include "sys/error.hpp"
 #include "sys/file.hpp"
 #include "sys/folder.hpp"
+#include "sys/format.hpp"
 #include "sys/gz.hpp"
 #include "sys/link.hpp"
 #include "sys/own_file.hpp"

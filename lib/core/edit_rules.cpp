@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include "sys/format.hpp"
 
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::edit_rules {
 

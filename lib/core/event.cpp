@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include "sys/format.hpp"
 #include <sys/stat.h>
 
 #include "core/event_line.hpp"
@@ -13,6 +12,7 @@
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
+#include "sys/format.hpp"
 #include "sys/gz.hpp"
 #include "sys/mapped.hpp"
 

@@ -2,13 +2,13 @@
 // read as state-set reads an assignment (core/assign.cpp), the same checks
 // in the same order with the same messages, but on the text: event-append
 // builds no document and carries no JSON library (issue 24).
-#include "sys/format.hpp"
 #include <vector>
 
 #include "core/event.hpp"
 #include "core/json_members.hpp"
 #include "core/path.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::event {
 

@@ -1,12 +1,12 @@
 // Fences (storage.hpp): a document written only while a lock is still held
 // by its owner. The document store checks the fence with its write; this is
 // the lock's half, the same for files and etcd.
-#include "sys/format.hpp"
 
 #include "core/lock.hpp"
 #include "core/storage.hpp"
 #include "sys/error.hpp"
 #include "sys/etcd_url.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <random>
 #include <boost/json/basic_parser_impl.hpp>
-#include "sys/format.hpp"
 
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::json {
 

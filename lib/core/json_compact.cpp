@@ -3,11 +3,11 @@
 #include "core/json_compact.hpp"
 
 #include <charconv>
-#include "sys/format.hpp"
 #include <vector>
 
 #include "core/json.hpp"  // nearest_double only: json_number.cpp, no Boost.JSON code
 #include "core/json_members.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit {
 

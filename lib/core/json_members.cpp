@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstring>
+
 #include "sys/format.hpp"
 
 namespace loopkit {

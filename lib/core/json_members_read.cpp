@@ -5,16 +5,15 @@
 // is judged and its problem worded as json::parse would, without linking
 // it: core/json.cpp brings all of Boost.JSON into a tool. The event tools
 // read their lines with it too (read_json_members: spans, no copies).
-#include "core/json_members.hpp"
-
 #include <array>
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include "sys/format.hpp"
 
-#include "core/json.hpp"  // nearest_double only: json_number.cpp, no Boost.JSON code
+#include "core/json_members.hpp"
+#include "sys/decimal.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit {
 
@@ -192,7 +191,7 @@ std::size_t Reader::number(std::size_t p) const {
     if (minus ? bias < INT_MIN + exp : bias > INT_MAX - exp) fail(p, "exponent overflow");
   }
   if (integer && !overflowed) return p;  // Boost's int64 and uint64 need no check
-  if (!std::isfinite(json::nearest_double(t_.substr(begin, p - begin)))) fail(p, "number out of range");
+  if (!is_finite_json_number(t_.substr(begin, p - begin))) fail(p, "number out of range");
   return p;
 }
 

@@ -1,10 +1,10 @@
 #include "core/jsontext.hpp"
 
+#include <boost/json/basic_parser_impl.hpp>
 #include <cmath>
 
-#include <boost/json/basic_parser_impl.hpp>
-
 #include "core/json.hpp"
+#include "sys/decimal.hpp"
 
 namespace loopkit {
 
@@ -35,7 +35,7 @@ struct NullHandler {
   // 0e400 is 0), judged as json::parse judges it; the full parse then
   // words the error
   bool on_double(double, std::string_view s, ec_t& ec) {
-    if (std::isfinite(json::nearest_double(s))) return true;
+    if (is_finite_json_number(s)) return true;
     ec = boost::json::error::exponent_overflow;
     return false;
   }

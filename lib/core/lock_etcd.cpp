@@ -1,12 +1,12 @@
 #include "core/lock_etcd.hpp"
 
-#include "sys/format.hpp"
 #include <unistd.h>
 
 #include "sys/clock.hpp"
 #include "core/lock_wait.hpp"
 #include "sys/etcd_url.hpp"
 #include "sys/etcd_watch.hpp"
+#include "sys/format.hpp"
 #include "sys/proc.hpp"
 #include "sys/spawn.hpp"
 

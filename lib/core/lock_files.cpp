@@ -2,7 +2,6 @@
 // link(), replaced by rename() and removed by unlink() under the folder's
 // flock; its session writes the heartbeat into the record.
 #include <cerrno>
-#include "sys/format.hpp"
 #include <unistd.h>
 
 #include "core/lock.hpp"
@@ -14,6 +13,7 @@
 #include "sys/etcd_url.hpp"
 #include "sys/file.hpp"
 #include "sys/folder.hpp"
+#include "sys/format.hpp"
 #include "sys/link.hpp"
 #include "sys/proc.hpp"
 

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
-#include "sys/format.hpp"
 #include <unistd.h>
 
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
 #include "sys/folder.hpp"
+#include "sys/format.hpp"
 #include "sys/link.hpp"
 #include "sys/proc.hpp"
 

@@ -6,13 +6,13 @@
 #include <climits>
 #include <charconv>
 #include <cmath>
-#include "sys/format.hpp"
 #include <unistd.h>
 
-#include "core/json.hpp"  // nearest_double only (json_number.cpp): no Boost.JSON code
 #include "sys/clock.hpp"
+#include "sys/decimal.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
+#include "sys/format.hpp"
 #include "sys/proc.hpp"
 
 namespace loopkit {
@@ -55,8 +55,9 @@ std::optional<int64_t> integer_of(const std::string* member) {
     if (std::from_chars(t.data(), t.data() + t.size(), n).ec == std::errc{}) return n;
     return std::nullopt;
   }
-  // a double out of int64's range would be undefined to convert
-  const double d = json::nearest_double(t);
+  // a double out of int64's range would be undefined to convert; exact but
+  // for texts of over 19 digits (sys/decimal: no strtod in the lock tools)
+  const double d = read_decimal(t)->approximate();
   if (d > -9.2e18 && d < 9.2e18) return static_cast<int64_t>(d);
   return std::nullopt;
 }
@@ -155,7 +156,7 @@ LockRecord parse_lock_record(std::string_view text, std::string_view subject) {
     if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_of(m.heartbeat)));
     r.has_heartbeat = r.heartbeat_epoch.has_value();
     if (const std::string* e = m.heartbeat_every; e && is_json_number(*e)) {
-      double every = json::nearest_double(*e);
+      double every = read_decimal(*e)->approximate();
       if (std::isfinite(every) && every > 0 && every <= 1e9) r.heartbeat_every = every;
     }
     if (!r.heartbeat_epoch) r.heartbeat_epoch = valid_epoch(parse_iso8601(string_of(m.started_at)));

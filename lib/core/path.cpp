@@ -1,10 +1,10 @@
 #include "core/path.hpp"
 
 #include <algorithm>
-#include "sys/format.hpp"
 
 #include "core/json_members.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit {
 

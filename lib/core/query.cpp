@@ -1,10 +1,10 @@
 #include "core/query.hpp"
 
-#include "sys/format.hpp"
 #include <vector>
 
 #include "core/path.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::query {
 

@@ -16,7 +16,6 @@
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
-#include "sys/format.hpp"
 #include <functional>
 #include <string_view>
 
@@ -24,6 +23,7 @@
 #include "core/jsontext.hpp"
 #include "core/scan_block.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::scan::detail {
 

@@ -1,8 +1,7 @@
 #include "core/shellwords.hpp"
 
-#include "sys/format.hpp"
-
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit {
 

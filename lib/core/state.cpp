@@ -3,7 +3,6 @@
 #include "core/state.hpp"
 
 #include <boost/json/monotonic_resource.hpp>
-#include "sys/format.hpp"
 
 #include "core/scan.hpp"
 #include "core/shellwords.hpp"
@@ -12,6 +11,7 @@
 #include "sys/etcd_url.hpp"
 #include "sys/fd.hpp"
 #include "sys/file.hpp"
+#include "sys/format.hpp"
 #include "sys/gz.hpp"
 #include "sys/mapped.hpp"
 

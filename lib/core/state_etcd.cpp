@@ -2,13 +2,13 @@
 // a commit puts the new value only if the key's mod revision has not moved
 // since (state_update.cpp reads and edits again when another writer came first),
 // and, fenced, only if the lock key's has not either, in one transaction.
-#include "sys/format.hpp"
 
 #include "core/state.hpp"
 #include "core/storage.hpp"
 #include "sys/error.hpp"
 #include "sys/etcd.hpp"
 #include "sys/etcd_url.hpp"
+#include "sys/format.hpp"
 #include "sys/gz.hpp"
 
 namespace loopkit {

@@ -5,12 +5,12 @@
 // flock, which every takeover, reap and release of that lock also holds
 // (lock_files.cpp): the lock cannot change hands between the check and the
 // rename.
-#include "sys/format.hpp"
 
 #include "core/storage.hpp"
 #include "sys/error.hpp"
 #include "sys/etcd_url.hpp"
 #include "sys/file.hpp"
+#include "sys/format.hpp"
 #include "sys/gz.hpp"
 #include "sys/link.hpp"
 

@@ -1,6 +1,5 @@
 // state-set's read-modify-write, written once over the document store
 // (storage.hpp): files, standard input and etcd keys alike.
-#include "sys/format.hpp"
 
 #include "core/redact.hpp"
 #include "core/scan.hpp"
@@ -8,6 +7,7 @@
 #include "core/storage.hpp"
 #include "core/textedit.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 #include "sys/gz.hpp"
 #include "sys/mapped.hpp"
 

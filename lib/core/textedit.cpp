@@ -1,13 +1,13 @@
 #include "core/textedit.hpp"
 
 #include <algorithm>
-#include "sys/format.hpp"
 #include <functional>
 #include <map>
 
 #include "core/edit_rules.hpp"
 #include "core/textedit_overlay.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::textedit {
 

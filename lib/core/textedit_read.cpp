@@ -1,12 +1,12 @@
 // What a run must scan for, and the lookups on scanned text: the reading
 // half of core/textedit.hpp.
 #include <algorithm>
-#include "sys/format.hpp"
 #include <functional>
 #include <map>
 
 #include "core/textedit.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::textedit {
 

@@ -6,11 +6,11 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
-#include "sys/format.hpp"
 #include <string_view>
 
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
+#include "sys/format.hpp"
 #include "sys/tz.hpp"
 
 namespace loopkit {

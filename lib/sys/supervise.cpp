@@ -67,6 +67,30 @@ struct Run {
   bool parent_gone = false;
 };
 
+// " STATE PPID PGRP" after the command name of /proc/PID/stat, as sscanf's
+// " %c %ld %ld" reads it (without sscanf, which brings strtod: 50 KB)
+bool read_state_and_group(const char* p, char& state, long& pgrp) {
+  auto blanks = [&p] {
+    while (*p == ' ') ++p;
+  };
+  auto number = [&p](long& v) {
+    bool minus = *p == '-';
+    p += minus;
+    if (*p < '0' || *p > '9') return false;
+    for (v = 0; *p >= '0' && *p <= '9'; ++p) v = v * 10 + (*p - '0');
+    if (minus) v = -v;
+    return true;
+  };
+  long ppid = 0;
+  blanks();
+  if (!*p) return false;
+  state = *p++;
+  blanks();
+  if (!number(ppid)) return false;
+  blanks();
+  return number(pgrp);
+}
+
 // Linux: a member of pgid in /proc that is not a zombie (an init that never
 // reaps would keep a dead group "existing" forever); true where /proc is not.
 bool has_live_member(pid_t pgid) {
@@ -84,9 +108,8 @@ bool has_live_member(pid_t pgid) {
     buf[n] = 0;
     const char* rest = std::strrchr(buf, ')');
     char state = 0;
-    long ppid = 0, pgrp = 0;
-    if (rest && std::sscanf(rest + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
-        state != 'X') {
+    long pgrp = 0;
+    if (rest && read_state_and_group(rest + 1, state, pgrp) && pgrp == pgid && state != 'Z' && state != 'X') {
       live = true;
       break;
     }

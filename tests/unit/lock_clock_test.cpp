@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 #include <climits>
 #include <cstdio>
-#include "sys/format.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utime.h>
@@ -13,6 +12,7 @@
 #include "sys/error.hpp"
 #include "clock_seam.hpp"
 #include "scratch.hpp"
+#include "sys/format.hpp"
 
 using namespace loopkit;
 using loopkit::testing::FixedClock;

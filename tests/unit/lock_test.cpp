@@ -1,7 +1,6 @@
 // lib/core/lock: records, verdicts and the operations, in a scratch folder.
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include "sys/format.hpp"
 #include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
+#include "sys/format.hpp"
 #include "sys/proc.hpp"
 #include "clock_seam.hpp"
 #include "scratch.hpp"

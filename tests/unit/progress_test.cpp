@@ -3,7 +3,6 @@
 
 #include <cstdlib>
 #include <fcntl.h>
-#include "sys/format.hpp"
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "sys/error.hpp"
 #include "sys/file.hpp"
 #include "scratch.hpp"
+#include "sys/format.hpp"
 
 using namespace loopkit;
 using namespace loopkit::progress;

@@ -3,12 +3,12 @@
 // (textedit::lookup in lib/core/textedit.hpp, one walk for state-get and
 // state-set); these are what that walk must agree with.
 #pragma once
-#include "sys/format.hpp"
 #include <vector>
 
 #include "core/json.hpp"
 #include "core/path.hpp"
 #include "sys/error.hpp"
+#include "sys/format.hpp"
 
 namespace loopkit::reference {
 
