@@ -43,7 +43,7 @@ json::object& object_at(json::value& doc, std::initializer_list<std::string_view
 
 std::optional<double> number(const json::value* v) {
   if (!v || !json::is_numeric(*v)) return std::nullopt;
-  if (json::is_number_literal(*v)) return std::strtod(std::string(json::literal_text(*v)).c_str(), nullptr);
+  if (json::is_number_literal(*v)) return json::nearest_double(json::literal_text(*v));
   return v->to_number<double>();
 }
 

@@ -22,6 +22,7 @@
 #include "core/json.hpp"
 #include "core/jsontext.hpp"
 #include "core/scan_block.hpp"
+#include "sys/decimal.hpp"
 #include "sys/error.hpp"
 #include "sys/format.hpp"
 
@@ -356,10 +357,8 @@ protected:
     }
     // Only a literal that may pass DBL_MAX (about 1.8e308) is converted to
     // find out: a finite number is what every reader can hold.
-    if (int_digits + exp > 308) {
-      std::string lit(t_.substr(start, end - start));
-      if (std::isinf(std::strtod(lit.c_str(), nullptr))) bad(start, "number out of range");
-    }
+    if (int_digits + exp > 308 && !is_finite_json_number(t_.substr(start, end - start)))
+      bad(start, "number out of range");
   }
 
   // true, false or null at p, or the error for what is no value at all:
