@@ -16,6 +16,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/lock_queue.hpp"
 #include "sys/base64.hpp"
 #include "sys/error.hpp"
 #include "sys/etcd.hpp"
@@ -809,4 +810,18 @@ TEST_CASE("a compare over a prefix holds for every key of it; an empty range is 
   REQUIRE(c.put_if_unchanged(p));
   CHECK_FALSE(c.get("/q/.a.wait.2"));
   CHECK(c.get("/q/a")->value == "lock");
+}
+
+TEST_CASE("an etcd lock's tickets: named by lease beside the key, and told from locks", "[etcd_url]") {
+  CHECK(loopkit::wait_ticket_prefix("/p/q/a") == "/p/q/.a.wait.");
+  CHECK(loopkit::wait_ticket_prefix("a") == ".a.wait.");
+  CHECK(loopkit::wait_ticket_key("/p/a", 0x1f) == "/p/.a.wait.000000000000001f");
+  CHECK(loopkit::is_wait_ticket_key(loopkit::wait_ticket_key("/p/a", 0x3fffffffffffffff)));
+  CHECK(loopkit::is_wait_ticket_key(".a.wait.0123456789abcdef"));
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/a"));
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/a.wait.0123456789abcdef"));   // no dot first: a lock
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.a.wait.0123456789ABCDEF"));  // never written so
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.a.wait.000000000001"));      // a lock file's ticket number
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.wait.0123456789abcdef"));
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.a.wait.0123456789abcdef/b"));
 }
