@@ -277,3 +277,91 @@ after_watch() { sed -n '/\/v3\/watch/,$p' "$1" | grep -o '/v3/kv/[a-z]*\|/v3/lea
   run -1 --separate-stderr timeout 30 lock-acquire --wait 1 --pid "$$" "$U"
   [[ $stderr == *"within 1s: held by pid $holder"* ]]
 }
+
+# the line of waiters of this test's key a: their tickets, and a wait for N
+tickets() { etcdctl3 get --prefix --keys-only "/lk-test/$BATS_TEST_NUMBER/.a.wait." | sed '/^$/d'; }
+tickets_reach() {
+  local i
+  for ((i = 0; i < 300; i++)); do [ "$(tickets | wc -l)" -ge "$1" ] && return 0; sleep 0.1; done
+  echo "never $1 tickets in line" >&2
+  return 1
+}
+
+@test "issue 24: waiters of an etcd lock take it first come, first served, each leaving the line with the lock" {
+  holder=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  pids=()
+  for n in 1 2 3 4; do
+    lock-acquire --wait 60 "$U" -- sh -c "echo $n >>order" &
+    pids+=("$!")
+    tickets_reach "$n"
+  done
+  # a ticket is on its waiter's lease, and says who waits
+  key=$(tickets | head -1)
+  [[ $(etcdctl3 get --print-value-only "$key") =~ ^[0-9]+\ [0-9]+$ ]]
+  [ "$(etcdctl3 get -w json "$key" | jq '.kvs[0].lease')" != null ]
+  run -0 lock-release --pid "$holder" "$U"
+  for p in "${pids[@]}"; do wait "$p"; done
+  assert_equal "$(cat order)" $'1\n2\n3\n4'
+  [ -z "$(tickets)" ]
+  run -1 lock-status -q "$U"
+}
+
+@test "issue 24: a stopped first waiter of an etcd lock holds the line no longer than the grace" {
+  holder=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  lock-acquire --wait 60 "$U" -- sh -c 'echo 1 >>order' &
+  first=$!
+  tickets_reach 1
+  lock-acquire --wait 60 "$U" -- sh -c 'echo 2 >>order' &
+  second=$!
+  tickets_reach 2
+  wait_exec "$first" loopkit-etcd
+  kill -STOP "$first"
+  run -0 lock-release --pid "$holder" "$U"
+  # the second takes the lock once it has been free for the grace (2 s)
+  rc=0 && wait "$second" || rc=$?
+  kill -CONT "$first"
+  [ "$rc" = 0 ]
+  rc=0 && wait "$first" || rc=$?
+  [ "$rc" = 0 ]
+  assert_equal "$(cat order)" $'2\n1'
+  [ -z "$(tickets)" ]
+}
+
+@test "issue 24: lock-status and lock-reap on an etcd folder list no ticket, and leave a waiter's alone" {
+  holder=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  lock-acquire --no-keeper --wait 60 --pid "$(live)" "$U" &
+  waiter=$!
+  tickets_reach 1
+  ticket=$(tickets)
+  run -0 lock-status "$D"
+  [ "${#lines[@]}" = 1 ]
+  assert_output --regexp "^${D}a: live, session 'a', pid $holder on "
+  run -0 lock-status -j "$D"
+  [ "$(jq -s 'length' <<<"$output")" = 1 ]
+  run -0 lock-reap -n "$D"
+  refute_output --partial wait
+  run -0 lock-reap --stale-after 0 "$D"
+  refute_output --partial wait
+  assert_equal "$(tickets)" "$ticket"
+  run -0 lock-release --pid "$holder" "$U"
+  wait "$waiter"
+  [ -z "$(tickets)" ]
+}
+
+@test "issue 24: a waiter that times out or is killed leaves the etcd lock's line" {
+  holder=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  run -1 --separate-stderr lock-acquire --wait 1 --pid "$$" "$U"
+  [ -z "$(tickets)" ]
+  # killed -9: its ticket goes with its lease
+  lock-acquire --ttl 2 --wait 60 "$U" -- true &
+  waiter=$!
+  tickets_reach 1
+  wait_exec "$waiter" loopkit-etcd
+  kill -9 "$waiter"
+  for _ in $(seq 100); do [ -z "$(tickets)" ] && break; sleep 0.1; done
+  [ -z "$(tickets)" ]
+}

@@ -28,7 +28,9 @@ bool is_ours(const LockFile& lock, const Owner& owner) {
 // The record is made at each attempt: one made when a wait began would be
 // as old as the wait the moment it is written, stale at once for anyone
 // with a --stale-after shorter than that.
-AcquireResult try_acquire(LockStore& store, LockSession& session, const AcquireRequest& req) {
+// A line that refused an attempt that found the lock free (a waiter is
+// ahead) ends it as "held" by nobody: the waiter waits for its turn.
+AcquireResult try_acquire(LockStore& store, LockSession& session, const AcquireRequest& req, const WaitLine* line) {
   AcquireResult res;
   for (;;) {
     JsonMembers mine = new_lock_record(req.session, req.owner, current_epoch());
@@ -40,6 +42,11 @@ AcquireResult try_acquire(LockStore& store, LockSession& session, const AcquireR
     }
     Fd held_still = store.hold();
     LockEntry held = store.read();
+    if (held.state == LockFile::missing && line && line->refused_last_attempt()) {
+      res.outcome = AcquireResult::held;
+      res.holder = std::move(held);
+      return res;
+    }
     if (held.state == LockFile::missing) continue;  // released meanwhile: create it afresh
     if (is_ours(held, req.owner)) {
       auto beaten = session.beat(held, current_epoch(), std::nullopt);
@@ -98,14 +105,18 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
   // set up before the first attempt, so that a release between an attempt
   // and its pause is an event waiting to be read, not a wake-up lost
   std::unique_ptr<LockWatch> watch = req.wait_seconds > 0 ? open_lock_watch(store) : nullptr;
-  std::unique_ptr<WaitTicket> ticket;  // in line from the first pause on
+  std::unique_ptr<WaitLine> ticket;  // in line from the first pause on
   AcquireResult res;
   for (;;) {
-    // out of turn, a waiter does not try, unless its time is up
-    if (!ticket || deadline - monotonic_seconds() <= 0 ||
-        ticket->my_turn([&] { return store.read().state == LockFile::missing; })) {
-      res = try_acquire(store, *session, req);
-      if (res.outcome != AcquireResult::held || deadline - monotonic_seconds() <= 0) {
+    // out of turn, a waiter does not try, unless its time is up: then it
+    // leaves the line first, and its last attempt is made out of line
+    if (ticket && deadline - monotonic_seconds() <= 0) ticket.reset();
+    if (!ticket || ticket->my_turn([&] { return store.read().state == LockFile::missing; })) {
+      res = try_acquire(store, *session, req, ticket.get());
+      const bool time_up = deadline - monotonic_seconds() <= 0;
+      if (time_up && res.outcome == AcquireResult::held && res.holder.state == LockFile::missing)
+        continue;  // refused by the line: one more attempt, out of line
+      if (res.outcome != AcquireResult::held || time_up) {
         if (res.outcome == AcquireResult::held) session->abandon();
         else res.session = std::move(session);
         return res;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "sys/clock.hpp"
+#include "core/lock_queue.hpp"
 #include "core/lock_wait.hpp"
 #include "sys/etcd_url.hpp"
 #include "sys/etcd_watch.hpp"
@@ -52,6 +53,7 @@ LockKey read(etcd::Client& client, const std::string& key, bool with_ttl) {
 std::vector<LockKey> read_folder(etcd::Client& client, const std::string& prefix, bool with_ttl) {
   std::vector<LockKey> out;
   for (const auto& kv : client.range(prefix, true).kvs) {
+    if (is_wait_ticket_key(kv.key)) continue;  // a waiter's place in line, no lock
     out.push_back(from_kv(kv));
     if (with_ttl) add_ttl(client, out.back());
   }
@@ -143,14 +145,17 @@ private:
 // trip earlier is as good as a new one: the key as a failed create saw it
 // (in the same transaction) serves the read that follows (try_acquire's),
 // a round trip fewer for each attempt that finds the lock held.
-class Store : public LockStore, public WatchedLockStore {
+class Store : public LockStore, public WatchedLockStore, public LinedLockStore {
 public:
   Store(const etcd::Target& target, const StoreOptions& options)
       : target_(target), options_(options), client_(target, options.timeout) {}
   bool create(const JsonMembers& record) override {
-    etcd::RangeResult now;
-    if (put(record, 0, &now)) return true;
+    etcd::RangeResult now, mine;
+    refused_ = false;
+    if (put(record, 0, &now, &mine)) return true;
     if (now.revision) remember(now);
+    if (!now.kvs.empty()) free_since_.reset();
+    else if (now.revision && ticket_ && !line_open_) note_refusal(mine);
     return false;
   }
   LockEntry read() override {
@@ -182,6 +187,7 @@ public:
   }
   std::unique_ptr<LockSession> session(const Owner& owner) override { return std::make_unique<Session>(*this, owner); }
   std::unique_ptr<LockWatch> watch() override;
+  std::unique_ptr<WaitLine> join_line() override;
   Verdict judge(const LockEntry& e, const StalePolicy&) const override { return etcdlock::judge(e); }
   std::vector<Named> list(const std::string& url, bool with_ttl) override {
     std::vector<Named> out;
@@ -213,21 +219,40 @@ public:
   int64_t seen_revision() const { return seen_revision_; }
   int64_t last_revision = 0;
 
+  // The line (EtcdLine's): whether the last attempt was refused, and then
+  // how long until the line opens (a first waiter that does not come)
+  bool refused() const { return refused_; }
+  std::optional<double> until_line_opens() const {
+    if (!refused_ || !free_since_) return std::nullopt;
+    return *free_since_ + queue_grace - monotonic_seconds();
+  }
+  bool line_turn() {
+    line_open_ = free_since_ && monotonic_seconds() - *free_since_ >= queue_grace;
+    return true;  // the attempt's transaction checks the turn
+  }
+  void leave_line();
+
 private:
   // the record's own lease (our session's, fresh): a lost answer is told
   // by value and lease alone
-  bool put(const JsonMembers& record, int64_t expect_revision, etcd::RangeResult* seen = nullptr) {
+  bool put(const JsonMembers& record, int64_t expect_revision, etcd::RangeResult* seen = nullptr,
+           etcd::RangeResult* mine = nullptr) {
     reuse_ = false;
     etcd::GuardedPut p;
     p.key = target_.key;
     p.value = lock_text(record);
-    p.lease = std::stoll(record_string(record, "lease"));
+    p.lease = last_lease_ = std::stoll(record_string(record, "lease"));
     p.expect_mod_revision = expect_revision;
     p.seen_on_failure = seen;
+    if (ticket_) in_line(p, mine);
     auto rev = client_.put_if_unchanged(p);
     if (rev) last_revision = *rev;
+    if (rev) ticket_.reset();  // the same transaction deleted it
     return rev.has_value();
   }
+  void in_line(etcd::GuardedPut& p, etcd::RangeResult* mine);
+  void take_ticket(int64_t lease);
+  void note_refusal(const etcd::RangeResult& mine);
 
   void remember(const etcd::RangeResult& now) {
     seen_revision_ = now.revision;
@@ -248,7 +273,96 @@ private:
   int64_t last_created_ = 0;     // and its create revision
   int64_t seen_revision_ = 0;
   bool reuse_ = false;  // the next read() may answer with last_ (no write since)
+
+  // This waiter's place in line while it waits: a key beside the lock's,
+  // on the session's lease (so that it goes with a waiter killed)
+  struct Ticket {
+    std::string key;
+    int64_t lease = 0;
+    int64_t created = 0;  // its create revision: the place
+  };
+  std::optional<Ticket> ticket_;
+  int64_t last_lease_ = 0;            // the lease of the last record written
+  bool refused_ = false;              // the last create found the lock free, a waiter ahead
+  bool line_open_ = false;            // the next create ignores the line
+  std::optional<double> free_since_;  // monotonic: the first refusal since the lock was last seen held
 };
+
+// A ticket named by the lease it is on: one per session, and nobody else's.
+// Its create revision is the put's own, the key being new.
+void Store::take_ticket(int64_t lease) {
+  Ticket t;
+  t.key = wait_ticket_key(target_.key, lease);
+  t.lease = lease;
+  try {
+    t.created = client_.put(t.key, waiter_text(), lease);
+  } catch (const etcd::OutcomeUnknown&) {
+    auto kv = client_.get(t.key);
+    if (!kv) throw;
+    t.created = kv->create_revision;
+  }
+  ticket_ = std::move(t);
+}
+
+// The create goes through only while no ticket older than ours lives (the
+// empty range that a vanished ticket of ours leaves fails it too, and
+// note_refusal takes a new one), and takes our ticket away with it.
+void Store::in_line(etcd::GuardedPut& p, etcd::RangeResult* mine) {
+  try {
+    if (p.lease != ticket_->lease) take_ticket(p.lease);  // the old one went with its lease
+  } catch (const Error& e) {
+    warn(e.what());
+    ticket_.reset();  // the wait goes on out of line
+    return;
+  }
+  p.also_remove.push_back(ticket_->key);
+  if (p.expect_mod_revision != 0 || line_open_ || !mine) return;
+  p.also.push_back(etcd::Compare::every_key_of(wait_ticket_prefix(target_.key), etcd::Field::create_revision,
+                                               etcd::Relation::greater, ticket_->created - 1));
+  p.also_seen_key = ticket_->key;
+  p.also_seen = mine;
+}
+
+void Store::note_refusal(const etcd::RangeResult& mine) {
+  if (mine.revision && mine.kvs.empty()) {
+    // ours was deleted (by hand): a new place, and at once another attempt
+    take_ticket(last_lease_);
+    return;
+  }
+  refused_ = true;
+  if (!free_since_) free_since_ = monotonic_seconds();
+}
+
+void Store::leave_line() {
+  refused_ = line_open_ = false;
+  free_since_.reset();
+  if (!ticket_) return;
+  const std::string key = ticket_->key;
+  ticket_.reset();
+  try {
+    client_.remove(key);
+  } catch (const Error&) {
+    // its lease takes it, at the latest when this process ends
+  }
+}
+
+// A place in an etcd lock's line, as lock.cpp's loop sees it
+class EtcdLine : public WaitLine {
+public:
+  explicit EtcdLine(Store& store) : store_(store) {}
+  ~EtcdLine() override { store_.leave_line(); }
+  bool my_turn(const std::function<bool()>&) override { return store_.line_turn(); }
+  bool refused_last_attempt() const override { return store_.refused(); }
+
+private:
+  Store& store_;
+};
+
+std::unique_ptr<WaitLine> Store::join_line() {
+  if (!last_lease_) return nullptr;  // no record written yet: no session to be on
+  take_ticket(last_lease_);
+  return std::make_unique<EtcdLine>(*this);
+}
 
 // A waiter's watch of the key from the revision its last attempt saw, so
 // that it wakes one round trip after the key changes and makes no request
@@ -262,8 +376,13 @@ public:
   bool wait(double seconds) override;
   // the lease the next record carries is kept alive after each pause
   // (Session::waited): a pause lasts at most a third of its TTL
+  // A waiter the line refused looks again when the line opens, if
+  // nothing changed before
   double pause(double backoff) const override {
-    return broken_ ? backoff : std::max(backoff, static_cast<double>(store_.options().ttl) / 3);
+    if (broken_) return backoff;
+    const double pause = std::max(backoff, static_cast<double>(store_.options().ttl) / 3);
+    if (auto opens = store_.until_line_opens()) return std::min(pause, std::max(*opens, 0.01));
+    return pause;
   }
 
 private:

@@ -201,10 +201,12 @@ std::unique_ptr<NameWatch> watch_lock(const LockStore& store) {
   return std::make_unique<NameWatch>(dir_name(files->path()), base_name(files->path()));
 }
 
-std::unique_ptr<WaitTicket> join_wait_line(const LockStore& store) {
+std::unique_ptr<WaitLine> join_wait_line(LockStore& store) {
+  auto* lined = dynamic_cast<LinedLockStore*>(&store);
   const auto* files = dynamic_cast<const FileStore*>(&store);
-  if (!files) return nullptr;
+  if (!lined && !files) return nullptr;
   try {
+    if (lined) return lined->join_line();
     return std::make_unique<WaitTicket>(files->path());
   } catch (const Error& e) {
     warn(e.what());

@@ -27,13 +27,6 @@ std::optional<uint64_t> number_of(std::string_view name, std::string_view prefix
   return n;
 }
 
-// "PID START": the waiter, as the lock records its owner
-std::string waiter_text() {
-  const pid_t me = getpid();
-  const ProcessLook look = look_at_process(me);
-  return look.start ? loopkit::format("{} {}\n", me, *look.start) : loopkit::format("{}\n", me);
-}
-
 bool is_waiter_alive(std::string_view text) {
   long long pid = 0;
   uint64_t start = 0;
@@ -45,6 +38,34 @@ bool is_waiter_alive(std::string_view text) {
   return is_same_process_alive(static_cast<pid_t>(pid), started);
 }
 }  // namespace
+
+// the waiter, as the lock records its owner
+std::string waiter_text() {
+  const pid_t me = getpid();
+  const ProcessLook look = look_at_process(me);
+  return look.start ? loopkit::format("{} {}\n", me, *look.start) : loopkit::format("{}\n", me);
+}
+
+std::string wait_ticket_prefix(const std::string& key) {
+  const std::size_t slash = key.rfind('/');
+  const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
+  return key.substr(0, base) + "." + key.substr(base) + ".wait.";
+}
+
+std::string wait_ticket_key(const std::string& key, int64_t lease) {
+  return wait_ticket_prefix(key) + loopkit::format("{:016x}", static_cast<uint64_t>(lease));
+}
+
+bool is_wait_ticket_key(std::string_view key) {
+  const std::size_t slash = key.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? key : key.substr(slash + 1);
+  constexpr std::string_view middle = ".wait.";
+  constexpr std::size_t digits = 16;
+  if (name.size() < 1 + 1 + middle.size() + digits || name.front() != '.') return false;
+  const std::string_view hex = name.substr(name.size() - digits);
+  return name.substr(name.size() - digits - middle.size(), middle.size()) == middle &&
+         std::all_of(hex.begin(), hex.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 WaitTicket::WaitTicket(const std::string& path) : dir_(dir_name(path)), prefix_("." + base_name(path) + ".wait.") {
   const std::string text = waiter_text();

@@ -8,11 +8,17 @@
 // removed by the next waiter that looks at the line, and a lock left free
 // for longer than queue_grace (the first waiter stopped, say) is open to
 // every waiter again. Callers that do not wait never look at the line.
+//
+// An etcd lock's line is made of keys (lock_etcd.cpp): ".NAME.wait.LEASE"
+// beside the key, on the waiter's lease, ordered by their create revisions;
+// the waiter's create transaction itself checks that no older ticket lives,
+// so a hand-off costs no request more than the race it replaces.
 #pragma once
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/storage.hpp"
 
@@ -21,19 +27,37 @@ namespace loopkit {
 // How long a free lock is left to the first waiter in line
 inline constexpr double queue_grace = 2.0;
 
-class WaitTicket {
+// A waiter's place in a line (a ticket file, or an etcd key)
+class WaitLine {
+public:
+  virtual ~WaitLine() = default;  // leaves the line
+  // Whether this waiter may try to take the lock now: no live waiter is
+  // ahead of it, or the lock has been free (lock_free, asked only then)
+  // for longer than queue_grace. A line whose attempts check the turn
+  // themselves (etcd's) answers true.
+  virtual bool my_turn(const std::function<bool()>& lock_free) = 0;
+  // After an attempt that found the lock free and did not take it: whether
+  // the line refused it (a waiter ahead), so that the waiter waits on
+  virtual bool refused_last_attempt() const { return false; }
+};
+
+// A store whose line is its own (etcd's, lock_etcd.cpp)
+class LinedLockStore {
+public:
+  virtual ~LinedLockStore() = default;
+  // Throws (exit 4) when no place can be taken
+  virtual std::unique_ptr<WaitLine> join_line() = 0;
+};
+
+class WaitTicket : public WaitLine {
 public:
   // A ticket behind every ticket in line for the lock file at path; the
   // waiter is this process. Throws (exit 4) when no ticket can be made.
   explicit WaitTicket(const std::string& path);
   WaitTicket(const WaitTicket&) = delete;
   WaitTicket& operator=(const WaitTicket&) = delete;
-  ~WaitTicket();  // leaves the line
-
-  // Whether this waiter may try to take the lock now: no live waiter is
-  // ahead of it, or the lock has been free (lock_free, asked only then)
-  // for longer than queue_grace.
-  bool my_turn(const std::function<bool()>& lock_free);
+  ~WaitTicket() override;
+  bool my_turn(const std::function<bool()>& lock_free) override;
 
 private:
   std::string dir_, prefix_;
@@ -42,8 +66,21 @@ private:
   bool is_first();
 };
 
-// A place in the line of a file store's lock; nullptr for other stores, or
-// when no ticket can be made (the wait goes on without one)
-std::unique_ptr<WaitTicket> join_wait_line(const LockStore& store);
+// A place in the line of a file store's or an etcd store's lock; nullptr
+// for other stores, or when no ticket can be made (the wait goes on
+// without one)
+std::unique_ptr<WaitLine> join_wait_line(LockStore& store);
+
+// "PID START\n": this process, as a ticket names its waiter
+std::string waiter_text();
+
+// The tickets of the lock key DIR/NAME: "DIR/.NAME.wait.", and the one on
+// a lease: its id in 16 hex digits after that
+std::string wait_ticket_prefix(const std::string& key);
+std::string wait_ticket_key(const std::string& key, int64_t lease);
+
+// Whether the last part of a key (after its last '/') is a ticket's name,
+// ".NAME.wait." and 16 hex digits: a waiter's, never a lock
+bool is_wait_ticket_key(std::string_view key);
 
 }  // namespace loopkit

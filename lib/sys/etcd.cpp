@@ -345,6 +345,7 @@ std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
   t.compare.insert(t.compare.end(), gp.also.begin(), gp.also.end());
   t.success.push_back(Op::put_key(gp.key, gp.value, gp.lease));
   for (const auto& [key, value] : gp.also_put) t.success.push_back(Op::put_key(key, value));
+  for (const auto& key : gp.also_remove) t.success.push_back(Op::remove_key(key));
   std::string write_id;
   if (!gp.marker_key.empty()) {
     write_id = random_hex(16);
@@ -353,12 +354,17 @@ std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
   if (gp.seen_on_failure) {
     t.failure.push_back(Op::range_key(gp.key));
     *gp.seen_on_failure = RangeResult{};
+    if (gp.also_seen) {
+      t.failure.push_back(Op::range_key(gp.also_seen_key));
+      *gp.also_seen = RangeResult{};
+    }
   }
   try {
     TxnResult r = impl_->txn(t, deadline_after(impl_->timeout));
     if (r.succeeded) return r.revision;
     if (gp.seen_on_failure && !r.results.empty())
       *gp.seen_on_failure = RangeResult{r.revision, std::move(r.results.front().kvs)};
+    if (gp.also_seen && r.results.size() > 1) *gp.also_seen = RangeResult{r.revision, std::move(r.results[1].kvs)};
     return std::nullopt;
   } catch (const OutcomeUnknown&) {
     // finding out gets a timeout of its own: the lost call may have used all of its

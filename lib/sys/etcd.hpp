@@ -51,6 +51,7 @@ struct GuardedPut {
   int64_t expect_mod_revision = 0;                            // 0: the key must not exist
   std::vector<Compare> also;                                  // further conditions, all must hold
   std::vector<std::pair<std::string, std::string>> also_put;  // more keys written (no lease) with it
+  std::vector<std::string> also_remove{};                     // keys deleted with it
   // Optional. When set, the same transaction writes a fresh random write id
   // to this key, and a lost answer is judged by that id instead of by value
   // and lease: needed when another writer could put the same value with the
@@ -59,6 +60,10 @@ struct GuardedPut {
   // Optional. When set and a condition failed, the key as the same
   // transaction saw it (revision 0: not known, the answer was lost).
   RangeResult* seen_on_failure = nullptr;
+  // Optional, with seen_on_failure: this key too, as the same transaction
+  // saw it (its kvs empty when it does not exist).
+  std::string also_seen_key{};
+  RangeResult* also_seen = nullptr;
 };
 
 class Client {

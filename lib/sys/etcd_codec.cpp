@@ -114,6 +114,7 @@ json::object encode_compare(const Compare& c) {
   static const char* const results[] = {"EQUAL", "NOT_EQUAL", "GREATER", "LESS"};
   json::object o;
   o["key"] = base64_encode(c.key);
+  if (!c.range_end.empty()) o["range_end"] = base64_encode(c.range_end);
   o["target"] = targets[static_cast<int>(c.field)];
   o["result"] = results[static_cast<int>(c.relation)];
   if (c.field == Field::value) {
@@ -140,10 +141,15 @@ std::string prefix_range_end(const std::string& prefix) {
 }
 
 Compare Compare::of(std::string key, Field field, Relation relation, int64_t number) {
-  return Compare{std::move(key), field, relation, number, {}};
+  return Compare{std::move(key), field, relation, number, {}, {}};
+}
+Compare Compare::every_key_of(std::string prefix, Field field, Relation relation, int64_t number) {
+  Compare c = of(std::move(prefix), field, relation, number);
+  c.range_end = prefix_range_end(c.key);
+  return c;
 }
 Compare Compare::value_is(std::string key, Relation relation, std::string value) {
-  return Compare{std::move(key), Field::value, relation, 0, std::move(value)};
+  return Compare{std::move(key), Field::value, relation, 0, std::move(value), {}};
 }
 Compare Compare::absent(std::string key) { return of(std::move(key), Field::create_revision, Relation::equal, 0); }
 

@@ -29,9 +29,14 @@ struct Compare {
   Relation relation = Relation::equal;
   int64_t number = 0;  // for every field but value
   std::string value;   // for Field::value
+  // Not empty: every key in [key, range_end) must meet it (etcd 3.3+); an
+  // empty range is compared as one key that does not exist
+  std::string range_end;
   static Compare of(std::string key, Field field, Relation relation, int64_t number);
   static Compare value_is(std::string key, Relation relation, std::string value);
   static Compare absent(std::string key);  // create_revision == 0
+  // every key that starts with prefix
+  static Compare every_key_of(std::string prefix, Field field, Relation relation, int64_t number);
 };
 
 struct Op {

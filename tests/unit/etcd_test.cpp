@@ -16,6 +16,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/lock_queue.hpp"
 #include "sys/base64.hpp"
 #include "sys/error.hpp"
 #include "sys/etcd.hpp"
@@ -769,4 +770,58 @@ TEST_CASE("the sandbox stops its members when its owner dies", "[.etcd][etcd]") 
   }
   CHECK(gone);
   (void)!std::system((Sandbox::script() + " stop '" + dir + "'").c_str());
+}
+
+// The line of waiters (lock_etcd.cpp) leans on this: a compare over a range
+// holds only when every key in it holds it, and an empty range is compared
+// as one absent key (create revision 0), so it fails "greater than N >= 0".
+TEST_CASE("a compare over a prefix holds for every key of it; an empty range is one absent key", "[.etcd][etcd]") {
+  Sandbox etcd;
+  Client c(target_of(etcd.url("/q")));
+  const auto oldest_from = [&](int64_t revision) {
+    Txn t;
+    t.compare = {Compare::every_key_of("/q/.a.wait.", Field::create_revision, Relation::greater, revision - 1)};
+    return c.txn(t).succeeded;
+  };
+  CHECK_FALSE(oldest_from(1));
+  const int64_t first = c.put("/q/.a.wait.1", "1");
+  c.put("/q/.a.wait/", "beyond the range");
+  const int64_t second = c.put("/q/.a.wait.2", "2");
+  CHECK(oldest_from(first));
+  CHECK_FALSE(oldest_from(second));  // the first is older
+  c.remove("/q/.a.wait.1");
+  CHECK(oldest_from(second));
+
+  // with the key's range, the removes of a guarded put, and a second key
+  // seen when a condition failed
+  GuardedPut p = guarded("/q/a", "lock", 0);
+  p.also = {Compare::every_key_of("/q/.a.wait.", Field::create_revision, Relation::greater, second)};
+  p.also_remove = {"/q/.a.wait.2"};
+  RangeResult lock, ticket;
+  p.seen_on_failure = &lock;
+  p.also_seen_key = "/q/.a.wait.2";
+  p.also_seen = &ticket;
+  CHECK_FALSE(c.put_if_unchanged(p));
+  CHECK(lock.revision > 0);
+  CHECK(lock.kvs.empty());
+  REQUIRE(ticket.kvs.size() == 1);
+  CHECK(ticket.kvs[0].create_revision == second);
+  p.also = {Compare::every_key_of("/q/.a.wait.", Field::create_revision, Relation::greater, second - 1)};
+  REQUIRE(c.put_if_unchanged(p));
+  CHECK_FALSE(c.get("/q/.a.wait.2"));
+  CHECK(c.get("/q/a")->value == "lock");
+}
+
+TEST_CASE("an etcd lock's tickets: named by lease beside the key, and told from locks", "[etcd_url]") {
+  CHECK(loopkit::wait_ticket_prefix("/p/q/a") == "/p/q/.a.wait.");
+  CHECK(loopkit::wait_ticket_prefix("a") == ".a.wait.");
+  CHECK(loopkit::wait_ticket_key("/p/a", 0x1f) == "/p/.a.wait.000000000000001f");
+  CHECK(loopkit::is_wait_ticket_key(loopkit::wait_ticket_key("/p/a", 0x3fffffffffffffff)));
+  CHECK(loopkit::is_wait_ticket_key(".a.wait.0123456789abcdef"));
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/a"));
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/a.wait.0123456789abcdef"));   // no dot first: a lock
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.a.wait.0123456789ABCDEF"));  // never written so
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.a.wait.000000000001"));      // a lock file's ticket number
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.wait.0123456789abcdef"));
+  CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.a.wait.0123456789abcdef/b"));
 }
