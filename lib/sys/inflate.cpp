@@ -176,7 +176,8 @@ struct Bits {
   }
 };
 
-std::uint32_t decode(const std::uint32_t* table, unsigned root, Bits& b) {
+// inlined: a call per symbol costs a tenth of the time
+[[gnu::always_inline]] inline std::uint32_t decode(const std::uint32_t* table, unsigned root, Bits& b) {
   std::uint32_t e = table[b.buf & ((1u << root) - 1)];
   if (e & kSub) {
     b.take(root);
