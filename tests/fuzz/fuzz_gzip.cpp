@@ -4,12 +4,15 @@
 // tests/unit/gunzip_reference.hpp: each member a fresh gzip-only stream,
 // inflated in small steps): the same bytes, or both past the limit, or both
 // refusing the data. Then the input as plain bytes, cut in two and gzipped
-// member by member (`gzip >>`), reads back whole.
+// member by member (`gzip >>`), reads back whole. And the input as raw
+// deflate data: sys/inflate writes the bytes zlib's inflate writes, up to
+// where both stop (no CRC there to turn wrong bytes into "corrupt").
 #include <optional>
 
 #include "../unit/gunzip_reference.hpp"
 #include "fuzz_common.hpp"
 #include "sys/gz.hpp"
+#include "sys/inflate.hpp"
 
 using namespace loopkit;
 
@@ -35,6 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ref == Ref::ok) fuzz::check(got && *got == want, "gunzip and the reference read different bytes: " + error);
   if (ref == Ref::too_big) fuzz::check(error.find("inflates past") != std::string::npos, "no limit error: " + error);
   if (ref == Ref::corrupt) fuzz::check(error.find("corrupt gzip data") != std::string::npos, "no corrupt error");
+
+  std::string raw, raw_want;
+  std::size_t at = 0, used = 0;
+  Inflated r = inflate_raw(in, at, raw, kLimit);
+  Ref raw_ref = zlib_inflate_raw(in, raw_want, kLimit, used);
+  fuzz::check(int(r) == int(raw_ref), "inflate_raw and zlib disagree on raw deflate data");
+  if (r != Inflated::past_limit) fuzz::check(raw == raw_want, "inflate_raw and zlib wrote different bytes");
+  if (r == Inflated::ok) fuzz::check(at == used, "inflate_raw and zlib end the stream at different bytes");
 
   std::size_t half = size / 2;
   std::string members = gzip(in.substr(0, half)) + gzip(in.substr(half));

@@ -38,3 +38,28 @@ inline Ref zlib_gunzip(std::string_view in, std::string& out, std::size_t limit)
   } while (left > 0 && !std::all_of(p, p + left, [](Bytef b) { return b == 0; }));
   return Ref::ok;
 }
+
+// One raw deflate stream (RFC 1951) by zlib's inflate, 4 KiB at a time:
+// with no CRC after it to catch wrong bytes, the output itself is compared,
+// even what was written before the data turned out corrupt. used: the
+// bytes of in the stream took.
+inline Ref zlib_inflate_raw(std::string_view in, std::string& out, std::size_t limit, std::size_t& used) {
+  z_stream z{};
+  if (inflateInit2(&z, -15) != Z_OK) return Ref::corrupt;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    Bytef buf[4096];
+    z.next_out = buf;
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(reinterpret_cast<char*>(buf), sizeof buf - z.avail_out);
+    if (out.size() > limit) rc = Z_MEM_ERROR;
+    else if (rc == Z_BUF_ERROR && z.avail_out == 0) rc = Z_OK;
+  }
+  used = in.size() - z.avail_in;
+  inflateEnd(&z);
+  if (rc == Z_MEM_ERROR) return Ref::too_big;
+  return rc == Z_STREAM_END ? Ref::ok : Ref::corrupt;
+}
