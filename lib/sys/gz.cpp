@@ -70,6 +70,26 @@ std::size_t skip_header(std::string_view d, std::size_t at) {
   }
   return p;
 }
+// One member at data[at], its bytes appended to out; at moves past it.
+Inflated read_member(std::string_view data, std::size_t& at, std::string& out, std::size_t limit) {
+  at = skip_header(data, at);
+  if (at == kNone) return Inflated::corrupt;
+  std::size_t start = out.size();
+  if (Inflated r = inflate_raw(data, at, out, limit); r != Inflated::ok) return r;
+  if (data.size() - at < 8) return Inflated::corrupt;
+  std::string_view member = std::string_view(out).substr(start);
+  bool whole = le32_at(data, at) == gzip_crc32(member) && le32_at(data, at + 4) == std::uint32_t(member.size());
+  at += 8;
+  return whole ? Inflated::ok : Inflated::corrupt;
+}
+
+// out of line: the messages are built once in the binary, not at each use
+[[noreturn, gnu::noinline, gnu::cold]] void fail_gunzip(Inflated r, std::string_view subject, std::size_t limit) {
+  if (r == Inflated::past_limit)
+    fail_data(quoted(subject) + ": gzip data inflates past " + std::to_string(limit) +
+              " bytes, the limit for its size (100 times it, at least 256 MiB)");
+  fail_data(quoted(subject) + ": corrupt gzip data");
+}
 }  // namespace
 
 std::size_t gunzip_limit(std::size_t gz_size) {
@@ -83,20 +103,9 @@ std::string gunzip(std::string_view data, std::string_view subject) {
 std::string gunzip(std::string_view data, std::string_view subject, std::size_t limit) {
   std::string out;
   out.reserve(std::min(limit, std::max({size_hint(data), data.size() * 4, std::size_t(1024)})) + 64);
-  auto corrupt = [&] { fail_data(quoted(subject) + ": corrupt gzip data"); };
   std::size_t at = 0;
   do {
-    at = skip_header(data, at);
-    if (at == kNone) corrupt();
-    std::size_t start = out.size();
-    Inflated r = inflate_raw(data, at, out, limit);
-    if (r == Inflated::past_limit)
-      fail_data(quoted(subject) + ": gzip data inflates past " + std::to_string(limit) +
-                " bytes, the limit for its size (100 times it, at least 256 MiB)");
-    if (r != Inflated::ok || data.size() - at < 8) corrupt();
-    std::string_view member = std::string_view(out).substr(start);
-    if (le32_at(data, at) != gzip_crc32(member) || le32_at(data, at + 4) != std::uint32_t(member.size())) corrupt();
-    at += 8;
+    if (Inflated r = read_member(data, at, out, limit); r != Inflated::ok) fail_gunzip(r, subject, limit);
   } while (at < data.size() && !only_zeros(data.substr(at)));
   return out;
 }
