@@ -19,7 +19,10 @@ std::size_t gunzip_limit(std::size_t gz_size);
 // Every member of the stream, one after the other, as gzip -d reads a file
 // that `gzip >>` appended to (trailing zero bytes, a tape's padding, are
 // ignored). Corrupt or truncated data, or more than limit bytes inflated:
-// exit 3 naming subject.
+// exit 3 naming subject. Only gzip members (RFC 1952), as gzip -d: a zlib
+// stream (RFC 1950), which zlib's inflate once took here too, is corrupt.
+// Inflated by sys/inflate, not zlib, so that the tools that only read .gz
+// files carry none of zlib; each member's CRC-32 and size are checked.
 std::string gunzip(std::string_view data, std::string_view subject);
 std::string gunzip(std::string_view data, std::string_view subject, std::size_t limit);
 std::string gzip(std::string_view data);

@@ -1,0 +1,65 @@
+// What gunzip must do, by zlib's inflate: the reference of the differential
+// tests (tests/unit/inflate_test.cpp, tests/fuzz/fuzz_gzip.cpp). Member by
+// member, each a fresh gzip-only stream (as gzip -d: no zlib streams),
+// inflated 4 KiB of output at a time; trailing zero bytes end it.
+#pragma once
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+enum class Ref { ok, corrupt, too_big };
+
+inline Ref zlib_gunzip(std::string_view in, std::string& out, std::size_t limit) {
+  const Bytef* p = reinterpret_cast<const Bytef*>(in.data());
+  std::size_t left = in.size();
+  do {
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return Ref::corrupt;
+    z.next_in = const_cast<Bytef*>(p);
+    z.avail_in = static_cast<uInt>(left);
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+      Bytef buf[4096];
+      z.next_out = buf;
+      z.avail_out = sizeof buf;
+      rc = inflate(&z, Z_NO_FLUSH);
+      out.append(reinterpret_cast<char*>(buf), sizeof buf - z.avail_out);
+      if (out.size() > limit) rc = Z_MEM_ERROR;
+      else if (rc == Z_BUF_ERROR && z.avail_out == 0) rc = Z_OK;
+    }
+    p += left - z.avail_in;
+    left = z.avail_in;
+    inflateEnd(&z);
+    if (rc == Z_MEM_ERROR) return Ref::too_big;
+    if (rc != Z_STREAM_END) return Ref::corrupt;
+  } while (left > 0 && !std::all_of(p, p + left, [](Bytef b) { return b == 0; }));
+  return Ref::ok;
+}
+
+// One raw deflate stream (RFC 1951) by zlib's inflate, 4 KiB at a time:
+// with no CRC after it to catch wrong bytes, the output itself is compared,
+// even what was written before the data turned out corrupt. used: the
+// bytes of in the stream took.
+inline Ref zlib_inflate_raw(std::string_view in, std::string& out, std::size_t limit, std::size_t& used) {
+  z_stream z{};
+  if (inflateInit2(&z, -15) != Z_OK) return Ref::corrupt;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    Bytef buf[4096];
+    z.next_out = buf;
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(reinterpret_cast<char*>(buf), sizeof buf - z.avail_out);
+    if (out.size() > limit) rc = Z_MEM_ERROR;
+    else if (rc == Z_BUF_ERROR && z.avail_out == 0) rc = Z_OK;
+  }
+  used = in.size() - z.avail_in;
+  inflateEnd(&z);
+  if (rc == Z_MEM_ERROR) return Ref::too_big;
+  return rc == Z_STREAM_END ? Ref::ok : Ref::corrupt;
+}
