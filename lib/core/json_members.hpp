@@ -55,6 +55,22 @@ struct JsonMemberSpan {
 // is not an object.
 bool read_json_members(std::string_view text, std::string_view subject, std::vector<JsonMemberSpan>& out);
 
+// Whether \c is one of JSON's escapes of a single character (\" \\ \/ \b
+// \f \n \r \t): the readers' one list of them.
+inline bool is_short_escape(unsigned char c) {
+  switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't': return true;
+    default: return false;
+  }
+}
+
 // s as a JSON string literal, appended: the bytes json::quote escapes
 // (controls, '"', '\\', 0x7f) escaped as it escapes them.
 void append_json_string(std::string& out, std::string_view s);

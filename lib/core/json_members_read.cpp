@@ -236,18 +236,9 @@ std::size_t Reader::string(std::size_t p) {
 
 std::size_t Reader::escape(std::size_t p) const {
   if (p == n_) incomplete();
-  switch (d_[p]) {
-    case '"':
-    case '\\':
-    case '/':
-    case 'b':
-    case 'f':
-    case 'n':
-    case 'r':
-    case 't': return p + 1;
-    case 'u': return n_ - p > 10 ? unicode_fast(p) : unicode_slow(p);
-    default: syntax(p);
-  }
+  if (is_short_escape(d_[p])) return p + 1;
+  if (d_[p] == 'u') return n_ - p > 10 ? unicode_fast(p) : unicode_slow(p);
+  syntax(p);
 }
 
 // Boost's fast path, taken when 11 bytes remain from the 'u': four digits

@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "core/json.hpp"
+#include "core/json_members.hpp"
 #include "core/jsontext.hpp"
 #include "core/scan_block.hpp"
 #include "sys/decimal.hpp"
@@ -226,18 +227,8 @@ protected:
 
   std::size_t escape(std::size_t p) const {  // p at '\\'
     if (p + 1 >= n_) bad(p, "incomplete JSON");
-    switch (d_[p + 1]) {
-      case '"':
-      case '\\':
-      case '/':
-      case 'b':
-      case 'f':
-      case 'n':
-      case 'r':
-      case 't': return p + 2;
-      case 'u': break;
-      default: bad(p + 1);
-    }
+    if (is_short_escape(d_[p + 1])) return p + 2;
+    if (d_[p + 1] != 'u') bad(p + 1);
     unsigned u = hex4(p + 2);
     if (u >= 0xDC00 && u <= 0xDFFF) bad(p, "illegal trailing surrogate");
     if (u < 0xD800 || u > 0xDBFF) return p + 6;

@@ -12,6 +12,22 @@
 
 enum class Ref { ok, corrupt, too_big };
 
+// z's stream inflated 4 KiB of output at a time onto out: zlib's last
+// answer, Z_MEM_ERROR once out is past limit
+inline int inflate_in_steps(z_stream& z, std::string& out, std::size_t limit) {
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    Bytef buf[4096];
+    z.next_out = buf;
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(reinterpret_cast<char*>(buf), sizeof buf - z.avail_out);
+    if (out.size() > limit) rc = Z_MEM_ERROR;
+    else if (rc == Z_BUF_ERROR && z.avail_out == 0) rc = Z_OK;
+  }
+  return rc;
+}
+
 inline Ref zlib_gunzip(std::string_view in, std::string& out, std::size_t limit) {
   const Bytef* p = reinterpret_cast<const Bytef*>(in.data());
   std::size_t left = in.size();
@@ -20,16 +36,7 @@ inline Ref zlib_gunzip(std::string_view in, std::string& out, std::size_t limit)
     if (inflateInit2(&z, 15 + 16) != Z_OK) return Ref::corrupt;
     z.next_in = const_cast<Bytef*>(p);
     z.avail_in = static_cast<uInt>(left);
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-      Bytef buf[4096];
-      z.next_out = buf;
-      z.avail_out = sizeof buf;
-      rc = inflate(&z, Z_NO_FLUSH);
-      out.append(reinterpret_cast<char*>(buf), sizeof buf - z.avail_out);
-      if (out.size() > limit) rc = Z_MEM_ERROR;
-      else if (rc == Z_BUF_ERROR && z.avail_out == 0) rc = Z_OK;
-    }
+    int rc = inflate_in_steps(z, out, limit);
     p += left - z.avail_in;
     left = z.avail_in;
     inflateEnd(&z);
@@ -48,16 +55,7 @@ inline Ref zlib_inflate_raw(std::string_view in, std::string& out, std::size_t l
   if (inflateInit2(&z, -15) != Z_OK) return Ref::corrupt;
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   z.avail_in = static_cast<uInt>(in.size());
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    Bytef buf[4096];
-    z.next_out = buf;
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(reinterpret_cast<char*>(buf), sizeof buf - z.avail_out);
-    if (out.size() > limit) rc = Z_MEM_ERROR;
-    else if (rc == Z_BUF_ERROR && z.avail_out == 0) rc = Z_OK;
-  }
+  int rc = inflate_in_steps(z, out, limit);
   used = in.size() - z.avail_in;
   inflateEnd(&z);
   if (rc == Z_MEM_ERROR) return Ref::too_big;
