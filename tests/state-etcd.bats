@@ -69,6 +69,24 @@ setup() { etcd_setup; }
   assert_output 200
 }
 
+@test "state-set: a retry after a conflict reads the key its failed transaction saw, no new range" {
+  need_strace
+  run -0 state-set "$U/r" n:=0
+  for w in 1 2 3 4; do
+    (for i in $(seq 15); do
+      strace -f -e trace=sendmsg,sendto,write,writev -s 40 -o "trace.$w.$i" state-set "$U/r" n+=1 ||
+        echo "writer $w failed" >>failures
+    done) &
+  done
+  wait
+  [ ! -e failures ]
+  run -0 state-get "$U/r" n
+  assert_output 60
+  # one range per process, whatever the conflicts; a transaction per attempt
+  [ "$(cat trace.* | grep -c '/v3/kv/range')" = 60 ]
+  [ "$(cat trace.* | grep -c '/v3/kv/txn')" -ge 60 ]
+}
+
 @test "state-set --stream on a key: every line applied, -p prints the result" {
   run -0 bash -c "printf 'a:=1\nb=x\n--delete a\nc[]:=2\n' | state-set --stream -p --compact '$U/s'"
   assert_output '{"b":"x","c":[2]}'

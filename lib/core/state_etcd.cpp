@@ -46,8 +46,16 @@ public:
   std::string missing() const override { return loopkit::format("{}: no such key", quoted(subject)); }
 
   // A blank value is no document, as a missing key is.
+  // After a commit that found the key changed, the key as that transaction
+  // saw it serves this read: a round trip fewer for each retry.
   DocumentRead read() override {
-    kv_ = client_.get(target_.key);
+    if (seen_.revision) {
+      kv_.reset();
+      if (!seen_.kvs.empty()) kv_ = std::move(seen_.kvs.front());
+      seen_ = {};
+    } else {
+      kv_ = client_.get(target_.key);
+    }
     DocumentRead r;
     if (!kv_) return r;
     r.exists = kv_->value.find_first_not_of(" \t\r\n") != std::string::npos;
@@ -74,6 +82,8 @@ public:
       put.also.push_back(
           etcd::Compare::of(lock->key, etcd::Field::mod_revision, etcd::Relation::equal, lock->revision));
     }
+    seen_ = {};
+    put.seen_on_failure = &seen_;
     return client_.put_if_unchanged(put) ? Commit::done : Commit::changed;
   }
 
@@ -83,6 +93,7 @@ private:
   etcd::Target target_;
   etcd::Client client_;
   std::optional<etcd::KeyValue> kv_;
+  etcd::RangeResult seen_;  // the key as a failed commit saw it (revision 0: none)
 };
 
 }  // namespace
