@@ -60,33 +60,36 @@ LK_BOOT_ID=""
 LK_BOOT_JSON=null
 [[ -z $LK_BOOT_ID ]] || LK_BOOT_JSON="\"$LK_BOOT_ID\""
 
-# lk_stale_agent PGID START BOOT WHAT: an agent recorded by an earlier engine
-# (PGID empty or null: none). Alive, it is waited for, or ended with
+# lk_stale_agent STATE PREFIX WHAT: an agent recorded by an earlier engine in
+# STATE's PREFIXagent_pid, agent_start and agent_boot (read in one call; no
+# pid: none). Alive, it is waited for, or ended with
 # --kill-stale-agent, before WHAT runs again: never two agents at once. One
 # recorded on another boot (another machine, or before a reboot) is no
 # process of this one: a local process of that pid is somebody else's, never
 # waited for nor ended (another machine's engine ends its agent when it
 # loses the lock, and its writes are fenced).
 lk_stale_agent() {
-  local pgid=$1 start=$2 boot=$3 said=0
+  local -a rec=()
+  mapfile -t rec < <(state-get -q -d '' "$1" "$2agent_pid" "$2agent_start" "$2agent_boot" 2>/dev/null || true)
+  local pgid=${rec[0]:-} start=${rec[1]:-} boot=${rec[2]:-} what=$3 said=0
   [[ $pgid =~ ^[0-9]+$ ]] || return 0
   [[ $start =~ ^[0-9]+$ ]] || start=""
   if [[ -n $boot && $boot != null && $boot != "$LK_BOOT_ID" ]]; then
     lk_event stale-agent "pgid:=$pgid" action=elsewhere
-    lk_say "the previous agent of $4 (process group $pgid) ran on another machine or before a reboot: not waited for"
+    lk_say "the previous agent of $what (process group $pgid) ran on another machine or before a reboot: not waited for"
     return 0
   fi
   while agent-run -q --alive "$pgid${start:+:$start}"; do
     if ((LK_KILL_STALE)); then
       lk_event stale-agent "pgid:=$pgid" action=kill
-      lk_warn "ending the previous agent of $4 (process group $pgid): --kill-stale-agent"
+      lk_warn "ending the previous agent of $what (process group $pgid): --kill-stale-agent"
       agent-run -q --kill-after "$LK_KILL_AFTER" --end "$pgid${start:+:$start}" || true
       continue
     fi
     if ((!said)); then
       said=1
       lk_event stale-agent "pgid:=$pgid" action=wait
-      lk_say "waiting for the previous agent of $4 (process group $pgid) to end (--kill-stale-agent ends it)"
+      lk_say "waiting for the previous agent of $what (process group $pgid) to end (--kill-stale-agent ends it)"
     fi
     lk_lock_check
     ((!LK_LOST)) || return 0

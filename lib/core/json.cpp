@@ -6,6 +6,7 @@
 #include <random>
 #include <boost/json/basic_parser_impl.hpp>
 
+#include "core/json_members.hpp"
 #include "sys/error.hpp"
 #include "sys/format.hpp"
 
@@ -306,29 +307,12 @@ Layout detect_layout(std::string_view t) {
   return l;
 }
 
+// json_members' writer escapes as this always did, a word at a time: the
+// one rule for a JSON string's escapes
 std::string quote(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
-  out += '"';
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += loopkit::format("\\u{:04x}", c);
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
+  append_json_string(out, s);
   return out;
 }
 
