@@ -40,7 +40,9 @@ echo $$ >agent.pid
 while :; do sleep 0.1; done
 EOF2
   chmod +x agent.sh
-  bash -c 'agent-run --kill-after 0.5 -- ./agent.sh & echo $! >sup.pid; wait' &
+  # 2 s for the trap to run: a loaded machine (CI's 2 cores under ctest -j2)
+  # once took longer than 0.5 s to schedule it before the SIGKILL
+  bash -c 'agent-run --kill-after 2 -- ./agent.sh & echo $! >sup.pid; wait' &
   caller=$!
   wait_for agent.pid
   sup=$(cat sup.pid)

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
-#include <boost/json/basic_parser_impl.hpp>
 
 #include "core/json_members.hpp"
 #include "sys/error.hpp"
@@ -14,136 +13,69 @@ namespace loopkit::json {
 
 namespace {
 
-boost::json::parse_options strict_options() {
-  boost::json::parse_options o;
-  o.max_depth = max_depth;
-  return o;
-}
-
-[[noreturn]] void fail_parse(std::string_view text, std::size_t at, const boost::system::error_code& ec,
-                             std::string_view subject) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < at && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  std::string reason = ec.message();
-  if (!reason.empty() && reason.back() == '.') reason.pop_back();
-  for (auto& c : reason) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  fail_data(loopkit::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject), reason, line, col));
-}
-
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-}  // namespace
-
-namespace {
 
 // A number's literal is all digits (and a sign): no fraction, no exponent.
 bool is_integer_literal(std::string_view t) { return t.find_first_of(".eE") == std::string_view::npos; }
 
-// Boost.JSON's own value builder, but numbers are checked (finite) and,
-// where asked, kept as their literal text.
-struct Builder {
-  static constexpr std::size_t max_object_size = object::max_size();
-  static constexpr std::size_t max_array_size = array::max_size();
-  static constexpr std::size_t max_key_size = string::max_size();
-  static constexpr std::size_t max_string_size = string::max_size();
-  using ec_t = boost::system::error_code;
+// The values of json_members' validating reader, built on Boost.JSON's
+// value stack (its rules for a name given twice: first place, last value);
+// numbers are kept as their literal text where asked. Boost's own parser,
+// 40 KB of a tool, is not linked (issue 24).
+class Builder final : public JsonEvents {
+public:
+  Builder(boost::json::storage_ptr storage, Literals keep) : storage_(std::move(storage)), keep_(keep) {
+    st_.reset(storage_);
+  }
+  std::vector<value> docs;
 
-  boost::json::value_stack st;
-  Literals keep = Literals::none;
-  std::string number;  // the parts of a number split across writes
-  bool out_of_range = false;
-
-  bool on_document_begin(ec_t&) { return true; }
-  bool on_document_end(ec_t&) { return true; }
-  bool on_object_begin(ec_t&) { return true; }
-  bool on_object_end(std::size_t n, ec_t&) {
-    st.push_object(n);
-    return true;
+  void string(std::string_view lit, bool escaped) override {
+    if (escaped) st_.push_string(*json_string_value(lit));
+    else st_.push_string(lit.substr(1, lit.size() - 2));
   }
-  bool on_array_begin(ec_t&) { return true; }
-  bool on_array_end(std::size_t n, ec_t&) {
-    st.push_array(n);
-    return true;
+  void key(std::string_view lit, bool escaped) override {
+    if (escaped) st_.push_key(*json_string_value(lit));
+    else st_.push_key(lit.substr(1, lit.size() - 2));
   }
-  bool on_key_part(std::string_view s, std::size_t, ec_t&) {
-    st.push_chars(s);
-    return true;
-  }
-  bool on_key(std::string_view s, std::size_t, ec_t&) {
-    st.push_key(s);
-    return true;
-  }
-  bool on_string_part(std::string_view s, std::size_t, ec_t&) {
-    st.push_chars(s);
-    return true;
-  }
-  bool on_string(std::string_view s, std::size_t, ec_t&) {
-    st.push_string(s);
-    return true;
-  }
-  bool on_number_part(std::string_view s, ec_t&) {
-    number.append(s);
-    return true;
-  }
-  std::string_view literal(std::string_view last) {
-    if (number.empty()) return last;
-    number.append(last);
-    return number;
-  }
-  bool on_int64(std::int64_t i, std::string_view s, ec_t&) {
-    // only "-0" spells an integer otherwise than its shortest text
-    if (keep == Literals::as_written && i == 0 && literal(s) == "-0") push_literal("-0");
-    else st.push_int64(i);
-    number.clear();
-    return true;
-  }
-  bool on_uint64(std::uint64_t u, std::string_view, ec_t&) {
-    st.push_uint64(u);
-    number.clear();
-    return true;
-  }
-  bool on_double(double d, std::string_view s, ec_t& ec) {
-    std::string_view text = literal(s);
-    // not Boost's d: on 129223372036854775807345678901234.5 it is one unit
-    // in the last place off (...475e32, not ...477e32), and so are sums
-    d = nearest_double(text);
-    if (!std::isfinite(d)) {
-      out_of_range = true;
-      ec = boost::json::error::exponent_overflow;
-      return false;
+  void number(const JsonNumber& n) override {
+    if (n.kind == JsonNumber::int64) {
+      // only "-0" spells an integer otherwise than its shortest text
+      if (keep_ == Literals::as_written && n.i == 0 && n.text == "-0") push_literal(n.text);
+      else st_.push_int64(n.i);
+    } else if (n.kind == JsonNumber::uint64) {
+      st_.push_uint64(n.u);
+    } else {
+      // not Boost's double: on 129223372036854775807345678901234.5 it is
+      // one unit in the last place off (...475e32, not ...477e32)
+      const double d = nearest_double(n.text);
+      const bool keep_text = keep_ == Literals::as_written     ? loopkit::format("{}", d) != n.text
+                             : keep_ == Literals::big_integers ? is_integer_literal(n.text)
+                                                               : false;
+      if (keep_text) push_literal(n.text);
+      else st_.push_double(d);
     }
-    bool keep_text = keep == Literals::as_written     ? loopkit::format("{}", d) != text
-                     : keep == Literals::big_integers ? is_integer_literal(text)
-                                                      : false;
-    if (keep_text) push_literal(text);
-    else st.push_double(d);
-    number.clear();
-    return true;
   }
+  void boolean(bool b) override { st_.push_bool(b); }
+  void null() override { st_.push_null(); }
+  void object_end(std::size_t members) override { st_.push_object(members); }
+  void array_end(std::size_t elements) override { st_.push_array(elements); }
+  void document_end() override {
+    docs.push_back(st_.release());
+    st_.reset(storage_);
+  }
+
+  static const std::string& literal_prefix();
+
+private:
+  boost::json::value_stack st_;
+  boost::json::storage_ptr storage_;
+  Literals keep_;
+
   void push_literal(std::string_view text) {
     std::string marked = literal_prefix();
     marked += text;
-    st.push_string(marked);
+    st_.push_string(marked);
   }
-  bool on_bool(bool b, ec_t&) {
-    st.push_bool(b);
-    return true;
-  }
-  bool on_null(ec_t&) {
-    st.push_null();
-    return true;
-  }
-  bool on_comment_part(std::string_view, ec_t&) { return true; }
-  bool on_comment(std::string_view, ec_t&) { return true; }
-
-  static const std::string& literal_prefix();
 };
 
 const std::string& Builder::literal_prefix() {
@@ -157,64 +89,19 @@ const std::string& Builder::literal_prefix() {
   return prefix;
 }
 
-using Parser = boost::json::basic_parser<Builder>;
-
-void check(Parser& p, std::string_view text, std::size_t at, const boost::system::error_code& ec,
-           std::string_view subject) {
-  if (!ec) return;
-  if (p.handler().out_of_range) {
-    // the message names the number, not Boost's "exponent overflow"
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < at && i < text.size(); ++i) {
-      if (text[i] == '\n') ++line, col = 1;
-      else ++col;
-    }
-    fail_data(
-        loopkit::format("{}: not valid JSON: number out of range at line {}, column {}", quoted(subject), line, col));
-  }
-  fail_parse(text, at, ec, subject);
-}
-
 }  // namespace
 
 value parse(std::string_view text, std::string_view subject, boost::json::storage_ptr storage, Literals keep) {
-  std::size_t begin = 0;
-  while (begin < text.size() && is_ws(text[begin])) ++begin;
-  if (begin == text.size()) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject)));
-  Parser p(strict_options());
-  p.handler().keep = keep;
-  p.handler().st.reset(storage);
-  boost::system::error_code ec;
-  std::size_t used = p.write_some(false, text.data(), text.size(), ec);
-  check(p, text, used, ec, subject);
-  if (!p.done()) fail_parse(text, used, boost::json::error::incomplete, subject);
-  for (std::size_t i = used; i < text.size(); ++i)
-    if (!is_ws(text[i])) fail_parse(text, i, boost::json::error::extra_data, subject);
-  return p.handler().st.release();
+  Builder b(std::move(storage), keep);
+  read_json_events(text, subject, b, false);
+  return std::move(b.docs.front());
 }
 
 std::vector<value> parse_many(std::string_view text, std::string_view subject, boost::json::storage_ptr storage,
                               Literals keep) {
-  std::vector<value> docs;
-  Parser p(strict_options());
-  p.handler().keep = keep;
-  std::size_t pos = 0;
-  for (;;) {
-    while (pos < text.size() && is_ws(text[pos])) ++pos;
-    if (pos == text.size()) break;
-    p.reset();
-    p.handler().st.reset(storage);
-    boost::system::error_code ec;
-    std::size_t used = p.write_some(true, text.data() + pos, text.size() - pos, ec);
-    check(p, text, pos + used, ec, subject);
-    pos += used;
-    if (!p.done()) {
-      p.write_some(false, nullptr, 0, ec);
-      check(p, text, pos, ec, subject);
-    }
-    docs.push_back(p.handler().st.release());
-  }
-  return docs;
+  Builder b(std::move(storage), keep);
+  read_json_events(text, subject, b, true);
+  return std::move(b.docs);
 }
 
 value number_literal(std::string_view text, boost::json::storage_ptr storage) {

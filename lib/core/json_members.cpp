@@ -1,6 +1,6 @@
 // A lock record's members as JSON text (json_members.hpp): the record
-// written back, strings quoted as json::quote quotes them. The reader is
-// json_members_read.cpp.
+// written back, strings quoted as json::quote quotes them, and a valid
+// string literal decoded. The reader is json_members_read.cpp.
 #include "core/json_members.hpp"
 
 #include <charconv>
@@ -119,6 +119,64 @@ std::string JsonMembers::json() const {
     out += m.text;
   }
   out += '}';
+  return out;
+}
+
+namespace {
+int hex_digit(unsigned char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c |= 0x20;
+  return c - 'a' + 10;  // valid text: a hex digit
+}
+void append_utf8(std::string& out, unsigned cp) {
+  if (cp < 0x80) out += static_cast<char>(cp);
+  else if (cp < 0x800) out += static_cast<char>(0xC0 | cp >> 6), out += static_cast<char>(0x80 | (cp & 0x3F));
+  else if (cp < 0x10000)
+    out += static_cast<char>(0xE0 | cp >> 12), out += static_cast<char>(0x80 | (cp >> 6 & 0x3F)),
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+  else
+    out += static_cast<char>(0xF0 | cp >> 18), out += static_cast<char>(0x80 | (cp >> 12 & 0x3F)),
+        out += static_cast<char>(0x80 | (cp >> 6 & 0x3F)), out += static_cast<char>(0x80 | (cp & 0x3F));
+}
+unsigned hex4_of(std::string_view s, std::size_t i) {
+  unsigned u = 0;
+  for (std::size_t k = 0; k < 4; ++k)
+    u = u << 4 | static_cast<unsigned>(hex_digit(static_cast<unsigned char>(s[i + k])));
+  return u;
+}
+}  // namespace
+
+std::optional<std::string> json_string_value(std::string_view text) {
+  if (text.size() < 2 || text[0] != '"') return std::nullopt;
+  std::string_view body = text.substr(1, text.size() - 2);
+  if (body.find('\\') == std::string_view::npos) return std::string(body);
+  std::string out;
+  out.reserve(body.size());
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '\\') {
+      out += body[i];
+      continue;
+    }
+    const char e = body[++i];
+    switch (e) {
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        unsigned cp = hex4_of(body, i + 1);
+        i += 4;
+        if (cp >= 0xd800 && cp <= 0xdbff) {  // valid text: the low half follows
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4_of(body, i + 3) - 0xdc00);
+          i += 6;
+        }
+        append_utf8(out, cp);
+        break;
+      }
+      default: out += e;  // '"', '\\', '/'
+    }
+  }
   return out;
 }
 

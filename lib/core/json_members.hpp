@@ -55,6 +55,35 @@ struct JsonMemberSpan {
 // is not an object.
 bool read_json_members(std::string_view text, std::string_view subject, std::vector<JsonMemberSpan>& out);
 
+// What a validating read meets, in document order: json::parse builds its
+// values from these, so that every tool reads JSON by one set of rules (and
+// no tool carries a second parser). A string or key comes as its literal,
+// quotes included; escaped: it holds an escape (json_string_value decodes it).
+struct JsonNumber {
+  std::string_view text;
+  enum Kind { int64, uint64, other } kind;  // other: a fraction, an exponent, or past 64 bits
+  std::int64_t i = 0;                       // int64
+  std::uint64_t u = 0;                      // uint64
+};
+class JsonEvents {
+public:
+  virtual void string(std::string_view literal, bool escaped) = 0;
+  virtual void key(std::string_view literal, bool escaped) = 0;
+  virtual void number(const JsonNumber& n) = 0;  // a finite one: the reader refuses the others
+  virtual void boolean(bool b) = 0;
+  virtual void null() = 0;
+  virtual void object_end(std::size_t members) = 0;  // after the members' keys and values
+  virtual void array_end(std::size_t elements) = 0;
+  virtual void document_end() = 0;
+
+protected:
+  ~JsonEvents() = default;
+};
+// Exactly one document (many: zero or more, one after another, as JSON lines
+// and concatenated JSON come), validated and worded as parse_json_object
+// validates and words it.
+void read_json_events(std::string_view text, std::string_view subject, JsonEvents& events, bool many);
+
 // Whether \c is one of JSON's escapes of a single character (\" \\ \/ \b
 // \f \n \r \t): the readers' one list of them.
 inline bool is_short_escape(unsigned char c) {

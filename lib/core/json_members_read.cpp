@@ -1,10 +1,11 @@
-// The lock tools' own JSON reader (json_members.hpp): a validating
+// The one JSON reader of the tools (json_members.hpp): a validating
 // recursive descent over the bytes that stops where Boost.JSON's parser
-// stops and names what it names (syntax error, incomplete JSON, extra data,
-// the escapes' errors, too deep, a number out of range), so that a lock file
-// is judged and its problem worded as json::parse would, without linking
-// it: core/json.cpp brings all of Boost.JSON into a tool. The event tools
-// read their lines with it too (read_json_members: spans, no copies).
+// stopped and names what it named (syntax error, incomplete JSON, extra
+// data, the escapes' errors, too deep, a number out of range), so that
+// every text is judged and its problem worded as before; Boost's parser
+// (40 KB of a tool) is linked by no tool. Lock records read their members
+// with it, event lines their spans (read_json_members: no copies), and
+// json::parse builds its values from its events (read_json_events).
 #include <array>
 #include <climits>
 #include <cmath>
@@ -57,6 +58,7 @@ public:
 
   std::optional<JsonMembers> document();
   bool spans(std::vector<JsonMemberSpan>& out);
+  void events(JsonEvents& events, bool many);
 
 private:
   std::string_view t_;
@@ -64,6 +66,7 @@ private:
   std::size_t n_;
   std::string_view subject_;
   std::vector<JsonMemberSpan>* spans_ = nullptr;  // the top level's members as spans, when asked
+  JsonEvents* events_ = nullptr;                  // every value, when asked
   std::size_t depth_ = max_depth;
   bool escaped_ = false;  // whether the last string read held an escape
   uint64_t names_ = 0;    // a bit for each length and first byte of the names read: most are new
@@ -92,7 +95,8 @@ private:
 
   std::size_t value(std::size_t p);
   std::size_t literal(std::size_t p, std::string_view word) const;
-  std::size_t number(std::size_t p) const;
+  std::size_t number(std::size_t p, JsonNumber* n) const;
+  std::size_t scalar(std::size_t p);
   std::size_t digits(std::size_t p) const {
     if (p == n_) incomplete();
     if (!is_digit(d_[p])) syntax(p);
@@ -116,14 +120,35 @@ std::size_t Reader::value(std::size_t p) {
   if (p == n_) incomplete();
   switch (d_[p]) {
     case '-':
-    case '0' ... '9': return number(p);
-    case 't': return literal(p, "true");
-    case 'f': return literal(p, "false");
-    case 'n': return literal(p, "null");
-    case '"': return string(p);
+    case '0' ... '9': return events_ ? scalar(p) : number(p, nullptr);
+    case 't': return events_ ? scalar(p) : literal(p, "true");
+    case 'f': return events_ ? scalar(p) : literal(p, "false");
+    case 'n': return events_ ? scalar(p) : literal(p, "null");
+    case '"': return events_ ? scalar(p) : string(p);
     case '[':
     case '{': return container(p, nullptr);
     default: syntax(p);
+  }
+}
+
+// A scalar at p, read and told to events_.
+std::size_t Reader::scalar(std::size_t p) {
+  switch (d_[p]) {
+    case 't': p = literal(p, "true"), events_->boolean(true); return p;
+    case 'f': p = literal(p, "false"), events_->boolean(false); return p;
+    case 'n': p = literal(p, "null"), events_->null(); return p;
+    case '"': {
+      const std::size_t end = string(p);
+      events_->string(t_.substr(p, end - p), escaped_);
+      return end;
+    }
+    default: {
+      JsonNumber n{};
+      const std::size_t end = number(p, &n);
+      n.text = t_.substr(p, end - p);
+      events_->number(n);
+      return end;
+    }
   }
 }
 
@@ -148,7 +173,7 @@ std::size_t Reader::literal(std::size_t p, std::string_view word) const {
 // INT_MAX overflows at the digit that passes it, or at the end with the
 // digits it shifts by (its bias); a number that no double holds is out of
 // range where it ends (json::parse's handler refuses it there).
-std::size_t Reader::number(std::size_t p) const {
+std::size_t Reader::number(std::size_t p, JsonNumber* n) const {
   const std::size_t begin = p;
   const bool negative = d_[p] == '-';
   if (negative) ++p;
@@ -190,7 +215,13 @@ std::size_t Reader::number(std::size_t p) const {
     }
     if (minus ? bias < INT_MIN + exp : bias > INT_MAX - exp) fail(p, "exponent overflow");
   }
-  if (integer && !overflowed) return p;  // Boost's int64 and uint64 need no check
+  if (integer && !overflowed) {  // Boost's int64 and uint64 need no check
+    if (n && (negative || mant <= uint64_t(INT64_MAX)))
+      n->kind = JsonNumber::int64, n->i = negative ? static_cast<int64_t>(0 - mant) : static_cast<int64_t>(mant);
+    else if (n) n->kind = JsonNumber::uint64, n->u = mant;
+    return p;
+  }
+  if (n) n->kind = JsonNumber::other;
   if (!is_finite_json_number(t_.substr(begin, p - begin))) fail(p, "number out of range");
   return p;
 }
@@ -321,6 +352,7 @@ std::size_t Reader::member(std::size_t p, JsonMembers* members) {
   p = token(key_end);
   if (d_[p] != ':') syntax(p);
   p = token(p + 1);
+  if (events_) events_->key(t_.substr(key, key_end - key), escaped);
   const std::size_t begin = p;
   p = value(p);
   if (spans_ && depth_ == max_depth - 1)
@@ -344,16 +376,19 @@ std::size_t Reader::container(std::size_t p, JsonMembers* members) {
   const bool object = d_[p] == '{';
   const unsigned char close = object ? '}' : ']';
   p = token(p + 1);
+  std::size_t size = 0;
   if (d_[p] != close) {
-    for (;;) {
+    for (;; ++size) {
       if (object && d_[p] != '"') syntax(p);
       p = token(object ? member(p, members) : value(p));
       if (d_[p] == close) break;
       if (d_[p] != ',') syntax(p);
       p = token(p + 1);
     }
+    ++size;
   }
   ++depth_;
+  if (events_) object ? events_->object_end(size) : events_->array_end(size);
   return p + 1;
 }
 
@@ -380,63 +415,25 @@ bool Reader::spans(std::vector<JsonMemberSpan>& out) {
   return object;
 }
 
-}  // namespace
-
-namespace {
-void append_utf8(std::string& out, unsigned cp) {
-  if (cp < 0x80) out += static_cast<char>(cp);
-  else if (cp < 0x800) out += static_cast<char>(0xC0 | cp >> 6), out += static_cast<char>(0x80 | (cp & 0x3F));
-  else if (cp < 0x10000)
-    out += static_cast<char>(0xE0 | cp >> 12), out += static_cast<char>(0x80 | (cp >> 6 & 0x3F)),
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-  else
-    out += static_cast<char>(0xF0 | cp >> 18), out += static_cast<char>(0x80 | (cp >> 12 & 0x3F)),
-        out += static_cast<char>(0x80 | (cp >> 6 & 0x3F)), out += static_cast<char>(0x80 | (cp & 0x3F));
-}
-unsigned hex4_of(std::string_view s, std::size_t i) {
-  unsigned u = 0;
-  for (std::size_t k = 0; k < 4; ++k)
-    u = u << 4 | static_cast<unsigned>(hex_digit(static_cast<unsigned char>(s[i + k])));
-  return u;
-}
-}  // namespace
-
-std::optional<std::string> json_string_value(std::string_view text) {
-  if (text.size() < 2 || text[0] != '"') return std::nullopt;
-  std::string_view body = text.substr(1, text.size() - 2);
-  if (body.find('\\') == std::string_view::npos) return std::string(body);
-  std::string out;
-  out.reserve(body.size());
-  for (std::size_t i = 0; i < body.size(); ++i) {
-    if (body[i] != '\\') {
-      out += body[i];
-      continue;
-    }
-    const char e = body[++i];
-    switch (e) {
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'u': {
-        unsigned cp = hex4_of(body, i + 1);
-        i += 4;
-        if (cp >= 0xd800 && cp <= 0xdbff) {  // valid text: the low half follows
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4_of(body, i + 3) - 0xdc00);
-          i += 6;
-        }
-        append_utf8(out, cp);
-        break;
-      }
-      default: out += e;  // '"', '\\', '/'
-    }
+void Reader::events(JsonEvents& events, bool many) {
+  events_ = &events;
+  std::size_t p = ws(0);
+  if (p == n_ && !many) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject_)));
+  while (p != n_) {
+    p = ws(value(p));
+    events.document_end();
+    if (p != n_ && !many) fail(p, "extra data");
   }
-  return out;
 }
+
+}  // namespace
 
 std::optional<JsonMembers> parse_json_object(std::string_view text, std::string_view subject) {
   return Reader(text, subject).document();
+}
+
+void read_json_events(std::string_view text, std::string_view subject, JsonEvents& events, bool many) {
+  Reader(text, subject).events(events, many);
 }
 
 bool read_json_members(std::string_view text, std::string_view subject, std::vector<JsonMemberSpan>& out) {

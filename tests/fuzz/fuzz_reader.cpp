@@ -1,12 +1,15 @@
 // libFuzzer target: the strict reader. The whole input is a document:
-// json::parse (a full Boost.JSON parse), scan::scan (the one validating pass
-// of state-get and state-set) and validate_json (which words scan's errors)
-// must agree on accept and reject, failing only with exit 3. Then in the
+// json::parse (json_members' reader building Boost.JSON values), Boost's
+// own parser (tests/unit/boost_parse.hpp: the same values and kinds, the
+// same error words), scan::scan (the one validating pass of state-get and
+// state-set) and validate_json (which words scan's errors) must agree on
+// accept and reject, failing only with exit 3. Then in the
 // repro format (a document, then lines; see split_input in fuzz_common.hpp)
 // each line is a path, and state-get's lookup (one scan for all the paths,
 // then textedit::lookup on it) must find what the reference lookup
 // (tests/unit/reference.hpp) finds on the full parse: the same values,
 // missing where it is missing, and the same errors.
+#include "../unit/boost_parse.hpp"
 #include "../unit/reference.hpp"
 #include "core/jsontext.hpp"
 #include "core/path.hpp"
@@ -20,13 +23,23 @@ namespace {
 
 // whether text is accepted; both readers must say the same
 std::optional<json::value> read_both(std::string_view text) {
-  std::optional<json::value> full;
+  std::optional<json::value> full, boost;
+  std::string full_error, boost_error;
   bool valid = false;
   try {
     full = json::parse(text, "input");
   } catch (const Error& e) {
     fuzz::check_code(e, {Exit::data}, "json::parse");
+    full_error = e.what();
   }
+  try {
+    boost = reference::boost_parse(text, "input");
+  } catch (const Error& e) {
+    fuzz::check_code(e, {Exit::data}, "Boost's parser");
+    boost_error = e.what();
+  }
+  fuzz::check(full_error == boost_error, "json::parse and Boost's parser word the text otherwise");
+  fuzz::check(!full || reference::same_value(*full, *boost), "json::parse and Boost's parser read other values");
   try {
     validate_json(text, "input");
     valid = true;

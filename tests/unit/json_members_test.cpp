@@ -8,6 +8,7 @@
 
 #include "core/json.hpp"
 #include "core/json_members.hpp"
+#include "boost_parse.hpp"
 #include "sys/error.hpp"
 #include "mutations.hpp"
 
@@ -15,10 +16,11 @@ using namespace loopkit;
 
 namespace {
 
-// What json::parse says of text: its error, or "" and the document.
+// What Boost's parser (the reference) says of text: its error, or "" and
+// the document.
 std::string boost_error(std::string_view text, json::value& doc) {
   try {
-    doc = json::parse(text, "t");
+    doc = reference::boost_parse(text, "t");
     return "";
   } catch (const Error& e) {
     CHECK(e.code() == Exit::data);
@@ -26,12 +28,39 @@ std::string boost_error(std::string_view text, json::value& doc) {
   }
 }
 
-// parse_json_object agrees with json::parse on text: the same error, or
-// the same members with equal values, in json::parse's order.
+// The error of f(), or "".
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+    return "";
+  } catch (const Error& e) {
+    CHECK(e.code() == Exit::data);
+    return e.what();
+  }
+}
+
+// json::parse and json::parse_many (json_members' reader building values)
+// agree with Boost's parser on text: the same error, or the same values,
+// kinds and member order.
+void parse_agrees(std::string_view text, const std::string& expected, const json::value& doc) {
+  json::value got;
+  REQUIRE(error_of([&] { got = json::parse(text, "t"); }) == expected);
+  if (expected.empty()) REQUIRE(reference::same_value(got, doc));
+  std::vector<json::value> many, many_expected;
+  const std::string many_error = error_of([&] { many_expected = reference::boost_parse_many(text, "t"); });
+  REQUIRE(error_of([&] { many = json::parse_many(text, "t"); }) == many_error);
+  REQUIRE(many.size() == many_expected.size());
+  for (std::size_t i = 0; i < many.size(); ++i) REQUIRE(reference::same_value(many[i], many_expected[i]));
+}
+
+// parse_json_object agrees with Boost's parser on text: the same error, or
+// the same members with equal values, in its order; so does json::parse.
 void agrees(std::string_view text) {
   INFO(std::string(text));
   json::value doc;
   const std::string expected = boost_error(text, doc);
+  parse_agrees(text, expected, doc);
   std::optional<JsonMembers> got;
   std::string error;
   try {
@@ -65,6 +94,7 @@ const char* const seeds[] = {
     R"(["x",1])",
     "12345",
     R"({"a":1,"b":2,"a":3})",
+    "1 2.5e3 [\"x\"]{\"a\":{}}true\nnull -0 18446744073709551615 -9223372036854775808 9223372036854775808",
 };
 
 }  // namespace
