@@ -24,6 +24,12 @@ struct Big {
   std::uint64_t limb[48];
   int size = 0;  // no zero limb on top
 
+  Big() = default;
+  Big(const Big& b) : size(b.size) {  // the limbs in use only
+    for (int i = 0; i < size; ++i) limb[i] = b.limb[i];
+  }
+  Big& operator=(const Big&) = delete;
+
   void multiply_add(std::uint64_t m, std::uint64_t add) {
     unsigned __int128 carry = add;
     for (int i = 0; i < size; ++i) {
@@ -118,7 +124,9 @@ double nearest_exactly(const Decimal& d, std::string_view t) {
   if (d.mantissa == 0 || top < -325) return std::bit_cast<double>(sign);
   if (top > 309) return std::bit_cast<double>(infinity_bits | sign);
   Exact v;
-  const std::int64_t e10 = top - (read_digits(t, v) - 1);
+  std::int64_t e10 = d.exp10;  // Decimal's 19 digits, when they are all of them
+  if (d.dropped) e10 = top - (read_digits(t, v) - 1);
+  else v.x.multiply_add(1, d.mantissa);
   v.e2 = e10;
   v.y.multiply_add(1, 1);
   if (e10 >= 0) {
