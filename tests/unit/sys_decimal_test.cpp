@@ -202,6 +202,20 @@ TEST_CASE("decimal: the nearest double of known hard texts", "[decimal]") {
   same_double("0." + std::string(2000, '0') + "1");  // 10^-2001: 0
   same_double("0." + std::string(300, '0') + std::string(700, '7'));
   same_double(std::string(300, '3') + "." + std::string(700, '3'));
+  // the tie between the largest double and infinity (infinity, the even
+  // one), in full and either side of it
+  std::string limit = in_full(std::ldexp(1.0L, 1024) - std::ldexp(1.0L, 970));
+  same_double(limit);
+  same_double(nudged_up(limit));
+  same_double(cut(limit, 40));
+  // over 800 digits at both ends of the range: the bignums' largest
+  std::mt19937_64 rng(1075);
+  for (int i = 0; i < 400; ++i) {
+    std::string s(1, char('1' + rng() % 9));
+    for (int k = 1; k < 820; ++k) s += char('0' + rng() % 10);
+    int top = i % 2 ? -326 + int(rng() % 6) : 306 + int(rng() % 5);
+    same_double(s + loopkit::format("e{}", top - 819));
+  }
 }
 
 TEST_CASE("decimal: the nearest double at and beside every power of two", "[decimal]") {
