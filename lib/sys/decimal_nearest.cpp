@@ -18,8 +18,9 @@ constexpr std::uint64_t pow10_19 = 10000000000000000000ULL;  // 10^19
 constexpr std::uint64_t infinity_bits = 0x7FF0000000000000ULL;
 
 // A natural number in 64-bit limbs, least significant first. 48 limbs
-// hold the largest number compared: 800 digits, or 5^1124 times a 54-bit
-// midpoint (2664 bits), shifted to the other side's power of two.
+// hold the largest number compared, 43 of them: 800 digits (2658 bits) or
+// 5^1124 times a 54-bit midpoint (2664), shifted to the other's power of 2
+// (within a few bits of it, as the two sides are within a unit or so).
 struct Big {
   std::uint64_t limb[48];
   int size = 0;  // no zero limb on top
