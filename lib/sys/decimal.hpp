@@ -1,6 +1,7 @@
 // Decimal numbers read without strtod: glibc's strtod and the strncasecmp
 // behind its "inf" and "nan" are 37 KB of every static tool that calls it
-// (issue 24), and most callers need no more than this.
+// (issue 24). Options take the approximation; JSON numbers the exact
+// double, from the fast path or decided with a small bignum.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,13 @@ struct Decimal {
   double approximate() const;
 };
 std::optional<Decimal> read_decimal(std::string_view text);
+
+// The double nearest a text of read_decimal's grammar, as strtod rounds
+// it: a tie to the even mantissa, ±inf past the range and ±0 below it,
+// subnormals exact, whatever the number of digits. Clinger's fast path,
+// else the approximation corrected against the exact midpoints (a
+// bignum of the first 800 significant digits, the rest only as "not 0").
+std::optional<double> read_nearest_double(std::string_view text);
 
 // Whether a valid JSON number's text names a finite double, as strtod
 // would round it: below 2^1024 - 2^970 (a tie rounds to even: infinity).

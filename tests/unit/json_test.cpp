@@ -222,9 +222,10 @@ TEST_CASE("a number reads as the double nearest to its text, past Boost.JSON 1.8
   CHECK(std::signbit(json::nearest_double("-1e-400")));
 }
 
-// issue 24: nearest_double reads short numbers itself (Clinger's fast path)
-// and hands the rest to strtod: the same double as strtod for every text,
-// on both sides of the fast path's edges (15 digits, 10^22) and with -0
+// issue 24: nearest_double reads numbers without strtod (Clinger's fast
+// path, else sys/decimal's exact midpoints): the same double as strtod for
+// every text, on both sides of the fast path's edges (15 digits, 10^22),
+// at ties and the ends of the range, and with -0
 TEST_CASE("nearest_double is strtod's double, on and off its fast path") {
   std::vector<std::string> texts = {"0",
                                     "-0",
@@ -250,7 +251,16 @@ TEST_CASE("nearest_double is strtod's double, on and off its fast path") {
                                     "17976931348623157e292",
                                     "0.1e-21",
                                     "123.456e-20",
-                                    "999999999999999e22"};
+                                    "999999999999999e22",
+                                    "9007199254740992.5",
+                                    "2.2250738585072011e-308",
+                                    "2.4703282292062327e-324",
+                                    "-2.4703282292062328e-324",
+                                    "1.7976931348623158e308",
+                                    "-1.7976931348623159e308",
+                                    "-0.0e5",
+                                    "1e-999999999",
+                                    "0." + std::string(800, '0') + std::string(900, '4') + "e800"};
   std::uint64_t x = 88172645463325252u;  // xorshift: many texts, the same on every run
   for (int k = 0; k < 20000; ++k) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
