@@ -4,7 +4,10 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <vector>
+
+#include "sys/huffman.hpp"
 
 namespace loopkit {
 
@@ -87,14 +90,17 @@ struct Code {
   std::array<std::uint16_t, 288> bits{};
 };
 
-unsigned reversed(unsigned code, unsigned n) {
-  unsigned r = 0;
-  for (unsigned i = 0; i < n; ++i, code >>= 1) r = r << 1 | (code & 1);
-  return r;
+// the n low bits of code in reverse order
+constexpr unsigned reversed(unsigned code, unsigned n) {
+  code = (code & 0x5555) << 1 | (code >> 1 & 0x5555);
+  code = (code & 0x3333) << 2 | (code >> 2 & 0x3333);
+  code = (code & 0x0f0f) << 4 | (code >> 4 & 0x0f0f);
+  code = (code & 0x00ff) << 8 | (code >> 8 & 0x00ff);
+  return code >> (16 - n);
 }
 
 // RFC 1951 3.2.2: the canonical codes of the lengths
-void assign_codes(Code& c) {
+constexpr void assign_codes(Code& c) {
   unsigned count[kMaxBits + 1] = {}, next[kMaxBits + 1] = {};
   for (unsigned l : c.len) ++count[l];
   count[0] = 0;
@@ -103,88 +109,19 @@ void assign_codes(Code& c) {
     if (c.len[i]) c.bits[i] = static_cast<std::uint16_t>(reversed(next[c.len[i]]++, c.len[i]));
 }
 
-const Code& fixed_lit() {
-  static const Code c = [] {
-    Code f;
-    for (unsigned i = 0; i < 288; ++i) f.len[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
-    assign_codes(f);
-    return f;
-  }();
-  return c;
-}
-
-const Code& fixed_dist() {
-  static const Code c = [] {
-    Code f;
-    std::fill(f.len.begin(), f.len.begin() + 32, 5);
-    assign_codes(f);
-    return f;
-  }();
-  return c;
-}
-
-// package-merge: a leaf is a symbol, a package two items of the list before
-struct Item {
-  std::uint64_t weight;
-  std::int32_t left, right;
-  std::int32_t sym;  // -1: a package
-};
-
-void count_leaves(const std::vector<Item>& items, std::int32_t i, std::uint8_t* lengths) {
-  const Item& x = items[i];
-  if (x.sym >= 0) {
-    ++lengths[x.sym];
-    return;
-  }
-  count_leaves(items, x.left, lengths);
-  count_leaves(items, x.right, lengths);
-}
-
-}  // namespace
-
-void limited_code_lengths(const std::uint32_t* freq, std::size_t n, unsigned limit, std::uint8_t* lengths) {
-  std::fill(lengths, lengths + n, 0);
-  std::vector<std::int32_t> used;
-  for (std::size_t i = 0; i < n; ++i)
-    if (freq[i]) used.push_back(static_cast<std::int32_t>(i));
-  if (used.size() < 2) {  // one symbol, or none: two codes of one bit
-    for (std::int32_t i = 0; used.size() < 2; ++i)
-      if (used.empty() || used[0] != i) used.push_back(i);
-    lengths[used[0]] = lengths[used[1]] = 1;
-    return;
-  }
-  // by weight, then symbol: insertion, at most 288 symbols (std::stable_sort
-  // is 4 KB more in every tool that writes gzip)
-  for (std::size_t i = 1; i < used.size(); ++i)
-    for (std::size_t j = i; j > 0 && freq[used[j]] < freq[used[j - 1]]; --j) std::swap(used[j], used[j - 1]);
-  std::size_t m = used.size();
-  std::vector<Item> items;
-  items.reserve(m * (limit + 1));
-  for (std::int32_t s : used) items.push_back({freq[s], -1, -1, s});
-  std::vector<std::int32_t> list(m), next;
-  for (std::size_t i = 0; i < m; ++i) list[i] = static_cast<std::int32_t>(i);
-  // each round: the previous list paired into packages, merged with the
-  // leaves by weight (a leaf before a package of the same weight)
-  for (unsigned round = 1; round < limit; ++round) {
-    next.clear();
-    std::size_t leaf = 0, pack = 0, packs = list.size() / 2;
-    while (leaf < m || pack < packs) {
-      std::uint64_t w = pack < packs ? items[list[2 * pack]].weight + items[list[2 * pack + 1]].weight : 0;
-      if (leaf < m && (pack == packs || items[leaf].weight <= w)) {
-        next.push_back(static_cast<std::int32_t>(leaf++));
-      } else {
-        items.push_back({w, list[2 * pack], list[2 * pack + 1], -1});
-        next.push_back(static_cast<std::int32_t>(items.size() - 1));
-        ++pack;
-      }
-    }
-    list.swap(next);
-  }
-  // a symbol's length: how many of the first 2m - 2 items hold it
-  for (std::size_t i = 0; i < 2 * m - 2; ++i) count_leaves(items, list[i], lengths);
-}
-
-namespace {
+// RFC 1951 3.2.6, computed by the compiler: read-only data
+constexpr Code kFixedLit = [] {
+  Code f;
+  for (unsigned i = 0; i < 288; ++i) f.len[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
+  assign_codes(f);
+  return f;
+}();
+constexpr Code kFixedDist = [] {
+  Code f;
+  for (unsigned i = 0; i < 32; ++i) f.len[i] = 5;
+  assign_codes(f);
+  return f;
+}();
 
 struct Match {
   unsigned len;
@@ -215,7 +152,7 @@ public:
         bits_(std::clamp<unsigned>(std::bit_width(d.size()), 8, 15)),
         mask_(std::min(kWindow, std::bit_ceil(std::max<std::size_t>(d.size(), 1))) - 1),
         head_(std::size_t(1) << bits_, kNone),
-        prev_(mask_ + 1, kNone) {}
+        prev_(new std::size_t[mask_ + 1]) {}
 
   // Records position s (three bytes from s in data); the last position
   // before it with the same hash, or kNone.
@@ -262,7 +199,10 @@ private:
   std::string_view d_;
   unsigned bits_;
   std::size_t mask_;
-  std::vector<std::size_t> head_, prev_;
+  std::vector<std::size_t> head_;
+  // not cleared: a position's slot is written when it is inserted, before
+  // any chain reaches it
+  std::unique_ptr<std::size_t[]> prev_;
 };
 
 // What a dynamic block's header holds: its codes, the code lengths run-length
@@ -303,7 +243,9 @@ std::vector<std::uint16_t> run_lengths(const std::vector<std::uint8_t>& lens) {
 // One block's symbols and frequencies, then written as a block.
 class Blocks {
 public:
-  Blocks(std::string_view data, std::string& out) : data_(data), w_(out) { syms_.reserve(kBlockSymbols); }
+  Blocks(std::string_view data, std::string& out) : data_(data), w_(out) {
+    syms_.reserve(std::min(kBlockSymbols, data.size() + 1));
+  }
 
   void literal(unsigned char b) {
     syms_.push_back(b);
@@ -418,7 +360,7 @@ void Blocks::flush(bool last) {
   lit_[kEnd] = 1;
   Dynamic d;
   plan(d);
-  std::uint64_t fixed = 3 + data_bits(fixed_lit(), fixed_dist());
+  std::uint64_t fixed = 3 + data_bits(kFixedLit, kFixedDist);
   std::uint64_t stored = 8 * (bytes_ + 5 * ((bytes_ + kStoredMax - 1) / kStoredMax));
   if ((bytes_ > 0 && stored <= std::min(fixed, d.bits)) || (bytes_ == 0 && stored_ > 0)) {
     stored_ += bytes_;
@@ -430,7 +372,7 @@ void Blocks::flush(bool last) {
     w_.put(last ? 1 : 0, 1);
     if (fixed <= d.bits) {
       w_.put(1, 2);
-      write_symbols(fixed_lit(), fixed_dist());
+      write_symbols(kFixedLit, kFixedDist);
     } else {
       w_.put(2, 2);
       write_header(d);

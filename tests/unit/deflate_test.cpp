@@ -17,6 +17,7 @@
 #include "gunzip_reference.hpp"
 #include "sys/deflate.hpp"
 #include "sys/gz.hpp"
+#include "sys/huffman.hpp"
 
 using namespace loopkit;
 
