@@ -258,13 +258,19 @@ TEST_CASE("deflate: the output is gzip -d's too", "[gz][deflate]") {
   CHECK((back == d));
 }
 
+std::vector<std::uint32_t> fibonacci(std::size_t n) {
+  std::vector<std::uint32_t> freq(n, 0);
+  for (std::size_t i = 0, a = 1, b = 1; i < n; ++i, std::tie(a, b) = std::pair(b, a + b))
+    freq[i] = static_cast<std::uint32_t>(std::min<std::size_t>(a, 0xffffffffu));
+  return freq;
+}
+
 TEST_CASE("deflate: code lengths keep their limit on Fibonacci frequencies, the worst case", "[gz][deflate]") {
-  // Fibonacci weights make Huffman's code one symbol deeper each: 29 bits
-  // for 30 distance symbols, 18 for 19 code-length symbols, unlimited
-  for (auto [n, limit] : {std::pair<std::size_t, unsigned>{30, 15}, {19, 7}, {286, 15}, {288, 15}}) {
-    std::vector<std::uint32_t> freq(n, 0);
-    for (std::size_t i = 0, a = 1, b = 1; i < n; ++i, std::tie(a, b) = std::pair(b, a + b))
-      freq[i] = static_cast<std::uint32_t>(std::min<std::size_t>(a, 0xffffffffu));
+  // Fibonacci weights make Huffman's code one symbol deeper each: n - 1
+  // bits for n symbols (29 for 30 distance symbols, 18 for 19 code-length
+  // symbols), and 17 and 9 symbols one bit past the limits
+  for (auto [n, limit] : {std::pair<std::size_t, unsigned>{30, 15}, {19, 7}, {17, 15}, {9, 7}, {286, 15}, {288, 15}}) {
+    std::vector<std::uint32_t> freq = fibonacci(n);
     std::vector<std::uint8_t> len = lengths_of(freq, limit);
     INFO(n << " symbols, limit " << limit);
     CHECK(*std::max_element(len.begin(), len.end()) == limit);
@@ -272,6 +278,13 @@ TEST_CASE("deflate: code lengths keep their limit on Fibonacci frequencies, the 
     CHECK(complete(len));
     CHECK(code_bits(freq, len) > huffman_bits(freq));                 // the limit costs bits
     for (std::size_t i = 1; i < n; ++i) CHECK(len[i] <= len[i - 1]);  // more frequent, never longer
+  }
+  // exactly at the limits: Huffman's own code
+  for (auto [n, limit] : {std::pair<std::size_t, unsigned>{16, 15}, {8, 7}}) {
+    std::vector<std::uint32_t> freq = fibonacci(n);
+    std::vector<std::uint8_t> len = lengths_of(freq, limit);
+    CHECK(*std::max_element(len.begin(), len.end()) == limit);
+    CHECK(code_bits(freq, len) == huffman_bits(freq));
   }
 }
 
