@@ -7,11 +7,14 @@
 #include <memory>
 #include <vector>
 
+#include "sys/deflate_format.hpp"
 #include "sys/huffman.hpp"
 
 namespace loopkit {
 
 namespace {
+
+using namespace deflate_format;
 
 constexpr std::size_t kWindow = 32768;
 constexpr unsigned kMinMatch = 3, kMaxMatch = 258;
@@ -28,17 +31,6 @@ constexpr std::size_t kStoredMax = 65535;
 constexpr unsigned kLitSyms = 286, kDistSyms = 30, kCodeSyms = 19, kEnd = 256;
 constexpr unsigned kMaxBits = 15, kMaxCodeBits = 7;
 
-constexpr std::uint16_t kLengthBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                           31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-constexpr std::uint8_t kLengthExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
-                                           2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-constexpr std::uint16_t kDistBase[30] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
-                                         33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
-                                         1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-constexpr std::uint8_t kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
-                                         6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
-// the order of the code-length code's lengths in a dynamic block's header
-constexpr std::uint8_t kCodeOrder[kCodeSyms] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
 constexpr std::uint8_t kCodeExtra[kCodeSyms] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 7};
 
 // length 3..258 to its length symbol less 257
