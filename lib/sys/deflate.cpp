@@ -201,56 +201,58 @@ private:
 // coded (symbol | extra bits' value << 5), its size in bits with the data.
 struct Dynamic {
   Code lit, dist, lengths;
-  std::vector<std::uint16_t> ops;
+  std::array<std::uint16_t, kLitSyms + kDistSyms> ops;  // one a length at most
+  std::size_t nops = 0;
   unsigned nlit = 0, ndist = 0, nlengths = 0;
   std::uint64_t bits = 0;
 };
 
 // RFC 1951 3.2.7: runs of zeros as 17 and 18, repeats of a length as 16
-std::vector<std::uint16_t> run_lengths(const std::vector<std::uint8_t>& lens) {
-  std::vector<std::uint16_t> ops;
-  for (std::size_t i = 0; i < lens.size();) {
+// (fixed arrays, not vectors: their growth was 1 KB more in each tool)
+std::size_t run_lengths(const std::uint8_t* lens, std::size_t n, std::uint16_t* ops) {
+  std::size_t nops = 0;
+  for (std::size_t i = 0; i < n;) {
     unsigned v = lens[i];
     std::size_t run = 1;
-    while (i + run < lens.size() && lens[i + run] == v) ++run;
+    while (i + run < n && lens[i + run] == v) ++run;
     i += run;
     if (v == 0) {
       for (; run >= 11; run -= std::min<std::size_t>(run, 138))
-        ops.push_back(static_cast<std::uint16_t>(18 | (std::min<std::size_t>(run, 138) - 11) << 5));
+        ops[nops++] = static_cast<std::uint16_t>(18 | (std::min<std::size_t>(run, 138) - 11) << 5);
       if (run >= 3) {
-        ops.push_back(static_cast<std::uint16_t>(17 | (run - 3) << 5));
+        ops[nops++] = static_cast<std::uint16_t>(17 | (run - 3) << 5);
         run = 0;
       }
     } else {
-      ops.push_back(static_cast<std::uint16_t>(v));
+      ops[nops++] = static_cast<std::uint16_t>(v);
       --run;
       for (; run >= 3; run -= std::min<std::size_t>(run, 6))
-        ops.push_back(static_cast<std::uint16_t>(16 | (std::min<std::size_t>(run, 6) - 3) << 5));
+        ops[nops++] = static_cast<std::uint16_t>(16 | (std::min<std::size_t>(run, 6) - 3) << 5);
     }
-    for (; run > 0; --run) ops.push_back(static_cast<std::uint16_t>(v));
+    for (; run > 0; --run) ops[nops++] = static_cast<std::uint16_t>(v);
   }
-  return ops;
+  return nops;
 }
 
 // One block's symbols and frequencies, then written as a block.
 class Blocks {
 public:
-  Blocks(std::string_view data, std::string& out) : data_(data), w_(out) {
-    syms_.reserve(std::min(kBlockSymbols, data.size() + 1));
-  }
+  // every symbol takes a byte at least: a small input, a small buffer
+  Blocks(std::string_view data, std::string& out)
+      : data_(data), w_(out), syms_(new std::uint32_t[std::min(kBlockSymbols, data.size() + 1)]) {}
 
   void literal(unsigned char b) {
-    syms_.push_back(b);
+    syms_[nsyms_++] = b;
     ++lit_[b];
     ++bytes_;
-    if (syms_.size() == kBlockSymbols) flush(false);
+    if (nsyms_ == kBlockSymbols) flush(false);
   }
   void match(unsigned len, std::size_t dist) {
-    syms_.push_back(static_cast<std::uint32_t>(dist << 9 | len));
+    syms_[nsyms_++] = static_cast<std::uint32_t>(dist << 9 | len);
     ++lit_[257 + kLengthSym[len]];
     ++dist_[dist_sym(dist)];
     bytes_ += len;
-    if (syms_.size() == kBlockSymbols) flush(false);
+    if (nsyms_ == kBlockSymbols) flush(false);
   }
   void finish() { flush(true); }
 
@@ -264,10 +266,11 @@ private:
 
   std::string_view data_;
   BitWriter w_;
-  std::size_t start_ = 0;   // the first byte of the block gathered
-  std::size_t bytes_ = 0;   // the bytes its symbols stand for
-  std::size_t stored_ = 0;  // bytes before start_ still to be written stored
-  std::vector<std::uint32_t> syms_;
+  std::size_t start_ = 0;                  // the first byte of the block gathered
+  std::size_t bytes_ = 0;                  // the bytes its symbols stand for
+  std::size_t stored_ = 0;                 // bytes before start_ still to be written stored
+  std::unique_ptr<std::uint32_t[]> syms_;  // a literal, or dist << 9 | length
+  std::size_t nsyms_ = 0;
   std::array<std::uint32_t, kLitSyms> lit_{};
   std::array<std::uint32_t, kDistSyms> dist_{};
 };
@@ -288,16 +291,16 @@ void Blocks::plan(Dynamic& d) const {
   for (d.nlit = kLitSyms; d.lit.len[d.nlit - 1] == 0;) --d.nlit;
   for (d.ndist = kDistSyms; d.dist.len[d.ndist - 1] == 0;) --d.ndist;
   // the two lists of lengths run-length coded as one (runs may cross)
-  std::vector<std::uint8_t> lens(d.lit.len.begin(), d.lit.len.begin() + d.nlit);
-  lens.insert(lens.end(), d.dist.len.begin(), d.dist.len.begin() + d.ndist);
-  d.ops = run_lengths(lens);
+  std::uint8_t lens[kLitSyms + kDistSyms];
+  std::copy_n(d.dist.len.begin(), d.ndist, std::copy_n(d.lit.len.begin(), d.nlit, lens));
+  d.nops = run_lengths(lens, d.nlit + d.ndist, d.ops.data());
   std::uint32_t freq[kCodeSyms] = {};
-  for (std::uint16_t op : d.ops) ++freq[op & 31];
+  for (std::size_t i = 0; i < d.nops; ++i) ++freq[d.ops[i] & 31];
   limited_code_lengths(freq, kCodeSyms, kMaxCodeBits, d.lengths.len.data());
   assign_codes(d.lengths);
   for (d.nlengths = kCodeSyms; d.nlengths > 4 && d.lengths.len[kCodeOrder[d.nlengths - 1]] == 0;) --d.nlengths;
   d.bits = 3 + 5 + 5 + 4 + 3 * d.nlengths + data_bits(d.lit, d.dist);
-  for (std::uint16_t op : d.ops) d.bits += d.lengths.len[op & 31] + kCodeExtra[op & 31];
+  for (std::size_t i = 0; i < d.nops; ++i) d.bits += d.lengths.len[d.ops[i] & 31] + kCodeExtra[d.ops[i] & 31];
 }
 
 void Blocks::write_header(const Dynamic& d) {
@@ -305,7 +308,8 @@ void Blocks::write_header(const Dynamic& d) {
   w_.put(d.ndist - 1, 5);
   w_.put(d.nlengths - 4, 4);
   for (unsigned i = 0; i < d.nlengths; ++i) w_.put(d.lengths.len[kCodeOrder[i]], 3);
-  for (std::uint16_t op : d.ops) {
+  for (std::size_t i = 0; i < d.nops; ++i) {
+    std::uint16_t op = d.ops[i];
     unsigned sym = op & 31;
     w_.put(d.lengths.bits[sym], d.lengths.len[sym]);
     if (kCodeExtra[sym]) w_.put(op >> 5, kCodeExtra[sym]);
@@ -313,7 +317,8 @@ void Blocks::write_header(const Dynamic& d) {
 }
 
 void Blocks::write_symbols(const Code& lit, const Code& dist) {
-  for (std::uint32_t s : syms_) {
+  for (std::size_t i = 0; i < nsyms_; ++i) {
+    std::uint32_t s = syms_[i];
     if (s < 256) {
       w_.put(lit.bits[s], lit.len[s]);
       continue;
@@ -373,7 +378,7 @@ void Blocks::flush(bool last) {
   }
   if (last) w_.align();
   bytes_ = 0;
-  syms_.clear();
+  nsyms_ = 0;
   lit_.fill(0);
   dist_.fill(0);
 }
