@@ -76,11 +76,15 @@ private:
   unsigned count_ = 0;
 };
 
-// A prefix code: each symbol's length and its code, bit-reversed for the writer.
+// A prefix code of n symbols: each one's length and its code, bit-reversed
+// for the writer
+template <std::size_t n>
 struct Code {
-  std::array<std::uint8_t, 288> len{};
-  std::array<std::uint16_t, 288> bits{};
+  std::array<std::uint8_t, n> len{};
+  std::array<std::uint16_t, n> bits{};
 };
+using LitCode = Code<288>;  // 286 and 287 only in the fixed code's lengths
+using DistCode = Code<32>;  // 30 and 31 likewise
 
 // the n low bits of code in reverse order
 constexpr unsigned reversed(unsigned code, unsigned n) {
@@ -92,7 +96,8 @@ constexpr unsigned reversed(unsigned code, unsigned n) {
 }
 
 // RFC 1951 3.2.2: the canonical codes of the lengths
-constexpr void assign_codes(Code& c) {
+template <std::size_t n>
+constexpr void assign_codes(Code<n>& c) {
   unsigned count[kMaxBits + 1] = {}, next[kMaxBits + 1] = {};
   for (unsigned l : c.len) ++count[l];
   count[0] = 0;
@@ -102,14 +107,14 @@ constexpr void assign_codes(Code& c) {
 }
 
 // RFC 1951 3.2.6, computed by the compiler: read-only data
-constexpr Code kFixedLit = [] {
-  Code f;
+constexpr LitCode kFixedLit = [] {
+  LitCode f;
   for (unsigned i = 0; i < 288; ++i) f.len[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
   assign_codes(f);
   return f;
 }();
-constexpr Code kFixedDist = [] {
-  Code f;
+constexpr DistCode kFixedDist = [] {
+  DistCode f;
   for (unsigned i = 0; i < 32; ++i) f.len[i] = 5;
   assign_codes(f);
   return f;
@@ -200,7 +205,9 @@ private:
 // What a dynamic block's header holds: its codes, the code lengths run-length
 // coded (symbol | extra bits' value << 5), its size in bits with the data.
 struct Dynamic {
-  Code lit, dist, lengths;
+  LitCode lit;
+  DistCode dist;
+  Code<kCodeSyms> lengths;
   std::array<std::uint16_t, kLitSyms + kDistSyms> ops;  // one a length at most
   std::size_t nops = 0;
   unsigned nlit = 0, ndist = 0, nlengths = 0;
@@ -259,9 +266,9 @@ public:
 private:
   void flush(bool last);
   void plan(Dynamic& d) const;
-  std::uint64_t data_bits(const Code& lit, const Code& dist) const;
+  std::uint64_t data_bits(const LitCode& lit, const DistCode& dist) const;
   void write_header(const Dynamic& d);
-  void write_symbols(const Code& lit, const Code& dist);
+  void write_symbols(const LitCode& lit, const DistCode& dist);
   void write_stored(bool last);
 
   std::string_view data_;
@@ -275,7 +282,7 @@ private:
   std::array<std::uint32_t, kDistSyms> dist_{};
 };
 
-std::uint64_t Blocks::data_bits(const Code& lit, const Code& dist) const {
+std::uint64_t Blocks::data_bits(const LitCode& lit, const DistCode& dist) const {
   std::uint64_t bits = 0;
   for (unsigned i = 0; i < kLitSyms; ++i) bits += std::uint64_t(lit_[i]) * lit.len[i];
   for (unsigned i = 0; i < 29; ++i) bits += std::uint64_t(lit_[257 + i]) * kLengthExtra[i];
@@ -316,7 +323,7 @@ void Blocks::write_header(const Dynamic& d) {
   }
 }
 
-void Blocks::write_symbols(const Code& lit, const Code& dist) {
+void Blocks::write_symbols(const LitCode& lit, const DistCode& dist) {
   for (std::size_t i = 0; i < nsyms_; ++i) {
     std::uint32_t s = syms_[i];
     if (s < 256) {
