@@ -25,6 +25,10 @@ std::size_t gunzip_limit(std::size_t gz_size);
 // files carry none of zlib; each member's CRC-32 and size are checked.
 std::string gunzip(std::string_view data, std::string_view subject);
 std::string gunzip(std::string_view data, std::string_view subject, std::size_t limit);
+// One gzip member of data, of any size, by sys/deflate (no zlib): the header
+// zlib's level 6 wrote (no name, time 0, Unix), so a file reads the same
+// bytes as before; the trailer's size is data's modulo 2^32, as RFC 1952
+// has it.
 std::string gzip(std::string_view data);
 
 }  // namespace loopkit

@@ -45,3 +45,12 @@ TEST_CASE("a gzip bomb stops at the inflate limit with exit 3 naming the file", 
   CHECK(gunzip_limit(1000) == std::size_t(256) << 20);
   CHECK(gunzip_limit(std::size_t(10) << 20) == std::size_t(1000) << 20);
 }
+
+TEST_CASE("gzip writes the header zlib wrote (no name, time 0, Unix) and the CRC-32 and size of the data", "[gz]") {
+  std::string z = gzip("hello, hello, hello\n");
+  CHECK(z.substr(0, 10) == std::string("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10));
+  std::string trailer = z.substr(z.size() - 8);
+  // Python's zlib.crc32(b"hello, hello, hello\n"): 0x526e42e7; 20 bytes
+  CHECK(trailer == std::string("\xe7\x42\x6e\x52\x14\0\0\0", 8));
+  CHECK(gunzip(z, "h.gz") == "hello, hello, hello\n");
+}
