@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "sys/deflate_format.hpp"
+
 namespace loopkit {
 
 namespace {
@@ -27,15 +29,7 @@ unsigned value_of(std::uint32_t e) { return (e >> 8) & 0xffff; }
 constexpr unsigned kLitRoot = 10, kDistRoot = 8, kCodeRoot = 7;
 constexpr std::size_t kLitSize = 1536, kDistSize = 512, kCodeSize = 128;
 
-constexpr std::uint16_t kLengthBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                           31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-constexpr std::uint8_t kLengthExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
-                                           2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-constexpr std::uint16_t kDistBase[30] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
-                                         33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
-                                         1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-constexpr std::uint8_t kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
-                                         6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+using deflate_format::kDistBase, deflate_format::kDistExtra, deflate_format::kLengthBase, deflate_format::kLengthExtra;
 
 enum class Kind { lengths, literals, distances };
 
@@ -274,12 +268,11 @@ struct Tables {
 // The code lengths of a dynamic block's two codes, themselves coded
 // (RFC 1951 3.2.7). zlib's limits: 286 and 30 codes, repeats within them.
 bool read_code_lengths(Bits& b, std::uint8_t* lens, unsigned n) {
-  static constexpr std::uint8_t kOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
   unsigned count = b.take(4) + 4;
   std::uint8_t code_lens[19] = {};
   for (unsigned i = 0; i < count; ++i) {
     b.refill();
-    code_lens[kOrder[i]] = static_cast<std::uint8_t>(b.take(3));
+    code_lens[deflate_format::kCodeOrder[i]] = static_cast<std::uint8_t>(b.take(3));
   }
   std::uint32_t table[kCodeSize];
   if (!build_table(code_lens, 19, Kind::lengths, table, kCodeRoot, kCodeSize)) return false;

@@ -6,7 +6,9 @@
 // refusing the data. Then the input as plain bytes, cut in two and gzipped
 // member by member (`gzip >>`), reads back whole. And the input as raw
 // deflate data: sys/inflate writes the bytes zlib's inflate writes, up to
-// where both stop (no CRC there to turn wrong bytes into "corrupt").
+// where both stop (no CRC there to turn wrong bytes into "corrupt"). And
+// our deflate's gzip of the input (sys/deflate) reads back whole through
+// zlib's inflate too, and stays within the bound of stored blocks.
 #include <optional>
 
 #include "../unit/gunzip_reference.hpp"
@@ -50,6 +52,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::size_t half = size / 2;
   std::string members = gzip(in.substr(0, half)) + gzip(in.substr(half));
   fuzz::check(gunzip(members, "members") == in, "two gzip members do not read back as their bytes");
-  fuzz::check(gunzip(gzip(in) + std::string(7, '\0'), "padded") == in, "trailing zeros are not ignored");
+  const std::string packed = gzip(in);
+  fuzz::check(gunzip(packed + std::string(7, '\0'), "padded") == in, "trailing zeros are not ignored");
+  std::string unpacked;
+  fuzz::check(zlib_gunzip(packed, unpacked, size + 1) == Ref::ok && unpacked == in,
+              "zlib's inflate does not read our deflate's gzip back as the input");
+  fuzz::check(packed.size() <= size + 5 * (size / 65535 + 1) + 18, "our deflate's gzip outgrew stored blocks");
   return 0;
 }
