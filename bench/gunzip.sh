@@ -10,7 +10,7 @@ mb=${2:-75}
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-gunzip.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-c++ -std=c++20 -O2 -I"$top/lib" "$top/bench/gunzip.cpp" "$build/libloopkit.a" -lz -o "$work/gunzip-bench"
+c++ -std=c++20 -O2 -I"$top/lib" "$top/bench/gz-bench.cpp" "$build/libloopkit.a" -lz -o "$work/gz-bench"
 awk -v n=$((mb * 1000000 / 110)) 'BEGIN {
   srand(24)
   printf "[\n"
@@ -22,4 +22,4 @@ awk -v n=$((mb * 1000000 / 110)) 'BEGIN {
 }' >"$work/log.json"
 gzip -6 -c "$work/log.json" >"$work/log.json.gz"
 echo "input: $(stat -c %s "$work/log.json") bytes of JSON, $(stat -c %s "$work/log.json.gz") gzipped (gzip -6)"
-for which in zlib loopkit; do "$work/gunzip-bench" "$which" "$work/log.json.gz" 5; done
+for which in zlib loopkit; do "$work/gz-bench" gunzip "$which" "$work/log.json.gz" 5; done

@@ -21,7 +21,7 @@ source "$top/bench/lib-bench.bash"
 command -v valgrind >/dev/null || { echo "gzip.sh: valgrind is not installed" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-gzip.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-c++ -std=c++20 -O2 -I"$top/lib" "$top/bench/gzip.cpp" "$build/libloopkit.a" -lz -o "$work/gzip-bench"
+c++ -std=c++20 -O2 -I"$top/lib" "$top/bench/gz-bench.cpp" "$build/libloopkit.a" -lz -o "$work/gz-bench"
 
 # make_log BYTES FILE: a progress log of iterations, words picked by i alone
 make_log() {
@@ -71,16 +71,16 @@ per_byte() { awk -v i="$1" -v b="$2" 'BEGIN { printf "%.1f", i / b }'; }
 row() { # row NAME FILE
   local name=$1 file=$2 bytes ours zlib gz ours_speed zlib_speed
   bytes=$(wc -c <"$file")
-  read -r ours ours_speed < <("$work/gzip-bench" loopkit "$file" 3)
-  read -r zlib zlib_speed < <("$work/gzip-bench" zlib "$file" 3)
+  read -r ours ours_speed < <("$work/gz-bench" gzip loopkit "$file" 3)
+  read -r zlib zlib_speed < <("$work/gz-bench" gzip zlib "$file" 3)
   gz=$(gzip -6 -c "$file" | wc -c)
   printf '| %s, %s bytes | %s (%.2f%%) | %s (%.2f%%) | %s (%.2f%%) | %+.2f%% | %s / %s / %s | %s / %s |\n' \
     "$name" "$bytes" "$ours" "$(awk -v a="$ours" -v b="$bytes" 'BEGIN { print 100 * a / b }')" \
     "$zlib" "$(awk -v a="$zlib" -v b="$bytes" 'BEGIN { print 100 * a / b }')" \
     "$gz" "$(awk -v a="$gz" -v b="$bytes" 'BEGIN { print 100 * a / b }')" \
     "$(awk -v a="$ours" -v b="$zlib" 'BEGIN { print 100 * (a - b) / b }')" \
-    "$(per_byte "$(instructions '*loopkit_gzip*' "$work/gzip-bench" loopkit "$file" 1)" "$bytes")" \
-    "$(per_byte "$(instructions '*zlib_gzip*' "$work/gzip-bench" zlib "$file" 1)" "$bytes")" \
+    "$(per_byte "$(instructions '*loopkit_gzip*' "$work/gz-bench" gzip loopkit "$file" 1)" "$bytes")" \
+    "$(per_byte "$(instructions '*zlib_gzip*' "$work/gz-bench" gzip zlib "$file" 1)" "$bytes")" \
     "$(per_byte "$(instructions '' gzip -6 -c "$file")" "$bytes")" "$ours_speed" "$zlib_speed"
 }
 

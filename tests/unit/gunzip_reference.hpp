@@ -12,6 +12,23 @@
 
 enum class Ref { ok, corrupt, too_big };
 
+// data deflated by zlib at a level and strategy (windowBits 15 + 16: a gzip
+// member; -15: raw deflate, 15: a zlib stream); "" where zlib fails, which
+// no input does
+inline std::string zlib_deflate(std::string_view data, int level, int strategy, int window_bits = 15 + 16) {
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, window_bits, 8, strategy) != Z_OK) return "";
+  std::string out(deflateBound(&z, static_cast<uLong>(data.size())) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);
+  out.resize(rc == Z_STREAM_END ? z.total_out : 0);
+  deflateEnd(&z);
+  return out;
+}
+
 // z's stream inflated 4 KiB of output at a time onto out: zlib's last
 // answer, Z_MEM_ERROR once out is past limit
 inline int inflate_in_steps(z_stream& z, std::string& out, std::size_t limit) {

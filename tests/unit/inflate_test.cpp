@@ -64,21 +64,6 @@ void agree_raw(std::string_view in, std::size_t limit = std::size_t(1) << 24) {
   if (r == Inflated::ok) CHECK(at == used);
 }
 
-// windowBits 15 + 16: a gzip member; -15: raw deflate
-std::string zlib_deflate(std::string_view data, int level, int strategy, int window_bits = 15 + 16) {
-  z_stream z{};
-  REQUIRE(deflateInit2(&z, level, Z_DEFLATED, window_bits, 8, strategy) == Z_OK);
-  std::string out(deflateBound(&z, static_cast<uLong>(data.size())) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
 std::string le32(std::uint32_t v) {
   std::string s;
   for (int i = 0; i < 4; ++i) s += static_cast<char>(v >> (8 * i));
