@@ -29,14 +29,8 @@ public:
   }
   std::vector<value> docs;
 
-  void string(std::string_view lit, bool escaped) override {
-    if (escaped) st_.push_string(*json_string_value(lit));
-    else st_.push_string(lit.substr(1, lit.size() - 2));
-  }
-  void key(std::string_view lit, bool escaped) override {
-    if (escaped) st_.push_key(*json_string_value(lit));
-    else st_.push_key(lit.substr(1, lit.size() - 2));
-  }
+  void string(std::string_view lit, bool escaped) override { st_.push_string(text_of(lit, escaped)); }
+  void key(std::string_view lit, bool escaped) override { st_.push_key(text_of(lit, escaped)); }
   void number(const JsonNumber& n) override {
     if (n.kind == JsonNumber::int64) {
       // only "-0" spells an integer otherwise than its shortest text
@@ -70,6 +64,14 @@ private:
   boost::json::value_stack st_;
   boost::json::storage_ptr storage_;
   Literals keep_;
+  std::string decoded_;
+
+  // a string literal's text: its bytes, or decoded when it holds an escape
+  std::string_view text_of(std::string_view lit, bool escaped) {
+    if (!escaped) return lit.substr(1, lit.size() - 2);
+    decoded_ = *json_string_value(lit);
+    return decoded_;
+  }
 
   void push_literal(std::string_view text) {
     std::string marked = literal_prefix();

@@ -118,20 +118,21 @@ private:
 
 std::size_t Reader::value(std::size_t p) {
   if (p == n_) incomplete();
+  if (events_ && d_[p] != '[' && d_[p] != '{') return scalar(p);
   switch (d_[p]) {
     case '-':
-    case '0' ... '9': return events_ ? scalar(p) : number(p, nullptr);
-    case 't': return events_ ? scalar(p) : literal(p, "true");
-    case 'f': return events_ ? scalar(p) : literal(p, "false");
-    case 'n': return events_ ? scalar(p) : literal(p, "null");
-    case '"': return events_ ? scalar(p) : string(p);
+    case '0' ... '9': return number(p, nullptr);
+    case 't': return literal(p, "true");
+    case 'f': return literal(p, "false");
+    case 'n': return literal(p, "null");
+    case '"': return string(p);
     case '[':
     case '{': return container(p, nullptr);
     default: syntax(p);
   }
 }
 
-// A scalar at p, read and told to events_.
+// A scalar at p (or what is none: a syntax error), read and told to events_.
 std::size_t Reader::scalar(std::size_t p) {
   switch (d_[p]) {
     case 't': p = literal(p, "true"), events_->boolean(true); return p;
@@ -142,13 +143,15 @@ std::size_t Reader::scalar(std::size_t p) {
       events_->string(t_.substr(p, end - p), escaped_);
       return end;
     }
-    default: {
+    case '-':
+    case '0' ... '9': {
       JsonNumber n{};
       const std::size_t end = number(p, &n);
       n.text = t_.substr(p, end - p);
       events_->number(n);
       return end;
     }
+    default: syntax(p);
   }
 }
 
