@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/json_members.hpp"
+#include "core/scan_block.hpp"
 #include "sys/decimal.hpp"
 #include "sys/error.hpp"
 #include "sys/format.hpp"
@@ -83,7 +84,11 @@ private:
   [[noreturn, gnu::cold]] void incomplete() const { fail(n_, "incomplete json"); }
 
   std::size_t ws(std::size_t p) const {
-    while (p < n_ && is_ws(d_[p])) ++p;
+    while (p < n_ && is_ws(d_[p])) {
+      // a pretty-printed text's runs of ' ' and '\n', 16 bytes at a time
+      const std::size_t blanks = p + 16 <= n_ ? scan::detail::blank16(d_ + p) : 0;
+      p += blanks ? blanks : 1;
+    }
     return p;
   }
   // ws, where the text may not end
@@ -104,6 +109,7 @@ private:
     return p;
   }
   std::size_t string(std::size_t p);  // sets escaped_
+  std::size_t plain_run(std::size_t p) const;
   std::size_t escape(std::size_t p) const;
   std::size_t unicode_fast(std::size_t p) const;
   std::size_t unicode_slow(std::size_t p) const;
@@ -229,16 +235,6 @@ std::size_t Reader::number(std::size_t p, JsonNumber* n) const {
   return p;
 }
 
-// Whether any of the 8 bytes at p ends a plain run of a string: a quote, a
-// backslash, a control or a byte of UTF-8 (word-at-a-time tests, exact).
-constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-constexpr bool has_zero_byte(uint64_t v) { return ((v - ones) & ~v & highs) != 0; }
-bool word_ends_run(const unsigned char* p) {
-  uint64_t w;
-  std::memcpy(&w, p, sizeof w);
-  return ((w - ones * 0x20) | w) & highs || has_zero_byte(w ^ (ones * '"')) || has_zero_byte(w ^ (ones * '\\'));
-}
-
 // the bytes a plain run of a string holds: printable ASCII but '"' and '\\'
 constexpr auto plain = [] {
   std::array<bool, 256> t{};
@@ -246,11 +242,19 @@ constexpr auto plain = [] {
   return t;
 }();
 
+// Where the plain run at p ends: 16 bytes at a time by the scan's own test
+// (scan_block.hpp: the same stops), byte by byte near the text's end.
+std::size_t Reader::plain_run(std::size_t p) const {
+  for (; p + 16 <= n_; p += 16)
+    if (const unsigned stops = scan::detail::string_stops16(d_ + p)) return p + scan::detail::first_bit(stops);
+  while (p < n_ && plain[d_[p]]) ++p;
+  return p;
+}
+
 std::size_t Reader::string(std::size_t p) {
   escaped_ = false;
   for (++p;;) {
-    while (p + 8 <= n_ && !word_ends_run(d_ + p)) p += 8;
-    while (p < n_ && plain[d_[p]]) ++p;
+    p = plain_run(p);
     if (p == n_) incomplete();
     const unsigned char c = d_[p];
     if (c == '"') return p + 1;
