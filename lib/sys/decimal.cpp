@@ -86,6 +86,8 @@ double Decimal::approximate() const {
   return negative ? -d : d;
 }
 
+// Digit by digit, not by read_nearest_double: the lock and event tools
+// validate numbers without carrying its bignum (8 KB more in bin/).
 bool is_finite_json_number(std::string_view t) {
   // 2^1024 - 2^970, the least value strtod rounds to infinity, in full
   static constexpr std::string_view limit =
