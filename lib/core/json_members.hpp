@@ -84,6 +84,11 @@ protected:
 // validates and words it.
 void read_json_events(std::string_view text, std::string_view subject, JsonEvents& events, bool many);
 
+// Exit 3, "'SUBJECT': not valid JSON: REASON at line L, column C" for the
+// byte at `at` of text: the one wording of every reader's errors.
+[[noreturn, gnu::cold]] void fail_invalid_json(std::string_view text, std::size_t at, std::string_view reason,
+                                               std::string_view subject);
+
 // Whether \c is one of JSON's escapes of a single character (\" \\ \/ \b
 // \f \n \r \t): the readers' one list of them.
 inline bool is_short_escape(unsigned char c) {

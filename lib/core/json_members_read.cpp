@@ -73,16 +73,18 @@ private:
   uint64_t names_ = 0;    // a bit for each length and first byte of the names read: most are new
 
   [[noreturn, gnu::cold]] void fail(std::size_t at, std::string_view reason) const {
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < at && i < n_; ++i) {
-      if (d_[i] == '\n') ++line, col = 1;
-      else ++col;
-    }
-    fail_data(loopkit::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject_), reason, line, col));
+    fail_invalid_json(t_, at, reason, subject_);
   }
   [[noreturn, gnu::cold]] void syntax(std::size_t at) const { fail(at, "syntax error"); }
   [[noreturn, gnu::cold]] void incomplete() const { fail(n_, "incomplete json"); }
 
+  // The first value's place: after the whitespace, where the text holds a
+  // document (or none, when none may be)
+  std::size_t first(bool may_be_empty) const {
+    const std::size_t p = ws(0);
+    if (p == n_ && !may_be_empty) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject_)));
+    return p;
+  }
   std::size_t ws(std::size_t p) const {
     while (p < n_ && is_ws(d_[p])) {
       // a pretty-printed text's runs of ' ' and '\n', 16 bytes at a time
@@ -400,8 +402,7 @@ std::size_t Reader::container(std::size_t p, JsonMembers* members) {
 }
 
 std::optional<JsonMembers> Reader::document() {
-  std::size_t p = ws(0);
-  if (p == n_) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject_)));
+  std::size_t p = first(false);
   JsonMembers fields;
   fields.members.reserve(12);  // a record of ours has 8 or 10
   const bool object = d_[p] == '{';
@@ -414,8 +415,7 @@ std::optional<JsonMembers> Reader::document() {
 
 bool Reader::spans(std::vector<JsonMemberSpan>& out) {
   spans_ = &out;
-  std::size_t p = ws(0);
-  if (p == n_) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject_)));
+  std::size_t p = first(false);
   const bool object = d_[p] == '{';
   p = ws(value(p));
   if (p != n_) fail(p, "extra data");
@@ -424,8 +424,7 @@ bool Reader::spans(std::vector<JsonMemberSpan>& out) {
 
 void Reader::events(JsonEvents& events, bool many) {
   events_ = &events;
-  std::size_t p = ws(0);
-  if (p == n_ && !many) fail_data(loopkit::format("{}: not valid JSON: empty document", quoted(subject_)));
+  std::size_t p = first(many);
   while (p != n_) {
     p = ws(value(p));
     events.document_end();
@@ -437,6 +436,15 @@ void Reader::events(JsonEvents& events, bool many) {
 
 std::optional<JsonMembers> parse_json_object(std::string_view text, std::string_view subject) {
   return Reader(text, subject).document();
+}
+
+void fail_invalid_json(std::string_view text, std::size_t at, std::string_view reason, std::string_view subject) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') ++line, col = 1;
+    else ++col;
+  }
+  fail_data(loopkit::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject), reason, line, col));
 }
 
 void read_json_events(std::string_view text, std::string_view subject, JsonEvents& events, bool many) {

@@ -75,16 +75,7 @@ protected:
   // (validate_json throws it); only what it lets through is ours.
   [[noreturn, gnu::cold, gnu::noinline]] void bad(std::size_t at, std::string_view reason) const {
     validate_json(t_, subject_);
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < at && i < n_; ++i) {
-      if (d_[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    fail_data(loopkit::format("{}: not valid JSON: {} at line {}, column {}", quoted(subject_), reason, line, col));
+    fail_invalid_json(t_, at, reason, subject_);
   }
   [[noreturn, gnu::cold, gnu::noinline]] void bad(std::size_t at) const { bad(at, "syntax error"); }
 
