@@ -44,7 +44,11 @@ json::object& object_at(json::value& doc, std::initializer_list<std::string_view
 std::optional<double> number(const json::value* v) {
   if (!v || !json::is_numeric(*v)) return std::nullopt;
   if (json::is_number_literal(*v)) return json::nearest_double(json::literal_text(*v));
-  return v->to_number<double>();
+  // not to_number<double>(): its error path alone brings boost::system's
+  // error category and exception into the tool (11 KB)
+  if (v->is_int64()) return static_cast<double>(v->get_int64());
+  if (v->is_uint64()) return static_cast<double>(v->get_uint64());
+  return v->get_double();
 }
 
 std::pair<std::string_view, std::string_view> split_eq(std::string_view s, std::string_view option,

@@ -3,11 +3,11 @@
 #include <boost/json/src.hpp>  // Boost.JSON compiled into the library, once
 #include <cmath>
 #include <cstdint>
-#include <random>
 
 #include "core/json_members.hpp"
 #include "sys/error.hpp"
 #include "sys/format.hpp"
+#include "sys/random.hpp"
 
 namespace loopkit::json {
 
@@ -82,11 +82,10 @@ private:
 
 const std::string& Builder::literal_prefix() {
   static const std::string prefix = [] {
-    std::random_device rd;
     // 0xFF never occurs in UTF-8, and every string a value can hold has
     // been checked to be UTF-8: no data can spell this prefix, whatever it
     // guesses of the random tag (the fuzzer learnt a NUL-led one)
-    return loopkit::format("\xfflk{:08x}{:08x}#", rd(), rd());
+    return loopkit::format("\xfflk{:016x}#", random_u64());
   }();
   return prefix;
 }

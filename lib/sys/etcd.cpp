@@ -2,12 +2,12 @@
 
 #include <boost/json.hpp>  // compiled once into the library by lib/core/json.cpp
 #include <chrono>
-#include <random>
 #include <thread>
 
 #include "sys/base64.hpp"
 #include "sys/etcd_codec.hpp"
 #include "sys/http.hpp"
+#include "sys/random.hpp"
 
 namespace loopkit::etcd {
 namespace {
@@ -39,11 +39,10 @@ bool is_retryable(int code, std::string_view message, bool* ambiguous) {
 }
 
 std::string random_hex(size_t bytes) {
-  std::random_device rd;
   static const char digits[] = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < bytes; ++i) {
-    unsigned b = rd() & 255;
+  std::string raw(bytes, '\0'), s;
+  fill_random(raw.data(), bytes);
+  for (unsigned char b : raw) {
     s += digits[b >> 4];
     s += digits[b & 15];
   }
@@ -374,8 +373,7 @@ std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
 
 int64_t Client::lease_grant(int64_t ttl_seconds) {
   // a random id in 1..2^62: lost answers are settled by looking it up
-  std::random_device rd;
-  int64_t id = static_cast<int64_t>((static_cast<uint64_t>(rd()) << 32 | rd()) >> 2);
+  int64_t id = static_cast<int64_t>(random_u64() >> 2);
   if (id == 0) id = 1;
   json::object req{{"TTL", number(ttl_seconds)}, {"ID", number(id)}};
   Deadline deadline = deadline_after(impl_->timeout);

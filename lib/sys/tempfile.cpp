@@ -5,14 +5,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sys/error.hpp"
 #include "sys/mapped.hpp"
 #include "sys/proc.hpp"
+#include "sys/random.hpp"
 
 namespace loopkit {
 
@@ -27,12 +26,7 @@ bool g_unnamed_allowed = true;
 std::string random_part() {
   static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
   unsigned char bytes[random_chars];
-  if (getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof bytes)) {
-    timespec ts{};  // no entropy yet (early boot): unique, if not secret
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t x = static_cast<uint64_t>(ts.tv_nsec) ^ (static_cast<uint64_t>(getpid()) << 32) ^ ts.tv_sec;
-    for (auto& b : bytes) b = static_cast<unsigned char>(x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 7;
-  }
+  fill_random(bytes, sizeof bytes);
   std::string s;
   for (unsigned char b : bytes) s += alphabet[b % (sizeof alphabet - 1)];
   return s;
