@@ -329,3 +329,29 @@ TEST_CASE("the scan reports its progress every 16 MiB, in order, and only then")
   REQUIRE(s[0]);
   CHECK(s[0]->first == t.size() - 2);
 }
+
+TEST_CASE("items taken walking and from the window of the last ones come out in order, each once") {
+  // [8] and [1] are taken walking; [-5], [-1] and [-9] from the window; the
+  // children of a container are in index order for lookup to find them
+  std::string t = R"({"a":[0,1,2,3,4,5,6,7,8,9],"b":[[0,1],[2,3],[4,5]]})";
+  const char* paths[] = {".a[8]",  ".a[-5]",   ".a[1]",      ".a[-1]",  ".a[-9]",
+                         ".a[-2]", ".b[2][0]", ".b[-3][-1]", ".b[0][1]"};
+  scan::Want w;
+  for (const char* p : paths) w.add(parse_path(p));
+  w.settle();
+  scan::Node root = scan::scan(t, w, "t.json");
+  const scan::Node* a = nullptr;
+  for (const auto& c : root.children)
+    if (t.compare(c.item.key, 3, "\"a\"") == 0) a = &c.node;
+  REQUIRE(a);
+  std::vector<std::size_t> order;
+  for (const auto& c : a->children) order.push_back(c.index);
+  CHECK(order == std::vector<std::size_t>{1, 5, 8, 9});  // 1 ([-9]) and 8 ([-2]) once
+  for (const char* p : paths) {
+    INFO(p);
+    std::vector<std::string> got;
+    for (const auto& s : textedit::lookup(t, root, parse_path(p)))
+      got.push_back(s ? t.substr(s->first, s->second - s->first) : "<missing>");
+    CHECK(got == values_by_reference(t, p));
+  }
+}
