@@ -127,8 +127,9 @@ static void print_result(const std::string& text, bool committed) {
 // --debounce seconds, and always at end of input or on SIGINT/SIGTERM.
 // --expect and --require are checked once, on the file as found before the
 // stream's first write: from then on the stream owns the document, and its
-// own lines may change what they named.
-static int run_stream(const Config& c) {
+// own lines may change what they named. Cold: a call's common path never
+// streams, so it is built for size.
+[[gnu::cold]] static int run_stream(const Config& c) {
   catch_termination_signals();
   Update batch = c.update;
   std::string last;
