@@ -37,16 +37,19 @@ std::string verdict_of_boost(const std::string& text) {
   }
 }
 
-std::vector<std::string> spans_by_scan(const std::string& text, const char* path) {
-  Path p = parse_path(path);
-  scan::Want w;
-  w.add(p);
-  w.settle();
-  scan::Node root = scan::scan(text, w, "t.json");
+// what lookup finds at path in a scanned root, as text
+std::vector<std::string> spans_at(const std::string& text, const scan::Node& root, const char* path) {
   std::vector<std::string> out;
-  for (const auto& s : textedit::lookup(text, root, p))
+  for (const auto& s : textedit::lookup(text, root, parse_path(path)))
     out.push_back(s ? text.substr(s->first, s->second - s->first) : "<missing>");
   return out;
+}
+
+std::vector<std::string> spans_by_scan(const std::string& text, const char* path) {
+  scan::Want w;
+  w.add(parse_path(path));
+  w.settle();
+  return spans_at(text, scan::scan(text, w, "t.json"), path);
 }
 
 // the values the reference lookup finds, as compact JSON
@@ -349,9 +352,6 @@ TEST_CASE("items taken walking and from the window of the last ones come out in 
   CHECK(order == std::vector<std::size_t>{1, 5, 8, 9});  // 1 ([-9]) and 8 ([-2]) once
   for (const char* p : paths) {
     INFO(p);
-    std::vector<std::string> got;
-    for (const auto& s : textedit::lookup(t, root, parse_path(p)))
-      got.push_back(s ? t.substr(s->first, s->second - s->first) : "<missing>");
-    CHECK(got == values_by_reference(t, p));
+    CHECK(spans_at(t, root, p) == values_by_reference(t, p));
   }
 }
