@@ -131,6 +131,7 @@ public:
   std::optional<JsonMembers> beat(const LockEntry& held, int64_t now, std::optional<double> every) override;
   void waited() override;
   void abandon() override;
+  bool release_own() override;
   int64_t revision() const override;
   void keep_in_background(const Owner& owner) override;
 
@@ -445,6 +446,13 @@ void Session::waited() {
 void Session::abandon() {
   if (lease_) store_.client().lease_revoke(lease_);
   lease_ = 0;
+}
+
+bool Session::release_own() {
+  if (!lease_) return false;
+  store_.client().lease_revoke(lease_);  // false: it ran out, and the key went with it
+  lease_ = 0;
+  return true;
 }
 
 int64_t Session::revision() const { return store_.last_revision; }

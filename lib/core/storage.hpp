@@ -49,6 +49,11 @@ public:
   virtual void abandon() {}
   // The revision of the last write that got the lock (etcd), else 0.
   virtual int64_t revision() const { return 0; }
+  // Gives up the lock this session got, without reading it first, where
+  // the store can (etcd: revoking the session's lease deletes the key only
+  // while it still carries that lease, so a lock taken over meanwhile
+  // stays its new holder's). False where it cannot (files): release_lock.
+  virtual bool release_own() { return false; }
   // Keeps the lock alive in the background while its owner lives, after
   // the tool has gone (etcd's keeper; files: the owner beats itself).
   virtual void keep_in_background(const Owner&) {}
