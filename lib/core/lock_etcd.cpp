@@ -443,11 +443,7 @@ void Session::waited() {
   renewed_at_ = monotonic_seconds();
 }
 
-void Session::abandon() {
-  if (lease_) store_.client().lease_revoke(lease_);
-  lease_ = 0;
-}
-
+void Session::abandon() { release_own(); }
 bool Session::release_own() {
   if (!lease_) return false;
   store_.client().lease_revoke(lease_);  // false: it ran out, and the key went with it
