@@ -123,7 +123,7 @@ static int run_command(const std::string& file, Config& c, LockStore& store, con
   Beater beat{file, store, c};
   auto release = [&] {
     try {
-      if (!r.session->release_own()) release_lock(store, c.request.owner, false);
+      release_got(store, *r.session, c.request.owner);
     } catch (const Error& e) {
       cli::warn(e.what());  // a lease runs out by itself
     }

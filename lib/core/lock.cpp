@@ -223,6 +223,10 @@ Released release_lock(const std::string& path, const Owner& owner, bool force, b
   return release_lock(*file_lock_store(path), owner, force, mark_released);
 }
 
+void release_got(LockStore& store, LockSession& session, const Owner& owner) {
+  if (!session.release_own()) release_lock(store, owner, false);
+}
+
 namespace {
 ReapResult look_for_reaping(LockStore& store, const StalePolicy& policy) {
   ReapResult res;

@@ -74,6 +74,10 @@ RefreshResult keep_heartbeat(const std::string& path, const Owner& owner, double
 enum class Released { removed, not_ours, missing };
 Released release_lock(LockStore& store, const Owner& owner, bool force, bool mark_released = false);
 Released release_lock(const std::string& path, const Owner& owner, bool force, bool mark_released = false);
+// The lock that `session` got for `owner`, given up when its holder is done
+// (lock-acquire -- COMMAND): by the session itself where the store can
+// without a read (etcd: one revoke), else as release_lock.
+void release_got(LockStore& store, LockSession& session, const Owner& owner);
 // "locks/.NAME.released" for "locks/NAME": a dot file, which sweeps skip
 std::string released_mark_path(const std::string& path);
 
