@@ -496,6 +496,31 @@ lock-acquire: try 'lock-acquire --help'"
   assert_equal "$(state-get h.lock pid)" "$waiter"
 }
 
+@test "issue 24: a waiter stops watching the folder before it takes the lock, and a lock free at once is got unwatched" {
+  need_strace
+  holder=$(live)
+  waiter=$(live)
+  # closing an inotify instance right after its watch went waits for the
+  # kernel to free the watch (up to 16 ms): the watch goes before the
+  # attempt's fsyncs, so that it is freed by the time the waiter exits
+  lock-acquire --pid "$holder" h.lock
+  strace -o trace -e trace=inotify_init1,inotify_add_watch,inotify_rm_watch,linkat,close \
+    lock-acquire --wait 30 --pid "$waiter" h.lock & acq=$!
+  for _ in $(seq 200); do grep -q inotify_add_watch trace 2>/dev/null && break; sleep 0.05; done
+  lock-release --pid "$holder" h.lock
+  rc=0; wait "$acq" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(state-get h.lock pid)" "$waiter"
+  # the last change of the watch is its removal, before the link that took the lock
+  run -0 grep -nE 'inotify_(add|rm)_watch|linkat\(.*"h.lock".* = 0' trace
+  assert_line --index 0 --partial inotify_add_watch
+  assert_line --index -2 --partial inotify_rm_watch
+  assert_line --index -1 --partial linkat
+  lock-release --pid "$waiter" h.lock
+  strace -o trace -e trace=inotify_init1,inotify_add_watch lock-acquire --wait 30 --pid "$waiter" h.lock
+  run -1 grep -c inotify trace
+}
+
 @test "issue 24: -- COMMAND waits on the folder with signals held, and runs once the lock is free" {
   holder=$(live)
   lock-acquire --pid "$holder" h.lock

@@ -102,9 +102,12 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
   // pause (most calls never pause).
   std::optional<std::minstd_rand> jitter;
   double backoff = 0.01;
-  // set up before the first attempt, so that a release between an attempt
-  // and its pause is an event waiting to be read, not a wake-up lost
-  std::unique_ptr<LockWatch> watch = req.wait_seconds > 0 ? open_lock_watch(store) : nullptr;
+  // Opened at the first failed attempt of a waiter. Disarmed before each
+  // attempt and armed again after one that failed: an attempt made unarmed
+  // is followed by one more, armed, so that a release between an attempt
+  // and its pause is an event waiting to be read, not a wake-up lost.
+  std::unique_ptr<LockWatch> watch;
+  bool just_armed = false;
   std::unique_ptr<WaitLine> ticket;  // in line from the first pause on
   AcquireResult res;
   for (;;) {
@@ -112,6 +115,7 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
     // leaves the line first, and its last attempt is made out of line
     if (ticket && deadline - monotonic_seconds() <= 0) ticket.reset();
     if (!ticket || ticket->my_turn([&] { return store.read().state == LockFile::missing; })) {
+      if (watch && !just_armed) watch->disarm();
       res = try_acquire(store, *session, req, ticket.get());
       const bool time_up = deadline - monotonic_seconds() <= 0;
       if (time_up && res.outcome == AcquireResult::held && res.holder.state == LockFile::missing)
@@ -121,7 +125,13 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
         else res.session = std::move(session);
         return res;
       }
+      if (req.wait_seconds > 0 && !just_armed) {
+        if (!watch) watch = open_lock_watch(store);
+        just_armed = watch && watch->rearm();
+        if (just_armed) continue;
+      }
     }
+    just_armed = false;
     if (!ticket && req.wait_seconds > 0) ticket = join_wait_line(store);
     if (!jitter)
       jitter.emplace(static_cast<unsigned>(getpid()) ^

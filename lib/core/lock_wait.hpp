@@ -20,6 +20,14 @@ public:
   virtual ~LockWatch() = default;
   // false: there are no events to wait for, and the waiter polls
   virtual bool active() const = 0;
+  // Before an attempt: a watch that should not be left to its waiter's
+  // exit stops (a file lock's, sys/watch.hpp says why), when the attempt
+  // may well take the lock.
+  virtual void disarm() {}
+  // After a failed attempt: watches again; true when it was not watching
+  // since that attempt's read, so that a change meanwhile may be unseen and
+  // the waiter attempts once more before it pauses.
+  virtual bool rearm() { return false; }
   // Waits up to seconds for a change of the lock: true on one (or when
   // something may have changed), false when the time ran out or a signal
   // came. Changes since the last attempt's read that were not yet waited
@@ -45,11 +53,19 @@ std::unique_ptr<NameWatch> watch_lock(const LockStore& store);
 class NameLockWatch : public LockWatch {
 public:
   explicit NameLockWatch(std::unique_ptr<NameWatch> names) : names_(std::move(names)) {}
-  bool active() const override { return names_->active(); }
-  bool wait(double seconds) override { return names_->wait(seconds); }
+  bool active() const override { return names_->armed(); }
+  // only after a change: a wait that timed out (a poll, for changes that
+  // bring no event) most likely finds the lock still held, and its attempt
+  // would only be made twice
+  void disarm() override {
+    if (changed_) names_->disarm();
+  }
+  bool rearm() override { return !names_->armed() && names_->arm(); }
+  bool wait(double seconds) override { return changed_ = names_->wait(seconds); }
 
 private:
   std::unique_ptr<NameWatch> names_;
+  bool changed_ = false;
 };
 
 // The watch for a waiter on store; nullptr when it has none (it polls).

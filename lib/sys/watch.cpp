@@ -13,37 +13,55 @@ namespace loopkit {
 
 namespace {
 constexpr uint32_t changes = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB;
-constexpr uint32_t folder_gone = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED | IN_Q_OVERFLOW;
+constexpr uint32_t folder_gone = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED;
+}  // namespace
 
-// Whether the events queued now name our change; reads them all.
-bool drain(int fd, const std::string& name) {
+NameWatch::NameWatch(std::string dir, std::string name)
+    : fd_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)), dir_(std::move(dir)), name_(std::move(name)) {}
+
+bool NameWatch::arm() {
+  if (!fd_) return false;  // no inotify (or no instances left): the caller polls
+  if (wd_ >= 0) return true;
+  wd_ = inotify_add_watch(fd_.get(), dir_.c_str(), changes | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
+  return wd_ >= 0;
+}
+
+void NameWatch::disarm() {
+  if (wd_ < 0) return;
+  inotify_rm_watch(fd_.get(), wd_);
+  wd_ = -1;
+}
+
+// Whether the events queued now name our change; reads them all. Events of
+// an earlier arming (its IN_IGNORED, say) are not ours.
+bool NameWatch::drain() {
   alignas(inotify_event) char buf[4096];
   bool hit = false;
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd_.get(), buf, sizeof buf);
     if (n <= 0) return hit;  // EAGAIN: nothing more queued
     for (ssize_t at = 0; at < n;) {
       const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
-      if (e->mask & folder_gone) hit = true;
-      else if (e->len > 0 && std::strcmp(e->name, name.c_str()) == 0) hit = true;
       at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      if (e->mask & IN_Q_OVERFLOW) {
+        hit = true;
+      } else if (e->wd != wd_) {
+        continue;
+      } else if (e->mask & folder_gone) {
+        hit = true;
+        if (e->mask & IN_IGNORED) wd_ = -1;  // the kernel dropped the watch
+      } else if (e->len > 0 && std::strcmp(e->name, name_.c_str()) == 0) {
+        hit = true;
+      }
     }
   }
 }
-}  // namespace
-
-NameWatch::NameWatch(const std::string& dir, std::string name) : name_(std::move(name)) {
-  Fd fd(inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
-  if (!fd) return;  // no inotify (or no instances left): the caller polls
-  if (inotify_add_watch(fd.get(), dir.c_str(), changes | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0) return;
-  fd_ = std::move(fd);
-}
 
 bool NameWatch::wait(double seconds) {
-  if (!fd_) return false;
+  if (wd_ < 0) return false;
   const double end = monotonic_seconds() + seconds;
   for (;;) {
-    if (drain(fd_.get(), name_)) return true;
+    if (drain()) return true;
     const double left = end - monotonic_seconds();
     if (left <= 0) return false;
     pollfd p{fd_.get(), POLLIN, 0};
