@@ -296,9 +296,9 @@ tickets_reach() {
     pids+=("$!")
     tickets_reach "$n"
   done
-  # a ticket is on its waiter's lease, and says who waits
+  # a ticket is on its waiter's lease, and says who waits, on which host
   key=$(tickets | head -1)
-  [[ $(etcdctl3 get --print-value-only "$key") =~ ^[0-9]+\ [0-9]+$ ]]
+  [[ $(etcdctl3 get --print-value-only "$key") =~ ^[0-9]+\ [0-9]+\ [0-9a-f-]+\ $(uname -n)$ ]]
   [ "$(etcdctl3 get -w json "$key" | jq '.kvs[0].lease')" != null ]
   run -0 lock-release --pid "$holder" "$U"
   for p in "${pids[@]}"; do wait "$p"; done
@@ -364,4 +364,43 @@ tickets_reach() {
   kill -9 "$waiter"
   for _ in $(seq 100); do [ -z "$(tickets)" ] && break; sleep 0.1; done
   [ -z "$(tickets)" ]
+}
+
+@test "issue 24: a waiter killed -9 ahead in an etcd lock's line is passed over at once, its ticket removed" {
+  holder=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  lock-acquire --ttl 600 --wait 600 "$U" -- true &
+  killed=$!
+  tickets_reach 1
+  dead=$(tickets)
+  lock-acquire --no-keeper --wait 600 --pid "$(live)" "$U" &
+  waiter=$!
+  tickets_reach 2
+  wait_exec "$killed" loopkit-etcd
+  kill -9 "$killed"
+  run -0 lock-release --pid "$holder" "$U"
+  wait "$waiter"
+  # its lease (600 s) would have kept it in line: the waiter behind removed it
+  run -0 etcdctl3 get --keys-only "$dead"
+  assert_output ""
+  [ -z "$(tickets)" ]
+}
+
+@test "issue 24: tickets in an etcd lock's line that this host cannot judge are waited out for the grace, and kept" {
+  holder=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  # ahead of the waiter: another host's waiter, and an older loopkit's
+  # ticket with no host, whose pids are not running here
+  lease=$(etcdctl3 lease grant 600 | awk '{ print $2 }')
+  other=$(printf '/lk-test/%s/.a.wait.%016x' "$BATS_TEST_NUMBER" "0x$lease")
+  etcdctl3 put --lease="$lease" "$other" "999999 1 - elsewhere.invalid" >/dev/null
+  lease2=$(etcdctl3 lease grant 600 | awk '{ print $2 }')
+  older=$(printf '/lk-test/%s/.a.wait.%016x' "$BATS_TEST_NUMBER" "0x$lease2")
+  etcdctl3 put --lease="$lease2" "$older" "999999 1" >/dev/null
+  lock-acquire --no-keeper --wait 600 --pid "$(live)" "$U" &
+  waiter=$!
+  tickets_reach 3
+  run -0 lock-release --pid "$holder" "$U"
+  wait "$waiter"
+  assert_equal "$(tickets | sort)" "$(printf '%s\n' "$other" "$older" | sort)"
 }

@@ -84,41 +84,6 @@ bool keep_alive(etcd::Client& client, int64_t lease) { return lease && client.le
 
 bool release_lease(etcd::Client& client, int64_t lease) { return lease && client.lease_revoke(lease); }
 
-std::string describe(const std::string& url, const LockEntry& k, const Verdict& v) {
-  if (k.state != LockFile::readable) return describe_lock(url, k, v);
-  // the lease, not a heartbeat in the record, says that its holder lives
-  std::string s = url + ": " + state_name(k, v);
-  if (v.stale) s += " (" + v.reason + ")";
-  s += ", " + describe_owner(k.record);
-  if (v.age) s += loopkit::format(", taken {}s ago", std::max<int64_t>(0, *v.age));
-  s += loopkit::format(", revision {}", k.revision);
-  if (k.ttl) s += loopkit::format(", lease expires in {}s", *k.ttl);
-  return s;
-}
-
-std::string to_json(const std::string& url, const LockEntry& k, const Verdict& v) {
-  JsonMembers o = *parse_json_object(lock_json(url, k, v), "lock_json");
-  if (k.state != LockFile::missing) {
-    o.set_integer("revision", k.revision);
-    if (k.ttl) o.set_integer("ttl", *k.ttl);
-  }
-  return o.json();
-}
-
-std::vector<Named> read_operand(etcd::Client& client, const std::string& url, const etcd::Target& target,
-                                bool with_ttl) {
-  std::vector<Named> out;
-  if (!target.is_folder) {
-    out.push_back({url, read(client, target.key, with_ttl)});
-    return out;
-  }
-  for (auto& k : read_folder(client, target.key, with_ttl)) {
-    std::string name = url + k.key.substr(std::min(target.key.size(), k.key.size()));
-    out.push_back({std::move(name), std::move(k)});
-  }
-  return out;
-}
-
 namespace {
 class Store;
 
@@ -296,7 +261,7 @@ void Store::take_ticket(int64_t lease) {
   t.key = wait_ticket_key(target_.key, lease);
   t.lease = lease;
   try {
-    t.created = client_.put(t.key, waiter_text(), lease);
+    t.created = client_.put(t.key, waiter_text_with_host(), lease);
   } catch (const etcd::OutcomeUnknown&) {
     auto kv = client_.get(t.key);
     if (!kv) throw;
@@ -320,15 +285,32 @@ void Store::in_line(etcd::GuardedPut& p, etcd::RangeResult* mine) {
   if (p.expect_mod_revision != 0 || line_open_ || !mine) return;
   p.also.push_back(etcd::Compare::every_key_of(wait_ticket_prefix(target_.key), etcd::Field::create_revision,
                                                etcd::Relation::greater, ticket_->created - 1));
-  p.also_seen_key = ticket_->key;
+  p.also_seen_key = wait_ticket_prefix(target_.key);
+  p.also_seen_prefix = true;
   p.also_seen = mine;
 }
 
-void Store::note_refusal(const etcd::RangeResult& mine) {
-  if (mine.revision && mine.kvs.empty()) {
-    // ours was deleted (by hand): a new place, and at once another attempt
-    take_ticket(last_lease_);
-    return;
+// The line as the refused create saw it: a place of ours taken again if
+// ours went (deleted by hand), and the places ahead of ours whose waiters
+// this host can tell are gone (killed with -9, their leases still running)
+// removed, each if unchanged; either way another attempt at once.
+void Store::note_refusal(const etcd::RangeResult& line) {
+  if (line.revision) {
+    const std::string prefix = wait_ticket_prefix(target_.key);
+    bool ours = false, passed = false;
+    for (const auto& kv : line.kvs) {
+      if (kv.key == ticket_->key) {
+        ours = true;
+      } else if (kv.create_revision < ticket_->created && kv.key.size() == prefix.size() + 16 &&
+                 is_local_waiter_gone(kv.value)) {
+        LockKey gone;  // no lease: the ticket alone goes, its lease runs out
+        gone.key = kv.key;
+        gone.revision = kv.mod_revision;
+        passed |= remove_if_unchanged(client_, gone);
+      }
+    }
+    if (!ours) take_ticket(last_lease_);
+    if (!ours || passed) return;
   }
   refused_ = true;
   if (!free_since_) free_since_ = monotonic_seconds();

@@ -46,6 +46,30 @@ std::string waiter_text() {
   return look.start ? loopkit::format("{} {}\n", me, *look.start) : loopkit::format("{}\n", me);
 }
 
+std::string waiter_text_with_host() {
+  const pid_t me = getpid();
+  const ProcessLook look = look_at_process(me);
+  const std::string boot = boot_id();
+  return loopkit::format("{} {} {} {}\n", me, look.start ? std::to_string(*look.start) : "-", boot.empty() ? "-" : boot,
+                         host_name());
+}
+
+bool is_local_waiter_gone(std::string_view text) {
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::string_view field[3];
+  for (auto& f : field) {
+    const std::size_t space = text.find(' ');
+    if (space == std::string_view::npos) return false;  // an older ticket, with no host: nobody can tell
+    f = text.substr(0, space);
+    text.remove_prefix(space + 1);
+  }
+  const std::string_view boot = field[2], host = text;
+  if (host.empty() || host != host_name()) return false;
+  const std::string now = boot_id();
+  if (boot != "-" && !now.empty() && boot != now) return true;  // before this host's last boot
+  return !is_waiter_alive(loopkit::format("{} {}", field[0], field[1]));
+}
+
 std::string wait_ticket_prefix(const std::string& key) {
   const std::size_t slash = key.rfind('/');
   const std::size_t base = slash == std::string::npos ? 0 : slash + 1;

@@ -12,7 +12,9 @@
 // An etcd lock's line is made of keys (lock_etcd.cpp): ".NAME.wait.LEASE"
 // beside the key, on the waiter's lease, ordered by their create revisions;
 // the waiter's create transaction itself checks that no older ticket lives,
-// so a hand-off costs no request more than the race it replaces.
+// so a hand-off costs no request more than the race it replaces. A refused
+// create's answer holds the line, and the tickets ahead whose waiters this
+// host can tell are gone (their pid and boot, named with the host) go.
 #pragma once
 #include <functional>
 #include <memory>
@@ -73,6 +75,14 @@ std::unique_ptr<WaitLine> join_wait_line(LockStore& store);
 
 // "PID START\n": this process, as a ticket names its waiter
 std::string waiter_text();
+// "PID START BOOT HOST\n" ("-" for a start time or boot id not known): this
+// process, as an etcd ticket names its waiter, for waiters on every host
+std::string waiter_text_with_host();
+// Whether an etcd ticket's text names a waiter of this host that is gone
+// (not running, or from before the host's last boot): section 5's rules
+// for a lock's owner. False for another host's waiter, and for a ticket
+// without a host (an older loopkit's): nobody here can tell.
+bool is_local_waiter_gone(std::string_view text);
 
 // The tickets of the lock key DIR/NAME: "DIR/.NAME.wait.", and the one on
 // a lease: its id in 16 hex digits after that

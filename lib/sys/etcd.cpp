@@ -354,7 +354,7 @@ std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
     t.failure.push_back(Op::range_key(gp.key));
     *gp.seen_on_failure = RangeResult{};
     if (gp.also_seen) {
-      t.failure.push_back(Op::range_key(gp.also_seen_key));
+      t.failure.push_back(Op::range_key(gp.also_seen_key, gp.also_seen_prefix));
       *gp.also_seen = RangeResult{};
     }
   }

@@ -60,9 +60,11 @@ struct GuardedPut {
   // Optional. When set and a condition failed, the key as the same
   // transaction saw it (revision 0: not known, the answer was lost).
   RangeResult* seen_on_failure = nullptr;
-  // Optional, with seen_on_failure: this key too, as the same transaction
-  // saw it (its kvs empty when it does not exist).
+  // Optional, with seen_on_failure: this key too (every key under it, with
+  // also_seen_prefix), as the same transaction saw it (its kvs empty when it
+  // does not exist).
   std::string also_seen_key{};
+  bool also_seen_prefix = false;
   RangeResult* also_seen = nullptr;
 };
 

@@ -7,6 +7,7 @@
 #include <utime.h>
 
 #include "core/lock.hpp"
+#include "core/lock_queue.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
@@ -380,4 +381,24 @@ TEST_CASE("lock_text writes what json::compact writes, whatever byte needs escap
       CHECK(lock_text(f) == json::compact(json::value(o)) + "\n");
     }
   }
+}
+
+TEST_CASE("an etcd ticket names its waiter's host, and only this host's gone waiters are told gone", "[lock]") {
+  const std::string mine = waiter_text_with_host();
+  CHECK(mine.back() == '\n');
+  CHECK(mine.find(" " + host_name() + "\n") != std::string::npos);
+  CHECK_FALSE(is_local_waiter_gone(mine));  // this process runs
+  const std::string boot = boot_id().empty() ? "-" : boot_id();
+  const pid_t gone = dead_pid();
+  CHECK(is_local_waiter_gone(loopkit::format("{} - {} {}\n", gone, boot, host_name())));
+  // the same pid, started at another time: a reused pid, the waiter gone
+  const auto start = look_at_process(getpid()).start;
+  if (start) CHECK(is_local_waiter_gone(loopkit::format("{} {} {} {}\n", getpid(), *start + 1, boot, host_name())));
+  if (!boot_id().empty())  // from before this host's last boot
+    CHECK(
+        is_local_waiter_gone(loopkit::format("{} - 00000000-0000-0000-0000-000000000000 {}\n", getpid(), host_name())));
+  // nobody here can tell: another host's, or an older loopkit's with no host
+  CHECK_FALSE(is_local_waiter_gone(loopkit::format("{} - {} elsewhere.invalid\n", gone, boot)));
+  CHECK_FALSE(is_local_waiter_gone(loopkit::format("{} 1\n", gone)));
+  CHECK_FALSE(is_local_waiter_gone(""));
 }
