@@ -55,19 +55,19 @@ std::string waiter_text_with_host() {
 }
 
 bool is_local_waiter_gone(std::string_view text) {
-  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-  std::string_view field[3];
-  for (auto& f : field) {
-    const std::size_t space = text.find(' ');
+  std::string_view rest = text;  // past PID and START: BOOT HOST
+  if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
+  for (int skip = 0; skip < 2; ++skip) {
+    const std::size_t space = rest.find(' ');
     if (space == std::string_view::npos) return false;  // an older ticket, with no host: nobody can tell
-    f = text.substr(0, space);
-    text.remove_prefix(space + 1);
+    rest.remove_prefix(space + 1);
   }
-  const std::string_view boot = field[2], host = text;
-  if (host.empty() || host != host_name()) return false;
+  const std::size_t space = rest.find(' ');
+  if (space == std::string_view::npos || rest.substr(space + 1) != host_name()) return false;
+  const std::string_view boot = rest.substr(0, space);
   const std::string now = boot_id();
   if (boot != "-" && !now.empty() && boot != now) return true;  // before this host's last boot
-  return !is_waiter_alive(loopkit::format("{} {}", field[0], field[1]));
+  return !is_waiter_alive(text);                                // its PID and START, as a lock file's ticket holds them
 }
 
 std::string wait_ticket_prefix(const std::string& key) {
