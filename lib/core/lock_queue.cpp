@@ -4,6 +4,7 @@
 #include <charconv>
 #include <unistd.h>
 
+#include "core/lock_record.hpp"
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/file.hpp"
@@ -49,9 +50,9 @@ std::string waiter_text() {
 std::string waiter_text_with_host() {
   const pid_t me = getpid();
   const ProcessLook look = look_at_process(me);
-  const std::string boot = boot_id();
+  const std::string& boot = this_boot();
   return loopkit::format("{} {} {} {}\n", me, look.start ? std::to_string(*look.start) : "-", boot.empty() ? "-" : boot,
-                         host_name());
+                         this_host());
 }
 
 bool is_local_waiter_gone(std::string_view text) {
@@ -63,11 +64,10 @@ bool is_local_waiter_gone(std::string_view text) {
     rest.remove_prefix(space + 1);
   }
   const std::size_t space = rest.find(' ');
-  if (space == std::string_view::npos || rest.substr(space + 1) != host_name()) return false;
+  if (space == std::string_view::npos || rest.substr(space + 1) != this_host()) return false;
   const std::string_view boot = rest.substr(0, space);
-  const std::string now = boot_id();
-  if (boot != "-" && !now.empty() && boot != now) return true;  // before this host's last boot
-  return !is_waiter_alive(text);                                // its PID and START, as a lock file's ticket holds them
+  if (boot != "-" && !this_boot().empty() && boot != this_boot()) return true;  // before this host's last boot
+  return !is_waiter_alive(text);  // its PID and START, as a lock file's ticket holds them
 }
 
 std::string wait_ticket_prefix(const std::string& key) {

@@ -17,7 +17,6 @@
 
 namespace loopkit {
 
-namespace {
 const std::string& this_host() {
   static const std::string h = host_name();
   return h;
@@ -27,6 +26,7 @@ const std::string& this_boot() {
   return b;
 }
 
+namespace {
 bool is_local(const LockRecord& r) { return r.host.empty() || r.host == this_host(); }
 bool is_earlier_boot(const LockRecord& r) {
   return is_local(r) && !r.boot_id.empty() && !this_boot().empty() && r.boot_id != this_boot();

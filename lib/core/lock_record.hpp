@@ -89,6 +89,10 @@ JsonMembers new_lock_record(const std::string& session, const Owner& owner, int6
 // whole record); a beater that keeps beating every `every` seconds records
 // that as heartbeat_every, and its own pid as heartbeat_pid.
 JsonMembers refreshed_record(const LockFile& lock, const Owner& owner, int64_t now, std::optional<double> every);
+// This host and boot as records name them (uname -n; the boot id, "" when
+// unknown), each looked up once.
+const std::string& this_host();
+const std::string& this_boot();
 // A string member of a record, "" when absent or not a string.
 std::string record_string(const JsonMembers& record, std::string_view key);
 // A record as a lock file's text: compact JSON and a newline.
