@@ -6,6 +6,7 @@
 
 #include "sys/base64.hpp"
 #include "sys/etcd_codec.hpp"
+#include "sys/format.hpp"
 #include "sys/http.hpp"
 #include "sys/random.hpp"
 
@@ -39,13 +40,9 @@ bool is_retryable(int code, std::string_view message, bool* ambiguous) {
 }
 
 std::string random_hex(size_t bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string raw(bytes, '\0'), s;
-  fill_random(raw.data(), bytes);
-  for (unsigned char b : raw) {
-    s += digits[b >> 4];
-    s += digits[b & 15];
-  }
+  std::string s;
+  while (s.size() < bytes * 2) s += loopkit::format("{:016x}", random_u64());
+  s.resize(bytes * 2);
   return s;
 }
 
