@@ -18,6 +18,11 @@
 #             writers x 50;
 #   lock      `lock-acquire URL -- true` against `etcdctl lock KEY true`
 #             (goal: 3x);
+# where the update's milliseconds go, each part measured on its own: a
+# static tool's process on a local file, the same for loopkit-etcd (the
+# etcd client's image), loopkit-etcd reading the key (a connection and one
+# range request, no hop), loopkit-etcd updating it (the range and the
+# conditioned txn, no hop), and the hop from state-set to loopkit-etcd;
 # and the lock hand-off (bench/handoff-etcd.sh: 2 ms median, 10 ms p99).
 # Prints markdown tables with the ratios; needs etcd, etcdctl, jq and g++.
 set -euo pipefail
@@ -60,6 +65,7 @@ once() {
   echo "scale=3; ($end - $start) / 1000000 / $n" | bc
 }
 ratio() { echo "scale=1; $1 / $2" | bc; }
+minus() { echo "scale=3; $1 - $2" | bc; }
 goal() { if (($(echo "$1 >= $2" | bc))); then echo "met"; else echo "not met"; fi; }
 
 # 4 writers x 50 increments from 0: how many survive
@@ -70,6 +76,45 @@ kept() {
   done
   wait
   etcdctl --endpoints "$endpoints" get --print-value-only /bench/race | jq .n
+}
+
+# Mean milliseconds of each command, run n times in turn (round by round,
+# so that all see the same machine): for differences between them
+in_turn() {
+  local -a sum
+  local i j s e
+  for ((j = 1; j <= $#; j++)); do sum[j]=0; done
+  for ((i = 0; i < n; i++)); do
+    for ((j = 1; j <= $#; j++)); do
+      s=$EPOCHREALTIME
+      eval "${!j}" >/dev/null
+      e=$EPOCHREALTIME
+      sum[j]=$((sum[j] + ${e/./} - ${s/./}))
+    done
+  done
+  for ((j = 1; j <= $#; j++)); do printf '%s\n' "$(echo "scale=3; ${sum[j]} / $n / 1000" | bc)"; done
+}
+
+# state-set URL n+=1, part by part: loopkit-etcd run under a tool's name
+# (it takes its command from argv[0]) skips the hop
+update_parts() {
+  local url=$1 le=$work/le file=$work/state.json
+  mkdir -p "$le"
+  ln -sf "$build/libexec/loopkit/loopkit-etcd" "$le/state-get"
+  ln -sf "$build/libexec/loopkit/loopkit-etcd" "$le/state-set"
+  echo '{"n": 0}' >"$file"
+  local tool_file le_file le_get le_set whole
+  { read -r tool_file; read -r le_file; read -r le_get; read -r le_set; read -r whole; } < <(
+    in_turn "$build/bin/state-get $file n" "$le/state-get $file n" "$le/state-get $url n" \
+      "$le/state-set $url n+=1" "$build/bin/state-set $url n+=1"
+  )
+  echo "| where \`state-set URL n+=1\`'s $whole ms go ($mode; each part in turn, round by round) | ms |"
+  echo "|---|---|"
+  echo "| a static tool's process on a local file (\`state-get FILE n\`: the script's fork, exec, exit) | $tool_file |"
+  echo "| the same for loopkit-etcd, the etcd client's image | $le_file |"
+  echo "| connecting and one range request (loopkit-etcd reading the key, less the line above) | $(minus "$le_get" "$le_file") |"
+  echo "| the conditioned txn that writes it (loopkit-etcd updating the key, less reading it) | $(minus "$le_set" "$le_get") |"
+  echo "| the hop: state-set's own process, then its exec of loopkit-etcd (the whole, less loopkit-etcd updating) | $(minus "$whole" "$le_set") |"
 }
 
 bench_mode() {
@@ -111,6 +156,8 @@ bench_mode() {
   echo "| update one field: \`etcdctl get \| jq '.n+=1' \| etcdctl put\` vs \`state-set URL n+=1\` | $ctl_upd ms | $lk_upd ms | ${r_upd}x | 8x: $(goal "$r_upd" 8) |"
   echo "| lock, run, release: \`etcdctl lock KEY true\` vs \`lock-acquire URL -- true\` | $ctl_lk ms | $lk_lk ms | ${r_lk}x | 3x: $(goal "$r_lk" 3) |"
   echo "| updates kept of 4 writers x 50 | $ctl_kept of 200 | $lk_kept of 200 | | |"
+  echo
+  update_parts "$url"
   echo
   etcd_server_stop
   # the lock hand-off, on an etcd of its own in the same mode
