@@ -404,3 +404,24 @@ tickets_reach() {
   wait "$waiter"
   assert_equal "$(tickets | sort)" "$(printf '%s\n' "$other" "$older" | sort)"
 }
+
+@test "issue 24: the line of lock NAME.wait.X, under the same prefix, holds no waiter of lock NAME" {
+  holder=$(live)
+  run -0 lock-acquire --no-keeper --pid "$holder" "$U"
+  # older than the waiter's ticket: a waiter of lock "a.wait.x", whose
+  # tickets start with lock a's line's prefix, still waiting
+  lease=$(etcdctl3 lease grant 600 | awk '{ print $2 }')
+  other=$(printf '/lk-test/%s/.a.wait.x.wait.%016x' "$BATS_TEST_NUMBER" "0x$lease")
+  etcdctl3 put --lease="$lease" "$other" "$(live) - - $(uname -n)" >/dev/null
+  lock-acquire -v --no-keeper --wait 60 --pid "$(live)" "$U" 2>stderr &
+  waiter=$!
+  tickets_reach 2
+  run -0 lock-release --pid "$holder" "$U"
+  wait "$waiter"
+  # taken at the release: before, that key held this line for the grace
+  # (2 s after the release), as a waiter ahead in it
+  [[ $(cat stderr) =~ after\ ([0-9.]+)s ]]
+  (($(bc <<<"${BASH_REMATCH[1]} < 2")))
+  run -0 lock-status -q "$U"
+  assert_equal "$(tickets)" "$other"
+}

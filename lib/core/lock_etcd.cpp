@@ -121,7 +121,7 @@ public:
     if (put(record, 0, &now, &mine)) return true;
     if (now.revision) remember(now);
     if (!now.kvs.empty()) free_since_.reset();
-    else if (now.revision && ticket_ && !line_open_) note_refusal(mine);
+    else if (now.revision && ticket_ && !line_open_ && !nobody_ahead_) note_refusal(mine);
     return false;
   }
   LockEntry read() override {
@@ -251,6 +251,7 @@ private:
   int64_t last_lease_ = 0;            // the lease of the last record written
   bool refused_ = false;              // the last create found the lock free, a waiter ahead
   bool line_open_ = false;            // the next create ignores the line
+  bool nobody_ahead_ = false;         // no ticket older than ours is left: the creates ignore the line
   std::optional<double> free_since_;  // monotonic: the first refusal since the lock was last seen held
 };
 
@@ -268,6 +269,7 @@ void Store::take_ticket(int64_t lease) {
     t.created = kv->create_revision;
   }
   ticket_ = std::move(t);
+  nobody_ahead_ = false;  // a new place: behind the tickets made meanwhile
 }
 
 // The create goes through only while no ticket older than ours lives (the
@@ -282,7 +284,7 @@ void Store::in_line(etcd::GuardedPut& p, etcd::RangeResult* mine) {
     return;
   }
   p.also_remove.push_back(ticket_->key);
-  if (p.expect_mod_revision != 0 || line_open_ || !mine) return;
+  if (p.expect_mod_revision != 0 || line_open_ || nobody_ahead_ || !mine) return;
   p.also.push_back(etcd::Compare::every_key_of(wait_ticket_prefix(target_.key), etcd::Field::create_revision,
                                                etcd::Relation::greater, ticket_->created - 1));
   p.also_seen_key = wait_ticket_prefix(target_.key);
@@ -293,31 +295,40 @@ void Store::in_line(etcd::GuardedPut& p, etcd::RangeResult* mine) {
 // The line as the refused create saw it: a place of ours taken again if
 // ours went (deleted by hand), and the places ahead of ours whose waiters
 // this host can tell are gone (killed with -9, their leases still running)
-// removed, each if unchanged; either way another attempt at once.
+// removed, each if unchanged; either way another attempt at once. Keys
+// under the line's prefix that are no tickets of it (the line of a lock
+// named "NAME.wait.X") are another lock's: when only such keys are older
+// than ours, nobody is ahead, and nobody can come ahead (an older ticket
+// is one made before ours), so the attempts leave the line out.
 void Store::note_refusal(const etcd::RangeResult& line) {
   if (line.revision) {
     const std::string prefix = wait_ticket_prefix(target_.key);
-    bool ours = false, passed = false;
+    bool ours = false, passed = false, ahead = false;
     for (const auto& kv : line.kvs) {
       if (kv.key == ticket_->key) {
         ours = true;
-      } else if (kv.create_revision < ticket_->created && kv.key.size() == prefix.size() + 16 &&
-                 is_local_waiter_gone(kv.value)) {
-        LockKey gone;  // no lease: the ticket alone goes, its lease runs out
-        gone.key = kv.key;
-        gone.revision = kv.mod_revision;
-        passed |= remove_if_unchanged(client_, gone);
+      } else if (kv.create_revision < ticket_->created && is_ticket_in_line(kv.key, prefix)) {
+        bool gone = false;
+        if (is_local_waiter_gone(kv.value)) {
+          LockKey dead;  // no lease: the ticket alone goes, its lease runs out
+          dead.key = kv.key;
+          dead.revision = kv.mod_revision;
+          gone = remove_if_unchanged(client_, dead);
+        }
+        passed |= gone;
+        ahead |= !gone;
       }
     }
     if (!ours) take_ticket(last_lease_);
-    if (!ours || passed) return;
+    if (ours && !ahead) nobody_ahead_ = true;
+    if (!ours || passed || nobody_ahead_) return;
   }
   refused_ = true;
   if (!free_since_) free_since_ = monotonic_seconds();
 }
 
 void Store::leave_line() {
-  refused_ = line_open_ = false;
+  refused_ = line_open_ = nobody_ahead_ = false;
   free_since_.reset();
   if (!ticket_) return;
   const std::string key = ticket_->key;

@@ -80,15 +80,25 @@ std::string wait_ticket_key(const std::string& key, int64_t lease) {
   return wait_ticket_prefix(key) + loopkit::format("{:016x}", static_cast<uint64_t>(lease));
 }
 
+namespace {
+constexpr std::size_t ticket_digits = 16;
+bool is_ticket_number(std::string_view hex) {
+  return hex.size() == ticket_digits &&
+         std::all_of(hex.begin(), hex.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+}  // namespace
+
 bool is_wait_ticket_key(std::string_view key) {
   const std::size_t slash = key.rfind('/');
   const std::string_view name = slash == std::string_view::npos ? key : key.substr(slash + 1);
   constexpr std::string_view middle = ".wait.";
-  constexpr std::size_t digits = 16;
-  if (name.size() < 1 + 1 + middle.size() + digits || name.front() != '.') return false;
-  const std::string_view hex = name.substr(name.size() - digits);
-  return name.substr(name.size() - digits - middle.size(), middle.size()) == middle &&
-         std::all_of(hex.begin(), hex.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  if (name.size() < 1 + 1 + middle.size() + ticket_digits || name.front() != '.') return false;
+  return name.substr(name.size() - ticket_digits - middle.size(), middle.size()) == middle &&
+         is_ticket_number(name.substr(name.size() - ticket_digits));
+}
+
+bool is_ticket_in_line(std::string_view key, std::string_view prefix) {
+  return key.starts_with(prefix) && is_ticket_number(key.substr(prefix.size()));
 }
 
 WaitTicket::WaitTicket(const std::string& path) : dir_(dir_name(path)), prefix_("." + base_name(path) + ".wait.") {

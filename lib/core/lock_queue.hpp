@@ -92,5 +92,9 @@ std::string wait_ticket_key(const std::string& key, int64_t lease);
 // Whether the last part of a key (after its last '/') is a ticket's name,
 // ".NAME.wait." and 16 hex digits: a waiter's, never a lock
 bool is_wait_ticket_key(std::string_view key);
+// Whether key is a ticket in the line whose prefix (wait_ticket_prefix) it
+// starts with: that prefix and 16 hex digits. The line of lock
+// "NAME.wait.X" starts with the same prefix, and is another line.
+bool is_ticket_in_line(std::string_view key, std::string_view prefix);
 
 }  // namespace loopkit

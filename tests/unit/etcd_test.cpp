@@ -824,4 +824,13 @@ TEST_CASE("an etcd lock's tickets: named by lease beside the key, and told from 
   CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.a.wait.000000000001"));      // a lock file's ticket number
   CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.wait.0123456789abcdef"));
   CHECK_FALSE(loopkit::is_wait_ticket_key("/p/.a.wait.0123456789abcdef/b"));
+  // a line's own tickets, told from the line of lock "a.wait.x" under the same prefix
+  const std::string line = loopkit::wait_ticket_prefix("/p/a");
+  CHECK(loopkit::is_ticket_in_line(loopkit::wait_ticket_key("/p/a", 0x1f), line));
+  CHECK_FALSE(loopkit::is_ticket_in_line(loopkit::wait_ticket_key("/p/a.wait.x", 0x1f), line));
+  CHECK_FALSE(loopkit::is_ticket_in_line(loopkit::wait_ticket_key("/p/a.wait.1", 0x1f), line));
+  CHECK(loopkit::is_wait_ticket_key(loopkit::wait_ticket_key("/p/a.wait.1", 0x1f)));  // a ticket all the same
+  CHECK_FALSE(loopkit::is_ticket_in_line("/p/.a.wait.0123456789abcdef0", line));
+  CHECK_FALSE(loopkit::is_ticket_in_line("/p/.a.wait.0123456789ABCDEF", line));
+  CHECK_FALSE(loopkit::is_ticket_in_line("/q/.a.wait.0123456789abcdef", line));
 }
