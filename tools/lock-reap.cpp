@@ -54,11 +54,10 @@ static int run(Config& c, const Args& a) {
   // the file is kept either way
   const LockFiles named = lock_files_named(operands);
   const bool one = named.one;
-  for (std::size_t i = 0; i < named.files.size(); ++i) {
-    const std::string& file = named.files[i];
+  for (const auto& [file, listed_regular] : named.files) {
     ReapResult r;
     try {
-      r = reap_lock(file, c.policy, c.dry_run, named.listed_regular[i]);
+      r = reap_lock(file, c.policy, c.dry_run, listed_regular);
     } catch (const Error& e) {
       if (one) {
         cli::say(std::string(e.what()) + "; kept");

@@ -62,11 +62,10 @@ static int run_files(const Config& c, const std::vector<std::string>& operands, 
   const LockFiles named = lock_files_named(operands);
   const bool one = named.one;
   int code = 0;
-  for (std::size_t i = 0; i < named.files.size(); ++i) {
-    const std::string& file = named.files[i];
+  for (const auto& [file, listed_regular] : named.files) {
     LockFile lock;
     try {
-      lock = read_lock_file(file, named.listed_regular[i]);
+      lock = read_lock_file(file, listed_regular);
     } catch (const Error& e) {
       if (one) throw;
       cli::warn(e.what());

@@ -99,8 +99,11 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
 // The same, and whether the operands name one lock (names_one_lock), from
 // one look at each operand
 struct LockFiles {
-  std::vector<std::string> files;
-  std::vector<bool> listed_regular;  // for each file: a folder listed it as a regular file
+  struct File {
+    std::string path;
+    bool listed_regular = false;  // a folder listed it as a regular file
+  };
+  std::vector<File> files;
   bool one = false;
 };
 LockFiles lock_files_named(const std::vector<std::string>& operands);

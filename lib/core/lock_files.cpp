@@ -236,12 +236,14 @@ const std::string& lock_operand(const std::string& operand) {
 }
 
 std::vector<std::string> lock_files_in(const std::vector<std::string>& operands) {
-  return lock_files_named(operands).files;
+  std::vector<std::string> paths;
+  for (auto& f : lock_files_named(operands).files) paths.push_back(std::move(f.path));
+  return paths;
 }
 
 LockFiles lock_files_named(const std::vector<std::string>& operands) {
   LockFiles named;
-  std::vector<std::string>& files = named.files;
+  auto& files = named.files;
   for (const auto& op : operands) {
     // a lock file may be gone (released): nothing to reap; a folder that is
     // not there is a mistake (a wrong LOCK_DIRS), never a quiet success
@@ -249,15 +251,13 @@ LockFiles lock_files_named(const std::vector<std::string>& operands) {
     if (kind == PathKind::missing && (!op.ends_with(".lock") || !path_exists(dir_name(op))))
       fail_system(ENOENT, "read", op);
     if (kind != PathKind::folder) {
-      files.push_back(op);
-      named.listed_regular.push_back(false);
+      files.push_back({op});
       named.one = operands.size() == 1;
       continue;
     }
     std::string prefix = op == "." ? "" : op.back() == '/' ? op : op + "/";
     for (auto& e : folder_entries(op, ".lock")) {
-      files.push_back(prefix + e.name);
-      named.listed_regular.push_back(e.regular);
+      files.push_back({prefix + e.name, e.regular});
     }
   }
   return named;
