@@ -280,6 +280,15 @@ after_watch() { sed -n '/\/v3\/watch/,$p' "$1" | grep -o '/v3/kv/[a-z]*\|/v3/lea
 
 # the line of waiters of this test's key a: their tickets, and a wait for N
 tickets() { etcdctl3 get --prefix --keys-only "/lk-test/$BATS_TEST_NUMBER/.a.wait." | sed '/^$/d'; }
+# plant_ticket NAME TEXT: a waiter's ticket in lock NAME's line, on a lease
+# of its own (600 s), as another loopkit would put it; prints its key
+plant_ticket() {
+  local lease key
+  lease=$(etcdctl3 lease grant 600 | awk '{ print $2 }')
+  key=$(printf '/lk-test/%s/.%s.wait.%016x' "$BATS_TEST_NUMBER" "$1" "0x$lease")
+  etcdctl3 put --lease="$lease" "$key" "$2" >/dev/null
+  echo "$key"
+}
 tickets_reach() {
   local i
   for ((i = 0; i < 300; i++)); do [ "$(tickets | wc -l)" -ge "$1" ] && return 0; sleep 0.1; done
@@ -391,12 +400,8 @@ tickets_reach() {
   run -0 lock-acquire --no-keeper --pid "$holder" "$U"
   # ahead of the waiter: another host's waiter, and an older loopkit's
   # ticket with no host, whose pids are not running here
-  lease=$(etcdctl3 lease grant 600 | awk '{ print $2 }')
-  other=$(printf '/lk-test/%s/.a.wait.%016x' "$BATS_TEST_NUMBER" "0x$lease")
-  etcdctl3 put --lease="$lease" "$other" "999999 1 - elsewhere.invalid" >/dev/null
-  lease2=$(etcdctl3 lease grant 600 | awk '{ print $2 }')
-  older=$(printf '/lk-test/%s/.a.wait.%016x' "$BATS_TEST_NUMBER" "0x$lease2")
-  etcdctl3 put --lease="$lease2" "$older" "999999 1" >/dev/null
+  other=$(plant_ticket a "999999 1 - elsewhere.invalid")
+  older=$(plant_ticket a "999999 1")
   lock-acquire --no-keeper --wait 600 --pid "$(live)" "$U" &
   waiter=$!
   tickets_reach 3
@@ -410,9 +415,7 @@ tickets_reach() {
   run -0 lock-acquire --no-keeper --pid "$holder" "$U"
   # older than the waiter's ticket: a waiter of lock "a.wait.x", whose
   # tickets start with lock a's line's prefix, still waiting
-  lease=$(etcdctl3 lease grant 600 | awk '{ print $2 }')
-  other=$(printf '/lk-test/%s/.a.wait.x.wait.%016x' "$BATS_TEST_NUMBER" "0x$lease")
-  etcdctl3 put --lease="$lease" "$other" "$(live) - - $(uname -n)" >/dev/null
+  other=$(plant_ticket a.wait.x "$(live) - - $(uname -n)")
   lock-acquire -v --no-keeper --wait 60 --pid "$(live)" "$U" 2>stderr &
   waiter=$!
   tickets_reach 2
