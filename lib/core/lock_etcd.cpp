@@ -293,35 +293,37 @@ void Store::in_line(etcd::GuardedPut& p, etcd::RangeResult* mine) {
 }
 
 // The line as the refused create saw it: a place of ours taken again if
-// ours went (deleted by hand), and the places ahead of ours whose waiters
-// this host can tell are gone (killed with -9, their leases still running)
-// removed, each if unchanged; either way another attempt at once. Keys
+// ours went (deleted by hand); else whether a live waiter is ahead of ours.
+// Tickets ahead whose waiters this host can tell are gone (killed with -9,
+// their leases still running) are removed, each if unchanged, and are
+// nobody ahead whether this removal or another waiter's takes them. Keys
 // under the line's prefix that are no tickets of it (the line of a lock
-// named "NAME.wait.X") are another lock's: when only such keys are older
-// than ours, nobody is ahead, and nobody can come ahead (an older ticket
-// is one made before ours), so the attempts leave the line out.
+// named "NAME.wait.X") are another lock's. With nobody ahead, nobody can
+// come ahead (an older ticket is one made before ours): the attempts leave
+// the line out, starting at once.
 void Store::note_refusal(const etcd::RangeResult& line) {
   if (line.revision) {
     const std::string prefix = wait_ticket_prefix(target_.key);
-    bool ours = false, passed = false, ahead = false;
+    bool ours = false, ahead = false;
     for (const auto& kv : line.kvs) {
       if (kv.key == ticket_->key) {
         ours = true;
       } else if (kv.create_revision < ticket_->created && is_ticket_in_line(kv.key, prefix)) {
-        bool gone = false;
-        if (is_local_waiter_gone(kv.value)) {
-          LockKey dead;  // no lease: the ticket alone goes, its lease runs out
-          dead.key = kv.key;
-          dead.revision = kv.mod_revision;
-          gone = remove_if_unchanged(client_, dead);
+        if (!is_local_waiter_gone(kv.value)) {
+          ahead = true;
+          continue;
         }
-        passed |= gone;
-        ahead |= !gone;
+        LockKey dead;  // no lease: the ticket alone goes, its lease runs out
+        dead.key = kv.key;
+        dead.revision = kv.mod_revision;
+        remove_if_unchanged(client_, dead);
       }
     }
-    if (!ours) take_ticket(last_lease_);
-    if (ours && !ahead) nobody_ahead_ = true;
-    if (!ours || passed || nobody_ahead_) return;
+    if (!ours) return take_ticket(last_lease_);
+    if (!ahead) {
+      nobody_ahead_ = true;
+      return;
+    }
   }
   refused_ = true;
   if (!free_since_) free_since_ = monotonic_seconds();
