@@ -280,6 +280,15 @@ after_watch() { sed -n '/\/v3\/watch/,$p' "$1" | grep -o '/v3/kv/[a-z]*\|/v3/lea
 
 # the line of waiters of this test's key a: their tickets, and a wait for N
 tickets() { etcdctl3 get --prefix --keys-only "/lk-test/$BATS_TEST_NUMBER/.a.wait." | sed '/^$/d'; }
+# waits_in_line N ARGS...: lock-acquire ARGS in the background, back once
+# it is in the line with N tickets in all; its pid in $waiting
+waits_in_line() {
+  local n=$1
+  shift
+  lock-acquire "$@" &
+  waiting=$!
+  tickets_reach "$n"
+}
 # plant_ticket NAME TEXT: a waiter's ticket in lock NAME's line, on a lease
 # of its own (600 s), as another loopkit would put it; prints its key
 plant_ticket() {
@@ -319,12 +328,10 @@ tickets_reach() {
 @test "issue 24: a stopped first waiter of an etcd lock holds the line no longer than the grace" {
   holder=$(live)
   run -0 lock-acquire --no-keeper --pid "$holder" "$U"
-  lock-acquire --wait 60 "$U" -- sh -c 'echo 1 >>order' &
-  first=$!
-  tickets_reach 1
-  lock-acquire --wait 60 "$U" -- sh -c 'echo 2 >>order' &
-  second=$!
-  tickets_reach 2
+  waits_in_line 1 --wait 60 "$U" -- sh -c 'echo 1 >>order'
+  first=$waiting
+  waits_in_line 2 --wait 60 "$U" -- sh -c 'echo 2 >>order'
+  second=$waiting
   wait_exec "$first" loopkit-etcd
   kill -STOP "$first"
   run -0 lock-release --pid "$holder" "$U"
@@ -341,9 +348,8 @@ tickets_reach() {
 @test "issue 24: lock-status and lock-reap on an etcd folder list no ticket, and leave a waiter's alone" {
   holder=$(live)
   run -0 lock-acquire --no-keeper --pid "$holder" "$U"
-  lock-acquire --no-keeper --wait 60 --pid "$(live)" "$U" &
-  waiter=$!
-  tickets_reach 1
+  waits_in_line 1 --no-keeper --wait 60 --pid "$(live)" "$U"
+  waiter=$waiting
   ticket=$(tickets)
   run -0 lock-status "$D"
   [ "${#lines[@]}" = 1 ]
@@ -366,9 +372,8 @@ tickets_reach() {
   run -1 --separate-stderr lock-acquire --wait 1 --pid "$$" "$U"
   [ -z "$(tickets)" ]
   # killed -9: its ticket goes with its lease
-  lock-acquire --ttl 2 --wait 60 "$U" -- true &
-  waiter=$!
-  tickets_reach 1
+  waits_in_line 1 --ttl 2 --wait 60 "$U" -- true
+  waiter=$waiting
   wait_exec "$waiter" loopkit-etcd
   kill -9 "$waiter"
   for _ in $(seq 100); do [ -z "$(tickets)" ] && break; sleep 0.1; done
@@ -378,13 +383,11 @@ tickets_reach() {
 @test "issue 24: a waiter killed -9 ahead in an etcd lock's line is passed over at once, its ticket removed" {
   holder=$(live)
   run -0 lock-acquire --no-keeper --pid "$holder" "$U"
-  lock-acquire --ttl 600 --wait 600 "$U" -- true &
-  killed=$!
-  tickets_reach 1
+  waits_in_line 1 --ttl 600 --wait 600 "$U" -- true
+  killed=$waiting
   dead=$(tickets)
-  lock-acquire --no-keeper --wait 600 --pid "$(live)" "$U" &
-  waiter=$!
-  tickets_reach 2
+  waits_in_line 2 --no-keeper --wait 600 --pid "$(live)" "$U"
+  waiter=$waiting
   wait_exec "$killed" loopkit-etcd
   kill -9 "$killed"
   run -0 lock-release --pid "$holder" "$U"
@@ -398,15 +401,12 @@ tickets_reach() {
 @test "issue 24: waiters behind a waiter killed -9 keep their order, whichever of them removes its ticket" {
   holder=$(live)
   run -0 lock-acquire --no-keeper --pid "$holder" "$U"
-  lock-acquire --ttl 600 --wait 600 "$U" -- true &
-  killed=$!
-  tickets_reach 1
-  lock-acquire --wait 600 "$U" -- sh -c 'echo 2 >>order' &
-  second=$!
-  tickets_reach 2
-  lock-acquire --wait 600 "$U" -- sh -c 'echo 3 >>order' &
-  third=$!
-  tickets_reach 3
+  waits_in_line 1 --ttl 600 --wait 600 "$U" -- true
+  killed=$waiting
+  waits_in_line 2 --wait 600 "$U" -- sh -c 'echo 2 >>order'
+  second=$waiting
+  waits_in_line 3 --wait 600 "$U" -- sh -c 'echo 3 >>order'
+  third=$waiting
   wait_exec "$killed" loopkit-etcd
   kill -9 "$killed"
   released=$EPOCHREALTIME
@@ -427,9 +427,8 @@ tickets_reach() {
   # ticket with no host, whose pids are not running here
   other=$(plant_ticket a "999999 1 - elsewhere.invalid")
   older=$(plant_ticket a "999999 1")
-  lock-acquire --no-keeper --wait 600 --pid "$(live)" "$U" &
-  waiter=$!
-  tickets_reach 3
+  waits_in_line 3 --no-keeper --wait 600 --pid "$(live)" "$U"
+  waiter=$waiting
   run -0 lock-release --pid "$holder" "$U"
   wait "$waiter"
   assert_equal "$(tickets | sort)" "$(printf '%s\n' "$other" "$older" | sort)"
@@ -441,9 +440,8 @@ tickets_reach() {
   # older than the waiter's ticket: a waiter of lock "a.wait.x", whose
   # tickets start with lock a's line's prefix, still waiting
   other=$(plant_ticket a.wait.x "$(live) - - $(uname -n)")
-  lock-acquire --no-keeper --wait 60 --pid "$(live)" "$U" &
-  waiter=$!
-  tickets_reach 2
+  waits_in_line 2 --no-keeper --wait 60 --pid "$(live)" "$U"
+  waiter=$waiting
   released=$EPOCHREALTIME
   run -0 lock-release --pid "$holder" "$U"
   wait "$waiter"
