@@ -289,6 +289,12 @@ waits_in_line() {
   waiting=$!
   tickets_reach "$n"
 }
+# kill_waiting PID: kill -9 a waiter once it runs loopkit-etcd (not before
+# its hop, when the kill would end a process that never joined the line)
+kill_waiting() {
+  wait_exec "$1" loopkit-etcd
+  kill -9 "$1"
+}
 # plant_ticket NAME TEXT: a waiter's ticket in lock NAME's line, on a lease
 # of its own (600 s), as another loopkit would put it; prints its key
 plant_ticket() {
@@ -374,8 +380,7 @@ tickets_reach() {
   # killed -9: its ticket goes with its lease
   waits_in_line 1 --ttl 2 --wait 60 "$U" -- true
   waiter=$waiting
-  wait_exec "$waiter" loopkit-etcd
-  kill -9 "$waiter"
+  kill_waiting "$waiter"
   for _ in $(seq 100); do [ -z "$(tickets)" ] && break; sleep 0.1; done
   [ -z "$(tickets)" ]
 }
@@ -388,8 +393,7 @@ tickets_reach() {
   dead=$(tickets)
   waits_in_line 2 --no-keeper --wait 600 --pid "$(live)" "$U"
   waiter=$waiting
-  wait_exec "$killed" loopkit-etcd
-  kill -9 "$killed"
+  kill_waiting "$killed"
   run -0 lock-release --pid "$holder" "$U"
   wait "$waiter"
   # its lease (600 s) would have kept it in line: the waiter behind removed it
@@ -407,8 +411,7 @@ tickets_reach() {
   second=$waiting
   waits_in_line 3 --wait 600 "$U" -- sh -c 'echo 3 >>order'
   third=$waiting
-  wait_exec "$killed" loopkit-etcd
-  kill -9 "$killed"
+  kill_waiting "$killed"
   released=$EPOCHREALTIME
   run -0 lock-release --pid "$holder" "$U"
   wait "$second"
