@@ -460,3 +460,99 @@ lk_setup() {
     lk_die 4 "cannot create a temporary folder"
   if { true <&0; } 2>/dev/null; then exec {LK_STDIN}<&0; else exec {LK_STDIN}</dev/null; fi
 }
+
+# --- for engine-status, engine-ctl and engine-report ------------------------
+
+# lk_find_state NAME ROOT...: lk_find_session, where NAME may also be an etcd
+# URL of a session's state (etcd://HOST:PORT/KEY). Sets LK_FOUND_STATE,
+# LK_FOUND_EVENTS (for a URL, the log its engine keeps on this host:
+# ROOT/pipeline-runs/SESSION/events.jsonl, SESSION the state's "session", or
+# a drain's .atari/events.jsonl) and LK_FOUND_NAME (the state's "session";
+# for a drain its folder's or key's last name, "atari" for .atari). 1 when
+# there is no such session (a URL: no such key), state-get's status when the
+# URL cannot be read (its words in LK_ERR).
+lk_find_state() {
+  local name=$1 root
+  shift
+  if lk_is_url "$name"; then
+    LK_ERR=$(state-get -q --must-exist -e "$name" . 2>&1) || return
+    LK_FOUND_STATE=$name LK_FOUND_NAME=$(lk_str "$name" session)
+    if [[ -z $LK_FOUND_NAME ]]; then
+      LK_FOUND_NAME=${name%/}
+      LK_FOUND_NAME=${LK_FOUND_NAME##*/}
+      LK_FOUND_EVENTS=.atari/events.jsonl
+      for root in "$@"; do
+        case ${root%/} in .atari | */.atari | atari | */atari) LK_FOUND_EVENTS=${root%/}/events.jsonl; break ;; esac
+      done
+      return 0
+    fi
+    root=${1:-.claude}
+    [[ $root != .atari && $root != */.atari ]] || root=.claude
+    LK_FOUND_EVENTS=$root/pipeline-runs/$LK_FOUND_NAME/events.jsonl
+    return 0
+  fi
+  lk_find_session "$name" "$@" || return 1
+  LK_FOUND_NAME=$(lk_str "$LK_FOUND_STATE" session)
+  if [[ -z $LK_FOUND_NAME ]]; then
+    root=$(dirname "$LK_FOUND_STATE")
+    [[ $root != . ]] || root=$PWD
+    LK_FOUND_NAME=${root##*/}
+    LK_FOUND_NAME=${LK_FOUND_NAME#.}
+  fi
+}
+
+# lk_char_width CODEPOINT: the screen columns of one character, as wcwidth(3)
+# counts them (East Asian wide and fullwidth, and emoji, take two; combining
+# marks, zero-width joiners and variation selectors none), into LK_CW.
+lk_char_width() {
+  local c=$1
+  LK_CW=1
+  if ((c < 0x300)); then
+    ((c >= 32)) || LK_CW=0
+  elif ((c <= 0x36F || (c >= 0x200B && c <= 0x200F) || (c >= 0x20D0 && c <= 0x20FF) ||
+    (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0100 && c <= 0xE01EF))); then
+    LK_CW=0
+  elif ((c >= 0x1100 && c <= 0x115F || c >= 0x2E80 && c <= 0x303E || c >= 0x3041 && c <= 0x33FF ||
+    c >= 0x3400 && c <= 0x4DBF || c >= 0x4E00 && c <= 0x9FFF || c >= 0xA000 && c <= 0xA4CF ||
+    c >= 0xAC00 && c <= 0xD7A3 || c >= 0xF900 && c <= 0xFAFF || c >= 0xFE30 && c <= 0xFE4F ||
+    c >= 0xFF00 && c <= 0xFF60 || c >= 0xFFE0 && c <= 0xFFE6 || c >= 0x1F300 && c <= 0x1F64F ||
+    c >= 0x1F680 && c <= 0x1F6FF || c >= 0x1F900 && c <= 0x1F9FF || c >= 0x1FA70 && c <= 0x1FAFF ||
+    c >= 0x20000 && c <= 0x3FFFD || c == 0x231A || c == 0x231B || c >= 0x23E9 && c <= 0x23EC ||
+    c == 0x23F0 || c == 0x23F3 || c >= 0x25FD && c <= 0x25FE || c >= 0x2614 && c <= 0x2615 ||
+    c >= 0x2648 && c <= 0x2653 || c == 0x267F || c == 0x2693 || c == 0x26A1 || c == 0x26AA ||
+    c == 0x26AB || c == 0x26BD || c == 0x26BE || c == 0x26C4 || c == 0x26C5 || c == 0x26CE ||
+    c == 0x26D4 || c == 0x26EA || c == 0x26F2 || c == 0x26F3 || c == 0x26F5 || c == 0x26FA ||
+    c == 0x26FD || c == 0x2705 || c == 0x270A || c == 0x270B || c == 0x2728 || c == 0x274C ||
+    c == 0x274E || c >= 0x2753 && c <= 0x2755 || c == 0x2757 || c >= 0x2795 && c <= 0x2797 ||
+    c == 0x27B0 || c == 0x27BF || c == 0x2B1B || c == 0x2B1C || c == 0x2B50 || c == 0x2B55)); then
+    LK_CW=2
+  fi
+}
+
+# lk_fit TEXT COLS [PAD]: TEXT fitted to COLS screen columns, not characters
+# (a wide character takes two, so CJK text or an emoji never wraps a line
+# that looks as if it fits): cut with "…" in its last column when longer,
+# padded with spaces to COLS when PAD is 1. Into LK_FIT; LK_WIDTH is the
+# width of TEXT itself. For lines on a terminal (engine-status; the status
+# line of lk_draw can use it too).
+lk_fit() {
+  local LC_ALL=C.UTF-8 s=$1 cols=$2 pad=${3:-0} i n w=0 cut=-1 wcut=0
+  if [[ $s != *[![:ascii:]]* ]]; then
+    w=${#s}
+  else
+    for ((i = 0; i < ${#s}; i++)); do
+      printf -v n '%d' "'${s:i:1}"
+      lk_char_width "$n"
+      # where the text stops when it must be cut: room left for the "…"
+      if ((cut < 0 && w + LK_CW > cols - 1)); then cut=$i wcut=$w; fi
+      w=$((w + LK_CW))
+    done
+  fi
+  LK_WIDTH=$w LK_FIT=$s
+  if ((w > cols && cols > 0)); then
+    if ((cut < 0)); then cut=$((cols - 1)) wcut=$((cols - 1)); fi
+    LK_FIT="${s:0:cut}…" w=$((wcut + 1))
+  fi
+  if ((pad && w < cols)); then printf -v LK_FIT '%s%*s' "$LK_FIT" $((cols - w)) ''; fi
+  return 0
+}
