@@ -156,3 +156,63 @@ EOF2
   run -0 state-get - .report <<<"$output"
   [ "$output" = "file://$PWD/.claude/pipeline-runs/one/report.html" ]
 }
+
+@test "a session that ended gets no estimate of the time left" {
+  mkdir -p .claude/pipeline-runs/p
+  cat >.claude/pipeline-runs/p/state.json <<'EOF2'
+{"session":"p","type":"loop","status":"complete","completion_reason":"plateau","started_at":"2025-01-10T10:00:30Z",
+ "completed_at":"2025-01-10T10:01:30Z","iteration_completed":2,"max_iterations":5,
+ "history":[{"iteration":1,"duration_s":10.5},{"iteration":2,"duration_s":29.5}]}
+EOF2
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" -j
+  run -0 state-get -j - .left .elapsed_s .eta_s <<<"$output"
+  [ "$output" = $'0\n60\nnull' ]
+  run -0 "$LOOPKIT_SCRIPTS/engine-status"
+  [[ ${lines[1]} != *"~"* ]]
+  for s in failed stopped; do
+    sed -i "s/\"status\":\"[a-z]*\"/\"status\":\"$s\"/" .claude/pipeline-runs/p/state.json
+    run -0 "$LOOPKIT_SCRIPTS/engine-status" -j
+    run -0 state-get -j - .eta_s <<<"$output"
+    [ "$output" = null ]
+  done
+}
+
+# the screen column where each line's second field begins (wide characters
+# count two, as a terminal shows them)
+second_field_columns() {
+  python3 -c '
+import sys, unicodedata
+def width(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+for line in sys.stdin.read().splitlines():
+    i = line.index(" loop ") if " loop " in line else line.index(" TYPE ")
+    print(width(line[:i + 1]))'
+}
+
+@test "columns stay aligned with wide characters (CJK, emoji): fitted by screen columns" {
+  for name in plain 日本語の名前 "a😀b" "長い名前のセッションはここで切られる"; do
+    mkdir -p ".claude/pipeline-runs/$name"
+    printf '{"session":"x","type":"loop","status":"running","iteration_completed":1,"max_iterations":3}' \
+      >".claude/pipeline-runs/$name/state.json"
+  done
+  run -0 "$LOOPKIT_SCRIPTS/engine-status"
+  [ "${#lines[@]}" = 5 ]
+  run -0 second_field_columns <<<"$output"
+  [ "$output" = $'19\n19\n19\n19\n19' ]
+}
+
+@test "on a terminal a line with wide characters is cut to the width it takes, never wrapped" {
+  command -v tmux >/dev/null || skip "tmux is not installed"
+  mkdir -p ".claude/pipeline-runs/日本語のセッション"
+  printf '{"session":"x","type":"loop","status":"running","iteration_completed":1,"max_iterations":3}' \
+    >".claude/pipeline-runs/日本語のセッション/state.json"
+  sock=lk-$$-wide
+  tmux -L "$sock" -f /dev/null new-session -d -x 50 -y 10 \
+    "cd $W && env LC_ALL=C.UTF-8 PATH=$PATH $LOOPKIT_SCRIPTS/engine-status; echo END; sleep 60"
+  for _ in $(seq 100); do tmux -L "$sock" capture-pane -p | grep -q END && break; sleep 0.1; done
+  screen=$(tmux -L "$sock" capture-pane -p)
+  tmux -L "$sock" kill-server
+  # the header, the session, END: no line wrapped onto a second row
+  [ "$(grep -c . <<<"$screen")" = 3 ] || { echo "$screen"; false; }
+  [[ $(sed -n 2p <<<"$screen") == "日本語のセッション"*"…" ]] || { echo "$screen"; false; }
+}
