@@ -503,7 +503,9 @@ _loopkit_engine_status() {
 complete -F _loopkit_engine_status engine-status
 
 _loopkit_engine_ctl() {
-  _loopkit_complete 0 0 'words pause resume stop extend;session;dir*' \
+  _loopkit_complete 0 0 'words pause resume stop extend prune;session;dir*' \
+    '|--older-than|none' \
+    '-n|--dry-run|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'
 }

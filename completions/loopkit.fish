@@ -345,15 +345,17 @@ complete -c engine-status -s h -l help -d 'show this help'
 complete -c engine-status -s V -l version -d 'show the version'
 
 # engine-ctl
-complete -c engine-ctl -n '__loopkit_nth 1' -f -a 'pause resume stop extend'
-complete -c engine-ctl -n '__loopkit_nth 2' -f -a '(__loopkit_sessions)'
-complete -c engine-ctl -n '__loopkit_nth 3-' -f -a '(__fish_complete_directories)'
+complete -c engine-ctl -n '__loopkit_nth 1 --older-than' -f -a 'pause resume stop extend prune'
+complete -c engine-ctl -n '__loopkit_nth 2 --older-than' -f -a '(__loopkit_sessions)'
+complete -c engine-ctl -n '__loopkit_nth 3- --older-than' -f -a '(__fish_complete_directories)'
+complete -c engine-ctl -l older-than -d 'prune: only sessions that ended longer ago than DURATION (seconds, or with s, m, h, d, w)' -x
+complete -c engine-ctl -s n -l dry-run -d 'prune: say what would be removed, remove nothing'
 complete -c engine-ctl -s h -l help -d 'show this help'
 complete -c engine-ctl -s V -l version -d 'show the version'
 
 # engine-report
 complete -c engine-report -n '__loopkit_nth 1 -o --output' -a '(__loopkit_sessions)'
 complete -c engine-report -n '__loopkit_nth 2- -o --output' -f -a '(__fish_complete_directories)'
-complete -c engine-report -s o -l output -d 'write FILE (default: SESSION-report.html in the current folder; "-" for standard output)' -r -F
+complete -c engine-report -s o -l output -d 'write FILE (default: NAME-report.html in the current folder; "-" for standard output); a device, FIFO or /dev/stdout is written into, never replaced' -r -F
 complete -c engine-report -s h -l help -d 'show this help'
 complete -c engine-report -s V -l version -d 'show the version'

@@ -340,7 +340,7 @@ sessions() {
 @test "bash: engine-ctl's actions, then the sessions engine-status finds, then root folders; engine-report's too" {
   sessions
   bash_offers 'engine-ctl '
-  assert_output $'pause\nresume\nstop\nextend'
+  assert_output $'pause\nresume\nstop\nextend\nprune'
   bash_offers 'engine-ctl re'
   assert_output resume
   bash_offers 'engine-ctl pause '
@@ -364,7 +364,7 @@ sessions() {
 @test "zsh: engine-ctl's actions, sessions and roots; engine-report's sessions and files" {
   sessions
   zsh_types 'engine-ctl '
-  [ "${lines[1]}" = 'matches: pause|resume|stop|extend' ]
+  [ "${lines[1]}" = 'matches: pause|resume|stop|extend|prune' ]
   zsh_types 'engine-ctl st'
   [ "${lines[0]}" = 'buffer: engine-ctl stop ' ]
   zsh_types 'engine-ctl pause '
@@ -382,7 +382,7 @@ sessions() {
 @test "fish: engine-ctl's actions, sessions and roots; engine-report's sessions and files" {
   sessions
   fish_offers 'engine-ctl '
-  assert_output $'extend\npause\nresume\nstop'
+  assert_output $'extend\npause\nprune\nresume\nstop'
   fish_offers 'engine-ctl pause '
   assert_output $'atari\nauth\nbilling'
   fish_offers 'engine-ctl pause auth r'
