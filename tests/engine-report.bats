@@ -329,3 +329,19 @@ PY
   [ "$(cat victim)" = keep ]
   [ -L shared/page.html ]
 }
+
+@test "a run in progress is drawn as running while its engine holds the lock" {
+  printf '#!/bin/sh\n[ "$LOOPKIT_ITERATION" = 2 ] || exit 0\ntouch started\nwhile [ ! -e go ]; do sleep 0.05; done\n' >agent.sh
+  chmod +x agent.sh
+  "$LOOPKIT_SCRIPTS/loop-engine" --session r --max-iterations 2 -- ./agent.sh 2>/dev/null &
+  e=$!
+  wait_for started
+  run -0 report r -o live.html
+  run -0 runs_in_dom live.html
+  [ "$output" = $'- 1 completed\n- 2 running' ]
+  touch go
+  wait "$e"
+  run -0 report r -o done.html
+  run -0 runs_in_dom done.html
+  [ "$output" = $'- 1 completed\n- 2 completed' ]
+}
