@@ -284,9 +284,15 @@ PY
 
 @test "-o: a device or /dev/stdout is written as a stream, never replaced; a link's target is replaced" {
   make_session
-  run -0 report demo -o /dev/null
-  [ -c /dev/null ]
-  run -0 --separate-stderr report demo -o /dev/stdout
+  # a device of the test's own (never /dev/null: an engine-report that
+  # replaces it would break the machine), where root can make one
+  if mknod null c 1 3 2>/dev/null; then
+    run -0 report demo -o null
+    [ -c null ]
+  fi
+  # /dev/fd/1 as /dev/stdout (which an engine-report that renames over its
+  # -o would replace: not tried here)
+  run -0 --separate-stderr report demo -o /dev/fd/1
   [[ $output == '<!DOCTYPE html>'* ]]
   mkfifo fifo
   cat fifo >from-fifo &
