@@ -266,3 +266,22 @@ save_at() { local t=$1; shift; LOOPKIT_NOW=$t ctx-save --dir saves "$@" >/dev/nu
   run -1 --separate-stderr ctx-resume --dir dangling
   [[ $stderr == *"nothing to resume"* ]]
 }
+
+# issue 39: what is resumed is printed before the resume is counted or the
+# save removed: output that cannot be written is exit 4 with the save as it was
+@test "output that cannot be written (full, closed, broken pipe): exit 4, the save neither counted nor deleted" {
+  ctx-save --phase PLAN s.json >/dev/null
+  cp s.json before
+  run -4 --separate-stderr bash -c 'ctx-resume --delete s.json >/dev/full'
+  assert_equal "$stderr" "ctx-resume: cannot write to standard output: No space left on device"
+  cmp s.json before
+  run -4 --separate-stderr bash -c 'ctx-resume s.json >&-'
+  assert_equal "$stderr" "ctx-resume: cannot write to standard output: Bad file descriptor"
+  cmp s.json before
+  run -4 --separate-stderr broken_pipe ctx-resume --delete --shell s.json
+  assert_equal "$stderr" "ctx-resume: cannot write to standard output: Broken pipe"
+  cmp s.json before
+  run -0 ctx-resume --delete s.json
+  assert_output PLAN
+  assert [ ! -e s.json ]
+}

@@ -369,3 +369,43 @@ save1() { ctx-save --dir saves "$@"; }
   # a value after it is still the ratio
   run -1 save1 --tokens 90000/128000 --if-over 0.75
 }
+
+# issue 39: the save is made: a failure to name it is a warning, exit 0 (a
+# retry would write a second save)
+@test "a save whose name cannot be printed (full, closed, broken pipe): a warning, exit 0, one save" {
+  run -0 --separate-stderr bash -c 'ctx-save --dir saves --phase PLAN >/dev/full'
+  assert_equal "$stderr" "ctx-save: warning: cannot write to standard output: No space left on device"
+  assert_equal "$(ls saves | wc -l)" 1
+  run -0 --separate-stderr bash -c 'ctx-save --phase PLAN s.json >&-'
+  assert_equal "$stderr" "ctx-save: warning: cannot write to standard output: Bad file descriptor"
+  run -0 --separate-stderr broken_pipe ctx-save --phase PLAN t.json
+  assert_equal "$stderr" "ctx-save: warning: cannot write to standard output: Broken pipe"
+  assert [ -e s.json ]
+  assert [ -e t.json ]
+  # to "-" nothing is saved: exit 4
+  run -4 bash -c 'ctx-save --phase PLAN - >/dev/full'
+}
+
+# issue 39: ulimit -f is a full disk: exit 4, no save, no SIGXFSZ
+@test "ulimit -f: a save that cannot be written is exit 4 and leaves nothing" {
+  mkdir saves
+  # (with ulimit -f 0 the message cannot be written to a file either)
+  run -4 bash -c "ulimit -f 0; ctx-save --dir saves --phase PLAN 2>/dev/null"
+  assert_equal "$(ls -A saves)" ""
+}
+
+# issue 39: a SAVEFILE of 251-255 bytes is saved and resumed as any other;
+# one that would be gzipped to a name too long is exit 4, nothing written
+@test "a SAVEFILE named by 251 to 255 bytes is saved, saved again and resumed; SAVEFILE.gz too long is exit 4" {
+  f=$(printf 's%.0s' $(seq 255))
+  run -0 ctx-save --phase PLAN "$f"
+  run -0 ctx-save --from "$f" --phase DOC "$f"
+  run -0 ctx-resume "$f"
+  assert_output DOC
+  assert_equal "$(ls -A)" "$f"
+  rm "$f"
+  f=$(printf 's%.0s' $(seq 253))
+  run -4 --separate-stderr ctx-save --gzip-over 0 --phase PLAN "$f"
+  [[ $stderr == *": File name too long" ]]
+  assert_equal "$(ls -A)" ""
+}

@@ -123,3 +123,34 @@ load helpers
   run -0 event-append --print-seq --session s e.jsonl t
   assert_output 9
 }
+
+# issue 39: past the commit point a failure to print is a warning, exit 0
+@test "--print-seq that cannot be printed (full, closed, broken pipe): a warning, exit 0, the event appended once" {
+  run -0 --separate-stderr bash -c 'event-append --print-seq ev.jsonl a >/dev/full'
+  assert_equal "$stderr" "event-append: warning: cannot write to standard output: No space left on device"
+  run -0 --separate-stderr bash -c 'event-append --print-seq ev.jsonl b >&-'
+  assert_equal "$stderr" "event-append: warning: cannot write to standard output: Bad file descriptor"
+  run -0 --separate-stderr broken_pipe event-append --print-seq ev.jsonl c
+  assert_equal "$stderr" "event-append: warning: cannot write to standard output: Broken pipe"
+  run -0 wc -l <ev.jsonl
+  assert_output 3
+}
+
+# issue 39: ulimit -f is a full disk: exit 4 with the log as it was, whether
+# it is at the limit already or the line would cross it
+@test "ulimit -f: an append at or across the limit is exit 4, the log unchanged" {
+  event-append ev.jsonl a pad=x
+  size=$(stat -c %s ev.jsonl)
+  rm ev.jsonl
+  event-append ev.jsonl a "pad=$(head -c $((1 + 1024 - size)) /dev/zero | tr '\0' x)"
+  assert_equal "$(stat -c %s ev.jsonl)" 1024
+  cp ev.jsonl before
+  run -4 --separate-stderr bash -c 'ulimit -f 1; event-append ev.jsonl b'
+  [[ $stderr == "event-append: cannot append to 'ev.jsonl': File too large" ]]
+  cmp ev.jsonl before
+  run -4 --separate-stderr bash -c 'ulimit -f 2; event-append ev.jsonl b "pad=$(head -c 2000 /dev/zero | tr "\0" x)"'
+  [[ $stderr == "event-append: cannot append to 'ev.jsonl': File too large" ]]
+  cmp ev.jsonl before
+  run -0 event-append --print-seq ev.jsonl b
+  assert_output 2
+}

@@ -76,6 +76,17 @@ need_strace() {
   strace -f -o /dev/null -e trace=none true 2>/dev/null || skip "strace cannot trace here"
 }
 
+# broken_pipe COMMAND...: runs COMMAND with standard output a pipe whose
+# reader is gone before it starts (a FIFO opened read-write, then the write
+# end opened and the read-write one closed): every write is EPIPE/SIGPIPE,
+# with no race against a reader that exits
+broken_pipe() {
+  local fifo
+  fifo=$(mktemp -u "$BASE/pipe.XXXXXX")
+  mkfifo "$fifo"
+  bash -c 'exec 3<>"$1"; exec 4>"$1"; exec 3<&-; shift; exec "$@" >&4 4>&-' _ "$fifo" "$@"
+}
+
 # wait_for FILE: until FILE exists (bounded: 30 s) -- synchronise on files, never on sleeps
 wait_for() {
   local i

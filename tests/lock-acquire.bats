@@ -636,3 +636,65 @@ held_with_first_waiter() {
   run -1 lock-acquire --wait 0.5 --pid "$(live)" a.lock
   tickets 0
 }
+
+# issue 39: past the commit point, a record that cannot be printed is the
+# lock tools' rule: the lock is given up again, exit 4 with it as it was
+@test "--json whose record cannot be printed (full, closed, broken pipe): exit 4, the lock given up again" {
+  run -4 --separate-stderr bash -c 'lock-acquire --json --pid $$ a.lock >/dev/full'
+  assert_equal "$stderr" "lock-acquire: cannot write to standard output: No space left on device"
+  assert [ ! -e a.lock ]
+  run -4 --separate-stderr bash -c 'lock-acquire --json --pid $PPID a.lock >&-'
+  assert_equal "$stderr" "lock-acquire: cannot write to standard output: Bad file descriptor"
+  assert [ ! -e a.lock ]
+  run -4 --separate-stderr broken_pipe lock-acquire --json --pid $$ a.lock
+  assert_equal "$stderr" "lock-acquire: cannot write to standard output: Broken pipe"
+  assert [ ! -e a.lock ]
+  # a dead owner's lock taken over: given up too, nothing left but free
+  seed_lock a.lock "$(dead_pid)"
+  run -4 bash -c 'lock-acquire --json --pid $$ a.lock >/dev/full'
+  assert [ ! -e a.lock ]
+  # ours already: it stays ours
+  lock-acquire --pid $$ a.lock
+  run -4 bash -c "lock-acquire --json --pid $$ a.lock >/dev/full"
+  run -0 lock-status -q a.lock
+  # with a COMMAND: the command is not run
+  lock-release --pid $$ a.lock
+  run -4 bash -c 'lock-acquire --json b.lock -- touch ran >/dev/full'
+  assert [ ! -e ran ]
+  assert [ ! -e b.lock ]
+}
+
+# issue 39: ulimit -f is a full disk: exit 4, no lock, no SIGXFSZ
+@test "ulimit -f: the record cannot be written: exit 4, no lock and no temporary file" {
+  # (with ulimit -f 0 the message cannot be written to a file either)
+  run -4 bash -c "ulimit -f 0; lock-acquire --pid $$ a.lock 2>/dev/null"
+  assert_equal "$(ls -A)" ""
+  seed_lock a.lock "$(dead_pid)"
+  cp a.lock before
+  run -4 bash -c "ulimit -f 0; lock-acquire --pid $$ a.lock"
+  cmp a.lock before
+  assert_equal "$(ls -A | sort | tr '\n' ' ')" "a.lock before "
+}
+
+# issue 39: a lock of a 251-255 byte name can be beaten, taken over,
+# waited for and released like any other
+@test "a lock named by 251 to 255 bytes: heartbeat, takeover, --wait and release work" {
+  for n in 251 255; do
+    f=$(printf 'l%.0s' $(seq "$n"))
+    run -0 lock-acquire --pid $$ "$f"
+    run -0 lock-heartbeat --pid $$ "$f"
+    run -0 lock-release --pid $$ "$f"
+    seed_lock "$f" "$(dead_pid)"
+    run -0 lock-acquire --pid $$ "$f"
+    run -0 state-get "$f" pid
+    assert_output "$$"
+    # a waiter takes a ticket beside the lock: its name fits too
+    other=$(live)
+    run -1 lock-acquire --wait 0.2 --pid "$other" "$f"
+    run -0 lock-release --pid $$ "$f"
+    run -0 lock-acquire --wait 5 --pid "$other" "$f"
+    run -0 lock-release --pid "$other" "$f"
+    assert_equal "$(ls -A | grep -v '^\.' | wc -l)" 0
+    rm -f .l*
+  done
+}

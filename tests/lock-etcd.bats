@@ -454,3 +454,17 @@ tickets_reach() {
   run -0 lock-status -q "$U"
   assert_equal "$(tickets)" "$other"
 }
+
+# issue 39: a record that cannot be printed gives the key up again (exit 4)
+@test "lock-acquire --json whose record cannot be printed: exit 4, the key given up, no keeper left" {
+  owner=$(live)
+  run -4 --separate-stderr bash -c "lock-acquire --json --pid $owner '$U' >/dev/full"
+  assert_equal "$stderr" "lock-acquire: cannot write to standard output: No space left on device"
+  run -1 lock-status "$U"
+  assert_output "$U: free"
+  run -4 --separate-stderr broken_pipe lock-acquire --json --pid "$owner" "$U"
+  run -1 lock-status -q "$U"
+  [ -z "$(keepers)" ]
+  run -0 lock-acquire --no-keeper --pid "$owner" "$U"
+  run -0 lock-release --pid "$owner" "$U"
+}

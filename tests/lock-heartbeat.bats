@@ -256,3 +256,12 @@ ended_with() {
   assert_equal "$(cat a.lock)" \
     '{"pid":'$$',"n":1.50,"big":123456789012345678901234567890,"s":"\u00e9","o":{"k":[1,"a b"]},"heartbeat":"2025-01-10T10:06:40Z","heartbeat_epoch":1736503600}'
 }
+
+# issue 39: ulimit -f is a full disk: exit 4 with the lock as it was
+@test "ulimit -f: a beat that cannot be written is exit 4, the record unchanged" {
+  lock-acquire --pid $$ a.lock
+  cp a.lock before
+  run -4 bash -c "ulimit -f 0; LOOPKIT_NOW=1736503600 lock-heartbeat --pid $$ a.lock 2>/dev/null"
+  cmp a.lock before
+  assert_equal "$(ls -A | sort | tr '\n' ' ')" "a.lock before "
+}

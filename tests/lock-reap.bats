@@ -276,3 +276,18 @@ removed empty.lock: empty lock file: unreadable and unchanged for 1000s (over 60
   run -0 lock-reap locks/gone.lock
   run -4 lock-reap locks/missing-dir
 }
+
+# issue 39: a removal cannot be undone: a failure to say it is a warning
+@test "a lock removed whose line cannot be printed (full, broken pipe): a warning, exit 0; --dry-run exit 4" {
+  seed_dead a.lock
+  run -4 --separate-stderr bash -c 'lock-reap --dry-run a.lock >/dev/full'
+  assert_equal "$stderr" "lock-reap: cannot write to standard output: No space left on device"
+  assert [ -e a.lock ]
+  run -0 --separate-stderr bash -c 'lock-reap a.lock >/dev/full'
+  assert_equal "$stderr" "lock-reap: warning: cannot write to standard output: No space left on device"
+  assert [ ! -e a.lock ]
+  seed_dead b.lock
+  run -0 --separate-stderr broken_pipe lock-reap --json b.lock
+  assert_equal "$stderr" "lock-reap: warning: cannot write to standard output: Broken pipe"
+  assert [ ! -e b.lock ]
+}

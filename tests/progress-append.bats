@@ -415,3 +415,16 @@ lines'
   LOOPKIT_NOW=1736550000 TZDIR=$PWD/zones TZ=Here progress-append --id tzdir $P x
   grep -qx '## 2025-01-11 - tzdir' $P
 }
+
+# issue 39: ulimit -f is a full disk: exit 4 with the file as it was
+@test "ulimit -f: an append at the limit is exit 4, the file unchanged" {
+  progress-append p.md x
+  size=$(stat -c %s p.md)
+  rm p.md
+  progress-append p.md "$(head -c $((1 + 1024 - size)) /dev/zero | tr '\0' x)"
+  assert_equal "$(stat -c %s p.md)" 1024
+  cp p.md before
+  run -4 --separate-stderr bash -c 'ulimit -f 1; progress-append p.md more'
+  assert_equal "$stderr" "progress-append: cannot append to 'p.md': File too large"
+  cmp p.md before
+}

@@ -241,6 +241,22 @@ while True:
   assert_output 2
 }
 
+@test "state-set --fence on etcd: checked also when the edit changes nothing (no-op write)" {
+  run -0 state-set "$U/s" n:=1
+  # no lock key at all
+  run -1 --separate-stderr state-set --fence "$U/lock" --pid $$ "$U/s" n:=1
+  assert_equal "$stderr" "state-set: '$U/lock': lock lost"
+  other=$(live)
+  run -0 lock-acquire --no-keeper --pid "$other" "$U/lock"
+  run -1 --separate-stderr state-set --fence "$U/lock" --pid $$ -p "$U/s" n:=1
+  assert_equal "$stderr" "state-set: '$U/lock': lock lost"
+  assert_output ""
+  run -0 lock-release --pid "$other" "$U/lock"
+  run -0 lock-acquire --no-keeper --pid $$ "$U/lock"
+  run -0 state-set --fence "$U/lock" --pid $$ "$U/s" n:=1
+  run -0 lock-release --pid $$ "$U/lock"
+}
+
 @test "state-set --fence on etcd: the lock key's revision is a compare of the put's own transaction" {
   need_strace
   run -0 lock-acquire --no-keeper --pid $$ "$U/lock"

@@ -902,6 +902,27 @@ at'
   [[ ! -e s.json ]]
 }
 
+@test "--fence: checked on every call, also when the edit changes nothing (no-op write)" {
+  echo '{"n":1}' >s.json
+  mkdir -p locks
+  # no lock file at all
+  run -1 --separate-stderr state-set --fence locks/a.lock --pid $$ s.json n:=1
+  assert_equal "$stderr" "state-set: 'locks/a.lock': lock lost"
+  # another owner's lock: -p prints nothing either
+  other=$(live)
+  lock-acquire --pid "$other" locks/a.lock
+  run -1 --separate-stderr state-set --fence locks/a.lock --pid $$ -p s.json n:=1
+  assert_equal "$stderr" "state-set: 'locks/a.lock': lock lost"
+  assert_output ""
+  run -1 state-set --fence locks/a.lock --pid $$ --delete missing s.json
+  lock-release --pid "$other" locks/a.lock
+  # held by its owner: the no-op is exit 0, the file untouched
+  lock-acquire --pid $$ locks/a.lock
+  run -0 state-set --fence locks/a.lock --pid $$ s.json n:=1
+  run -0 cat s.json
+  assert_output '{"n":1}'
+}
+
 @test "--fence: the default owner is the calling shell, as for the lock tools" {
   echo '{}' >s.json
   # (not as the last command of bash -c, which bash would exec in its place)
@@ -1011,4 +1032,70 @@ PY
   python3 -c 'import json, sys; a = json.load(open("state.json")); a["status"] = "done"; sys.exit(a != json.load(open("back.json")))'
   gzip -6 -c back.json >ref.gz
   (($(stat -c %s state.json.gz) * 100 <= $(stat -c %s ref.gz) * 105))
+}
+
+# issue 39: the backup and the reset are one commit, both or neither
+@test "--on-invalid backup: a write that fails (disk full, a rename) keeps the older backup and FILE; else both change" {
+  need_strace
+  echo 'older bad' >s.json.backup
+  echo '{bad' >s.json
+  cp s.json.backup b0
+  cp s.json s0
+  run -4 strace -f -o /dev/null -e trace=write -e inject=write:error=ENOSPC state-set --on-invalid backup s.json n:=1
+  cmp s.json.backup b0
+  cmp s.json s0
+  # the second rename of the commit fails: on old code the backup was replaced by then
+  for when in 1 2; do
+    rc=0
+    strace -f -o /dev/null -e trace=renameat,renameat2 -e inject=renameat:error=EIO:when=$when \
+      state-set --on-invalid backup s.json n:=1 2>/dev/null || rc=$?
+    if [ "$rc" = 4 ]; then
+      cmp s.json.backup b0
+      cmp s.json s0
+    else
+      assert_equal "$rc" 0
+      cmp s.json.backup s0
+      assert_equal "$(state-get s.json n)" 1
+      echo '{bad' >s.json
+      cp b0 s.json.backup
+    fi
+  done
+  assert_equal "$(ls -A | sort | tr '\n' ' ')" "b0 s.json s.json.backup s0 "
+  run -0 state-set --on-invalid backup s.json n:=1
+  cmp s.json.backup s0
+}
+
+# issue 39: ulimit -f is a full disk, never SIGXFSZ
+@test "ulimit -f: a write past the limit is exit 4 with the file unchanged, as a full disk" {
+  echo '{"n":1}' >s.json
+  cp s.json before
+  big=$(head -c 3000 /dev/zero | tr '\0' x)
+  run -4 --separate-stderr bash -c "ulimit -f 1; state-set s.json big=$big"
+  [[ $stderr == "state-set: cannot write "*": File too large" ]]
+  cmp s.json before
+  # (with ulimit -f 0 the message cannot be written to a file either)
+  run -4 bash -c "ulimit -f 0; state-set new.json n:=1 2>/dev/null"
+  assert_equal "$(ls -A | sort | tr '\n' ' ')" "before s.json "
+}
+
+# issue 39: names of 251-255 bytes (legal everywhere) are written, their
+# temporary names cut to fit; FILE.backup that cannot be named is exit 2
+@test "names of 251 to 255 bytes are written and rewritten; --on-invalid backup that cannot be named is exit 2" {
+  for n in 251 253 255; do
+    f=$(printf 'n%.0s' $(seq "$n"))
+    run -0 state-set "$f" n:=1
+    run -0 state-set "$f" n+=1
+    run -0 state-get "$f" n
+    assert_output 2
+    rm "$f"
+  done
+  assert_equal "$(ls -A)" ""
+  f=$(printf 'b%.0s' $(seq 249))
+  echo '{bad' >"$f"
+  run -2 --separate-stderr state-set --on-invalid backup "$f" n:=1
+  assert_equal "$stderr" "state-set: --on-invalid backup: the name '$f.backup' would be longer than 255 bytes"
+  f=$(printf 'b%.0s' $(seq 248))
+  echo '{bad' >"$f"
+  run -0 state-set --on-invalid backup "$f" n:=1
+  assert_equal "$(cat "$f.backup")" '{bad'
 }

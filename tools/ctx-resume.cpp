@@ -28,6 +28,7 @@ static void options(cli::Options& o, Config& c) {
 }
 
 static std::string text_of(const json::value* v) { return v ? json::raw_text(*v) : ""; }
+static std::string output_of(const Config& c, const ctx::Loaded& save);
 
 static int run(Config& c, const Args& a) {
   auto& r = c.request;
@@ -36,13 +37,21 @@ static int run(Config& c, const Args& a) {
   if (c.outputs > 1) fail_usage("--shell, --history and --json exclude each other");
   if (r.peek && r.remove) fail_usage("--peek and --delete exclude each other");
   if (r.savefile == "-" && r.remove) fail_usage("--delete needs a SAVEFILE, not standard input");
+  // printed before the resume is counted or the save removed: output that
+  // cannot be written is exit 4 with the save as it was
+  r.deliver = [&c](const ctx::Loaded& save) {
+    cli::out(output_of(c, save));
+    cli::flush_out();
+  };
   auto found = ctx::resume(r, [](const std::string& m) { cli::warn(m); });
   if (!found)
     return cli::no(r.savefile.empty()
                        ? "nothing to resume: no save in " + quoted(r.dir.empty() ? ctx::default_dir() : r.dir)
                        : "no save " + quoted(r.savefile));
-  const ctx::Loaded& save = *found;
+  return 0;
+}
 
+static std::string output_of(const Config& c, const ctx::Loaded& save) {
   const json::value& d = save.doc;
   const json::object& o = d.get_object();
   auto in = [&](std::initializer_list<std::string_view> keys) {
@@ -68,8 +77,7 @@ static int run(Config& c, const Args& a) {
         out += loopkit::format("{}={}\n", name, shell_quote(json::raw_text(v)));
       break;
   }
-  cli::out(out);
-  return 0;
+  return out;
 }
 
 int main(int argc, char** argv) { return tool_main(info, argc, argv, options, run); }

@@ -44,7 +44,8 @@ static int run(ctx::SaveRequest& r, const Args& a) {
   ctx::Saved saved = ctx::save(r, [](const std::string& m) { cli::warn(m); });
   if (saved.path.empty())
     return cli::no(loopkit::format("token usage {} is below {}: not saved", saved.token_ratio, saved.threshold));
-  if (saved.removed) return 0;  // --keep 0: nothing left to name
+  if (saved.path != "-") cli::change_made();  // saved: failing to print its name is a warning
+  if (saved.removed) return 0;                // --keep 0: nothing left to name
   // to "-", standard output is the document itself (a filter)
   cli::out(saved.path == "-" ? saved.text : "CONTEXT SAVE " + saved.path + "\n");
   return 0;

@@ -35,6 +35,7 @@ static int run(Config& c, const Args& a) {
   event::check_type(r.type);
   for (size_t i = 2; i < a.operands.size(); ++i) r.fields.push_back(event::parse_field(a.operands[i]));
   int64_t seq = event::append(file, r);
+  cli::change_made();  // appended: failing to print its seq is a warning
   if (c.print_seq) cli::out(loopkit::format("{}\n", seq));
   return 0;
 }

@@ -68,8 +68,23 @@ static int refuse(const std::string& file, const Config& c, LockStore& store, co
   return static_cast<int>(c.conflict_exit);
 }
 
-static void report_got(const std::string& file, const Config& c, const AcquireResult& r, double started) {
-  if (c.json) cli::out(r.record.json() + "\n");
+// The lock tools' rule (loopkit(7), COMMIT POINT): a lock got whose record
+// cannot be printed is given up again, and the exit is 4 with the lock as it
+// was (one that was ours already stays ours).
+static void report_got(const std::string& file, const Config& c, LockStore& store, AcquireResult& r, double started) {
+  if (c.json) {
+    cli::out(r.record.json() + "\n");
+    try {
+      cli::flush_out();
+    } catch (const Error&) {
+      try {
+        if (r.outcome != AcquireResult::refreshed) release_got(store, *r.session, c.request.owner);
+      } catch (const Error& e) {
+        cli::warn(e.what());
+      }
+      throw;
+    }
+  }
   if (!c.verbose) return;
   std::string how = r.outcome == AcquireResult::took_over   ? "took over a stale lock: " + r.verdict.reason
                     : r.outcome == AcquireResult::refreshed ? "already ours, heartbeat refreshed"
@@ -117,7 +132,7 @@ static int run_command(const std::string& file, Config& c, LockStore& store, con
   AcquireResult r = acquire_lock(store, c.request);
   if (r.outcome == AcquireResult::interrupted) return 128 + signals.received();
   if (r.outcome == AcquireResult::held) return refuse(file, c, store, r);
-  report_got(file, c, r, started);
+  report_got(file, c, store, r, started);
   // the fencing token (etcd): the revision of the write that got the lock
   if (int64_t rev = r.session->revision()) setenv("LOOPKIT_LOCK_REVISION", std::to_string(rev).c_str(), 1);
   Beater beat{file, store, c};
@@ -173,7 +188,7 @@ static int run(Config& c, const Args& a) {
   const double started = monotonic_seconds();
   AcquireResult r = acquire_lock(*store, c.request);
   if (r.outcome == AcquireResult::held) return refuse(file, c, *store, r);
-  report_got(file, c, r, started);
+  report_got(file, c, *store, r, started);
   // without COMMAND (etcd): a keeper keeps the lease alive while the owner lives
   if (!c.no_keeper && r.outcome != AcquireResult::refreshed) r.session->keep_in_background(c.request.owner);
   return 0;

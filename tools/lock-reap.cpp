@@ -34,6 +34,7 @@ static void reap_store(const std::string& url, const Config& c) {
     Verdict v = store->judge(e, c.policy);
     if (!v.stale) continue;
     if (!c.dry_run && !store->remove(e)) continue;  // changed meanwhile: not the one judged
+    if (!c.dry_run) cli::change_made();             // removed: failing to say so is a warning
     if (c.json) cli::out(lock_json(name, e, v) + "\n");
     else
       cli::out(loopkit::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", name,
@@ -76,6 +77,7 @@ static int run(Config& c, const Args& a) {
         break;
       case ReapResult::stale:
       case ReapResult::removed:
+        if (r.outcome == ReapResult::removed) cli::change_made();  // failing to say so is a warning
         if (c.json) {
           cli::out(lock_json(file, r.lock, r.verdict) + "\n");
         } else {

@@ -1,8 +1,6 @@
 // state-set: change values in a JSON state file, atomically and faithfully.
-#include <cerrno>
-#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <stdio_ext.h>
 
 #include "cli/tool.hpp"
 #include "core/shellwords.hpp"
@@ -113,14 +111,11 @@ static void parse_sequence(Config& c, const Args& a) {
 }
 
 // -p once FILE was written: the change is made, so a failure to print it
-// is a warning and the exit status stays 0 (a caller that retries on exit 4
-// would apply the change twice). Before that, it is exit 4 as usual.
+// is a warning and the exit status stays 0 (cli::change_made). Before that,
+// or as a filter, it is exit 4 as usual.
 static void print_result(const std::string& text, bool committed) {
+  if (committed) cli::change_made();
   cli::out(text);
-  if (!committed || (std::fflush(stdout) == 0 && !std::ferror(stdout))) return;
-  cli::warn(std::string("cannot write to standard output: ") + std::strerror(errno));
-  __fpurge(stdout);  // what was not written is not tried again at exit
-  std::clearerr(stdout);
 }
 
 // --stream: the lines' edits are written together at most once per

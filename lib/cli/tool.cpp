@@ -7,12 +7,15 @@
 #include <cstring>
 #include <algorithm>
 #include <new>
+#include <stdio_ext.h>
 #include <strings.h>
 #include <unistd.h>
 
 #include "sys/clock.hpp"
 #include "sys/etcd_url.hpp"
+#include "sys/fd.hpp"
 #include "sys/format.hpp"
+#include "sys/interrupt.hpp"
 #include "sys/spawn.hpp"
 
 namespace loopkit {
@@ -22,13 +25,42 @@ const char* g_program = "loopkit";
 bool g_quiet = false;
 int g_argc = 0;
 char** g_argv = nullptr;
+bool g_change_made = false;
+int g_out_errno = 0;  // the first failed write of out()'s buffer
+
+bool out_failed() {
+  if (std::fflush(stdout) != 0 && g_out_errno == 0) g_out_errno = errno;
+  return std::ferror(stdout) != 0;
+}
+
+std::string out_failure() {
+  return loopkit::format("cannot write to standard output: {}", std::strerror(g_out_errno ? g_out_errno : EIO));
+}
 
 }  // namespace
 
 namespace cli {
 const char* program() { return g_program; }
 bool quiet() { return g_quiet; }
-void out(std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+void out(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() && g_out_errno == 0) g_out_errno = errno;
+}
+
+void change_made() {
+  if (g_change_made) return;
+  g_change_made = true;
+  catch_broken_pipe();
+}
+
+void flush_out() {
+  catch_broken_pipe();
+  if (!out_failed()) return;
+  __fpurge(stdout);  // what was not written is not tried again at exit
+  std::clearerr(stdout);
+  const std::string failure = out_failure();
+  g_out_errno = 0;
+  fail(Exit::system, failure);
+}
 void warn(std::string_view message) {
   std::fputs(loopkit::format("{}: warning: {}\n", g_program, message).c_str(), stderr);
 }
@@ -152,11 +184,15 @@ int parse_and_run(const ToolInfo& info, int argc, char** argv, const std::functi
 void begin(const ToolInfo& info, int argc, char** argv) {
   g_program = info.name;
   static char out_buffer[BUFSIZ];
+  hold_standard_fds();  // before the first open: none may take the number of a closed one
   std::setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
+  catch_file_size_limit();  // a write past ulimit -f fails (exit 4), it does not kill
   set_warning_sink([](std::string_view m) { cli::warn(m); });
   g_argc = argc;
   g_argv = argv;
   g_quiet = false;  // bound to -q, and set only when it is given
+  g_change_made = false;
+  g_out_errno = 0;
 }
 
 // The exception being handled as "TOOL: message", and its exit code: cold,
@@ -183,6 +219,21 @@ void begin(const ToolInfo& info, int argc, char** argv) {
     cli::say(e.what());
     code = static_cast<int>(Exit::system);
   }
+  return code;
+}
+}  // namespace
+
+namespace {
+// The final flush: a failure is exit 4, or past the commit point a warning
+int finish_output(int code) {
+  if (!out_failed()) return code;
+  if (g_change_made) {
+    cli::warn(out_failure());
+  } else {
+    cli::say(out_failure());
+    if (code == 0) code = static_cast<int>(Exit::system);
+  }
+  __fpurge(stdout);  // exit() would try the buffer again
   return code;
 }
 }  // namespace
@@ -223,11 +274,7 @@ int run_tool(const ToolInfo& info, int argc, char** argv, const std::function<vo
   } catch (...) {
     code = report_exception(info, argc, argv);
   }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    cli::say(loopkit::format("cannot write to standard output: {}", std::strerror(errno)));
-    if (code == 0) code = static_cast<int>(Exit::system);
-  }
-  return code;
+  return finish_output(code);
 }
 
 }  // namespace loopkit

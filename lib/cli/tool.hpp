@@ -31,7 +31,16 @@ struct Args {
 namespace cli {
 const char* program();
 bool quiet();
-void out(std::string_view text);      // to stdout
+void out(std::string_view text);  // to stdout, buffered until the tool ends (or flush_out)
+// The change is made (loopkit(7), COMMIT POINT): from here on a failure to
+// print (a full disk, a closed standard output, a broken pipe) is a warning
+// and leaves the exit status as it is, since a caller that retries on exit 4
+// would make the change twice. A broken pipe no longer kills the tool.
+void change_made();
+// What out() buffered, written now, before a change that must not be made
+// unprinted (or that is undone when printing fails): exit 4 when it cannot
+// be, a broken pipe included (never SIGPIPE).
+void flush_out();
 void warn(std::string_view message);  // "TOOL: warning: message"
 void say(std::string_view message);   // "TOOL: message" on stderr
 // The "no" answer (exit 1), returned rather than thrown: says "TOOL:

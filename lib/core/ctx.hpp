@@ -198,6 +198,10 @@ struct ResumeRequest {
   std::string restore;   // "": no artifacts restored
   bool peek = false;
   bool remove = false;
+  // Given the save as resumed (counted), before it is written back or
+  // removed: what the caller must have delivered first (ctx-resume's
+  // output). When it throws, the save stays as it was.
+  std::function<void(const Loaded&)> deliver;
 };
 std::optional<Loaded> resume(const ResumeRequest& request, const Warn& warn);
 

@@ -71,6 +71,7 @@ std::optional<Loaded> resume(const ResumeRequest& r, const Warn& warn) {
   const bool writes = !r.peek && save->path != "-";
   if (writes) count_resume(save->doc);
   if (!r.restore.empty()) restore_artifacts(save->doc, r.restore);
+  if (r.deliver) r.deliver(*save);
   if (writes && !r.remove) replace_save(save->path, encode(save->doc, save->gz));
   if (r.remove) {
     remove_file(save->path);

@@ -227,7 +227,8 @@ std::vector<LockStore::Named> LockStore::list(const std::string& operand, bool) 
 
 std::string released_mark_path(const std::string& path) {
   std::string dir = dir_name(path);
-  return (dir == "." && path.find('/') == std::string::npos ? "" : dir + "/") + "." + base_name(path) + ".released";
+  return (dir == "." && path.find('/') == std::string::npos ? "" : dir + "/") + "." + name_stem(base_name(path), 10) +
+         ".released";
 }
 
 const std::string& lock_operand(const std::string& operand) {

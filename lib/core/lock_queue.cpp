@@ -101,7 +101,8 @@ bool is_ticket_in_line(std::string_view key, std::string_view prefix) {
   return key.starts_with(prefix) && is_ticket_number(key.substr(prefix.size()));
 }
 
-WaitTicket::WaitTicket(const std::string& path) : dir_(dir_name(path)), prefix_("." + base_name(path) + ".wait.") {
+WaitTicket::WaitTicket(const std::string& path)
+    : dir_(dir_name(path)), prefix_("." + name_stem(base_name(path), 23) + ".wait.") {
   const std::string text = waiter_text();
   const std::string at = dir_ == "." && path.find('/') == std::string::npos ? "" : dir_ + "/";
   // a number taken meanwhile by another waiter: look at the line again

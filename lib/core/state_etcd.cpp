@@ -87,6 +87,11 @@ public:
     return client_.put_if_unchanged(put) ? Commit::done : Commit::changed;
   }
 
+  bool fence_holds(Fence& fence) override {
+    Fd nothing_held;
+    return check_fence(fence, nothing_held).has_value();
+  }
+
   std::string backup_name() const override { return loopkit::format("the key {}", quoted(target_.key + ".backup")); }
 
 private:

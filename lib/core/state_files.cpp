@@ -44,8 +44,12 @@ public:
     // a missing file's folder is flocked already: when the lock is in it
     // too, that flock is the fence's (taken twice, it would wait for itself)
     if (fence && !check_fence(*fence, folder_held, held_.exists ? -1 : held_.fd.get())) return Commit::lock_lost;
-    if (w.backup_why) back_up(seen);
+    // the backup is written first and put in place with the new document,
+    // both or neither: a write that fails (a full disk) leaves the older backup
+    std::optional<StagedReplacement> backup;
+    if (w.backup_why) back_up(seen, backup);
     AtomicWrite how{.mode = held_.exists ? held_.mode : static_cast<mode_t>(options_.mode), .sync = options_.sync};
+    if (backup) how.along = &*backup;
     // the file read is flocked and still the one its name stands for: the
     // write need not look at the name again
     if (held_.exists) how.held = &held_;
@@ -63,6 +67,11 @@ public:
     return Commit::done;
   }
 
+  bool fence_holds(Fence& fence) override {
+    Fd folder_held;
+    return check_fence(fence, folder_held, held_.exists ? -1 : held_.fd.get()).has_value();
+  }
+
   std::string backup_name() const override { return quoted(path_ + ".backup"); }
 
 private:
@@ -73,14 +82,14 @@ private:
 
   // --on-invalid backup: the bad file's bytes go to FILE.backup (never
   // through a symlink planted there: refused, exit 4), copied by the kernel.
-  void back_up(const DocumentRead& seen) {
-    std::string backup = resolve_symlinks(path_) + ".backup";
-    write_file_atomic_with(backup, {.mode = held_.mode, .sync = options_.sync, .follow_symlink = false},
-                           [&](int fd, const std::string& tmp) {
-                             if (seen.mapped && seen.mapped->at_file_offsets())
-                               copy_range(held_.fd.get(), 0, fd, seen.text.size(), tmp);
-                             else write_all(fd, seen.text, tmp);
-                           });
+  void back_up(const DocumentRead& seen, std::optional<StagedReplacement>& backup) {
+    backup.emplace(resolve_symlinks(path_) + ".backup",
+                   AtomicWrite{.mode = held_.mode, .sync = options_.sync, .follow_symlink = false},
+                   [&](int fd, const std::string& tmp) {
+                     if (seen.mapped && seen.mapped->at_file_offsets())
+                       copy_range(held_.fd.get(), 0, fd, seen.text.size(), tmp);
+                     else write_all(fd, seen.text, tmp);
+                   });
   }
 };
 
@@ -96,6 +105,7 @@ public:
     return {.exists = text_->find_first_not_of(" \t\r\n") != std::string::npos, .text = *text_};
   }
   Commit commit(const DocumentRead&, const DocumentWrite&, Fence*) override { return Commit::done; }
+  bool fence_holds(Fence&) override { return true; }  // never fenced (open_fence refuses "-")
   bool stores() const override { return false; }
   bool can_back_up() const override { return false; }
   std::string backup_name() const override { return ""; }

@@ -7,6 +7,8 @@
 #include "core/storage.hpp"
 #include "core/textedit.hpp"
 #include "sys/error.hpp"
+#include "sys/etcd_url.hpp"
+#include "sys/folder.hpp"
 #include "sys/format.hpp"
 #include "sys/gz.hpp"
 #include "sys/mapped.hpp"
@@ -280,6 +282,13 @@ DocumentStore::Commit commit(DocumentStore& store, Attempt& a, const UpdateResul
   return store.commit(a.read, w, fence);
 }
 
+// The answer when the fence no longer holds: nothing written, nothing printed
+UpdateResult lock_lost(const Fence& fence) {
+  UpdateResult r;
+  r.no = loopkit::format("{}: lock lost", quoted(fence.operand));
+  return r;
+}
+
 // The read-modify-write, once for every store: tried again from a fresh
 // read while another writer changed the document between read and commit.
 UpdateResult update_document(const Update& u, DocumentStore& store, Fence* fence) {
@@ -287,7 +296,8 @@ UpdateResult update_document(const Update& u, DocumentStore& store, Fence* fence
     UpdateResult r;
     Attempt a;
     attempt(u, store, a, r);
-    if (!r.no.empty() || !a.changed) return r;
+    if (!r.no.empty()) return r;
+    if (!a.changed) return fence && !store.fence_holds(*fence) ? lock_lost(*fence) : r;
     r.written = true;
     if (!store.stores()) return r;
     switch (commit(store, a, r, fence)) {
@@ -296,11 +306,7 @@ UpdateResult update_document(const Update& u, DocumentStore& store, Fence* fence
           u.on_warning(loopkit::format("{}; moved it to {} and started again", *a.src.backup_why, store.backup_name()));
         if (!u.want_text) r.text.clear();
         return r;
-      case DocumentStore::Commit::lock_lost:
-        r.written = false;
-        r.text.clear();
-        r.no = loopkit::format("{}: lock lost", quoted(fence->operand));
-        return r;
+      case DocumentStore::Commit::lock_lost: return lock_lost(*fence);
       case DocumentStore::Commit::changed: break;
     }
   }
@@ -309,6 +315,11 @@ UpdateResult update_document(const Update& u, DocumentStore& store, Fence* fence
 }  // namespace
 
 UpdateResult update_state_file(const Update& u) {
+  // FILE.backup beside FILE: a name that cannot be made is said before
+  // anything is read (no hashed stand-in: a user looks for FILE.backup)
+  if (u.backup_invalid && u.file != "-" && !etcd::is_etcd_url(u.file) && base_name(u.file).size() + 7 > longest_name)
+    fail_usage(loopkit::format("--on-invalid backup: the name {} would be longer than {} bytes",
+                               quoted(base_name(u.file) + ".backup"), longest_name));
   std::unique_ptr<DocumentStore> store =
       open_document_store(u.file, {.timeout = u.timeout, .mode = u.mode, .sync = u.sync});
   if (u.fence.empty()) return update_document(u, *store, nullptr);

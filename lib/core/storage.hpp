@@ -176,6 +176,10 @@ public:
   // transaction on etcd (lock_lost: nothing written). After the commit
   // point a failure is a warning (loopkit(7), COMMIT POINT).
   virtual Commit commit(const DocumentRead& seen, const DocumentWrite& w, Fence* fence) = 0;
+  // A run that changes nothing is fenced too (the engines learn of a lost
+  // lock from its answer): whether the fence holds now, while the document
+  // is as `seen` (files: still under its flock).
+  virtual bool fence_holds(Fence& fence) = 0;
   // Whether a commit stores anything (a stream's result is only printed).
   virtual bool stores() const { return true; }
   // Whether --on-invalid backup can keep the text read somewhere, and

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,17 @@ void Fd::reset() {
 void Fd::close(std::string_view subject) {
   int fd = std::exchange(fd_, -1);
   if (fd >= 0 && ::close(fd) != 0 && errno != EINTR) fail_system(errno, "close", subject);
+}
+
+void hold_standard_fds() {
+  pollfd fds[3] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
+  if (poll(fds, 3, 0) < 0) return;
+  for (int fd = 0; fd < 3; ++fd) {
+    if (!(fds[fd].revents & POLLNVAL)) continue;
+    // the lowest free number is this one: the ones below it are open by now
+    const int held = ::open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+    if (held >= 0 && held != fd) ::close(held);
+  }
 }
 
 Fd open_fd(const std::string& path, int flags, unsigned mode) { return open_fd_at(AT_FDCWD, path, flags, mode); }

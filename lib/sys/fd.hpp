@@ -50,6 +50,13 @@ std::string read_regular_up_to(int fd, size_t limit, off_t size, std::string_vie
 // write everything, retrying short writes and EINTR; throws exit 4
 void write_all(int fd, std::string_view data, std::string_view subject);
 
+// Descriptors 0, 1 and 2 that were closed (a caller's ">&-") are opened on
+// /dev/null the wrong way round (1 and 2 read-only, 0 write-only): their
+// reads and writes still fail with EBADF, as on a closed descriptor, but no
+// file the tool opens takes their number, so what is printed never lands
+// in a lock, a save or a state file. One poll(2) when all three are open.
+void hold_standard_fds();
+
 // Size of an open file (exit 4 naming subject on error).
 off_t file_size(int fd, std::string_view subject);
 // Whether fd is a pipe, a socket or a non-empty regular file: input that

@@ -217,17 +217,55 @@ Replaced replaced(const std::string& path, const AtomicWrite& how) {
 }
 }  // namespace
 
+namespace {
+void fill_replacement(TempFile& tmp, const Replaced& r, const AtomicWrite& how,
+                      const std::function<void(int fd, const std::string& tmp)>& fill) {
+  const bool regular = r.existed && S_ISREG(r.st.st_mode);
+  fill(tmp.fd(), tmp.subject());
+  tmp.finish(regular && how.keep_existing_mode ? r.st.st_mode & 07777 : how.mode, regular ? &r.st : nullptr, how.sync);
+}
+}  // namespace
+
+struct StagedReplacement::Parts {
+  Replaced r;
+  TempFile tmp;
+  bool sync;
+  Parts(Replaced replaced, const std::string& path, bool sync_)
+      : r(std::move(replaced)), tmp(r.folder, r.name, false, path), sync(sync_) {}
+};
+
+StagedReplacement::StagedReplacement(const std::string& path, const AtomicWrite& how,
+                                     const std::function<void(int fd, const std::string& subject)>& fill) {
+  if (how.exclusive || how.only_if_present || how.along) fail_system(EINVAL, "replace", path);
+  parts_ = std::make_unique<Parts>(replaced(path, how), path, how.sync);
+  fill_replacement(parts_->tmp, parts_->r, how, fill);
+}
+
+StagedReplacement::~StagedReplacement() = default;
+
 bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
                             const std::function<void(int fd, const std::string& tmp)>& fill) {
   if (how.exclusive) fail_system(EINVAL, "create", path);
   const Replaced r = replaced(path, how);
   if (!r.existed && how.only_if_present) return false;
-  const bool regular = r.existed && S_ISREG(r.st.st_mode);
   TempFile tmp(r.folder, r.name, false, path);
-  fill(tmp.fd(), tmp.subject());
-  tmp.finish(regular && how.keep_existing_mode ? r.st.st_mode & 07777 : how.mode, regular ? &r.st : nullptr, how.sync);
-  if (!tmp.rename_over(how.only_if_present)) return false;
+  fill_replacement(tmp, r, how, fill);
+  StagedReplacement::Parts* along = how.along ? how.along->parts_.get() : nullptr;
+  if (along) along->tmp.stage();
+  bool done = false;
+  try {
+    done = tmp.rename_over(how.only_if_present);
+  } catch (...) {
+    if (along) along->tmp.unstage();
+    throw;
+  }
+  if (along) {
+    if (!done) along->tmp.unstage();
+    else along->tmp.settle();
+  }
+  if (!done) return false;
   if (how.sync) sync_folder(r.folder, how);
+  if (along && along->sync) along->r.folder.sync_after_commit();
   return true;
 }
 
@@ -292,16 +330,18 @@ void append_held(Fd& fd, const std::string& target, const std::string& path, off
     if (remove_on_failure) remove_created(fd, target);
     else (void)!ftruncate(fd.get(), size);
   };
-  if (!data.empty()) {
-    // one write() so that readers without the lock never see a torn entry
-    ssize_t n;
-    do n = ::write(fd.get(), data.data(), data.size());
-    while (n < 0 && errno == EINTR);
-    if (n < 0 || static_cast<size_t>(n) != data.size()) {
-      int err = n < 0 ? errno : ENOSPC;  // short: the disk filled up part-way
+  // one write() so that readers without the lock never see a torn entry;
+  // a short one (the disk, a quota or ulimit -f reached part-way) goes on
+  // only to learn why, and is undone
+  for (size_t done = 0; done < data.size();) {
+    ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : ENOSPC;
       undo();
       fail_system(err, "append to", path);
     }
+    done += static_cast<size_t>(n);
   }
   if (sync && !data.empty() && fsync(fd.get()) != 0) {  // nothing written: nothing to sync
     int err = errno;

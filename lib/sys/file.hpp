@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -88,6 +89,29 @@ struct AtomicWrite {
   // which checked that the name stands for it): the name is not looked at
   // again, and the new file goes to held->target.
   const struct LockedForReplace* held = nullptr;
+  // A second file that changes in the same commit, both or neither (a
+  // document and its backup): put in place just before this file's rename,
+  // and put back when that rename fails.
+  class StagedReplacement* along = nullptr;
+};
+
+// A replacement of path written and synced now, by the rules of
+// write_file_atomic_with (how; not exclusive, not only_if_present), and put
+// in place later by the write that names it as how.along. Until then path
+// is untouched; dropped unused, it leaves nothing.
+class StagedReplacement {
+public:
+  StagedReplacement(const std::string& path, const AtomicWrite& how,
+                    const std::function<void(int fd, const std::string& subject)>& fill);
+  ~StagedReplacement();
+  StagedReplacement(const StagedReplacement&) = delete;
+  StagedReplacement& operator=(const StagedReplacement&) = delete;
+
+private:
+  friend bool write_file_atomic_with(const std::string&, const AtomicWrite&,
+                                     const std::function<void(int, const std::string&)>&);
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
 };
 
 // Write data to a temporary file beside path (a TempFile: sys/tempfile.hpp),

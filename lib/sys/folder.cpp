@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,6 +16,21 @@
 #include "sys/flock.hpp"
 
 namespace loopkit {
+
+std::string name_stem(std::string_view name, std::size_t extra) {
+  if (name.size() + extra <= longest_name) return std::string(name);
+  constexpr std::size_t hash_part = 1 + 16;  // "~" and 16 hex digits
+  std::size_t keep = extra + hash_part < longest_name ? longest_name - extra - hash_part : 0;
+  keep = std::min(keep, name.size());
+  while (keep > 0 && keep < name.size() && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80)
+    --keep;                                 // not inside a UTF-8 character
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char c : name) hash = (hash ^ c) * 1099511628211ull;
+  std::string stem(name.substr(0, keep));
+  stem += '~';
+  for (int shift = 60; shift >= 0; shift -= 4) stem += "0123456789abcdef"[(hash >> shift) & 0xF];
+  return stem;
+}
 
 std::string dir_name(const std::string& path) {
   auto slash = path.find_last_of('/');

@@ -2,6 +2,7 @@
 // the folder-wide flock that serialises every change to an existing name in
 // one folder (the lock tools rely on it).
 #pragma once
+#include <cstddef>
 #include <fcntl.h>
 #include <string>
 #include <string_view>
@@ -15,6 +16,15 @@ namespace loopkit {
 // The folder part of a path ("." when none) and the last component.
 std::string dir_name(const std::string& path);
 std::string base_name(const std::string& path);
+
+// The longest name a folder entry may have (NAME_MAX on Linux's file systems)
+constexpr std::size_t longest_name = 255;
+// name, or what stands for it in the names of its side files (temporary
+// files, marks, tickets: ".NAME.tmp") so that extra more bytes still fit in
+// longest_name: a name too long for that is cut (at a character boundary)
+// and ended by "~" and 16 hex digits of a hash of the whole name, the same
+// for the same name and different for names that differ past the cut.
+std::string name_stem(std::string_view name, std::size_t extra);
 
 // An open folder through which files in it are created, linked, renamed
 // and removed by their own names (*at() calls): the folder is opened once,

@@ -27,6 +27,21 @@ void catch_termination_signals() {
 
 int termination_signal() { return g_signal; }
 
+namespace {
+void ignore_signal(int) {}
+void catch_quietly(int sig) {
+  struct sigaction sa {
+  }, old{};
+  sa.sa_handler = ignore_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  if (sigaction(sig, &sa, &old) == 0 && old.sa_handler == SIG_IGN) sigaction(sig, &old, nullptr);
+}
+}  // namespace
+
+void catch_file_size_limit() { catch_quietly(SIGXFSZ); }
+void catch_broken_pipe() { catch_quietly(SIGPIPE); }
+
 LineRead read_line(int fd, std::string& line, double seconds) {
   double deadline = seconds < 0 ? 0 : monotonic_seconds() + seconds;
   for (;;) {

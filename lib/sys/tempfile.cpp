@@ -32,7 +32,11 @@ std::string random_part() {
   return s;
 }
 
-// ".TARGET.<random_chars of the alphabet>.tmp"
+// What stands for target in its temporary names: target itself, unless
+// ".TARGET.<random>.tmp" would be too long for a name (sys/folder.hpp)
+std::string stem_of(const std::string& target) { return name_stem(target, 1 + 1 + random_chars + 4); }
+
+// ".STEM.<random_chars of the alphabet>.tmp"
 bool is_random_temp_name(std::string_view name, std::string_view target) {
   const std::size_t want = 1 + target.size() + 1 + random_chars + 4;
   if (name.size() != want || name[0] != '.' || name.substr(1, target.size()) != target) return false;
@@ -67,8 +71,9 @@ void remove_stray_temp_files(const Folder& folder, const std::string& target) {
   DIR* dp = d ? fdopendir(d.get()) : nullptr;
   if (!dp) return;  // best effort: the write itself does not depend on it
   d.release();
+  const std::string stem = stem_of(target);
   while (struct dirent* e = readdir(dp))
-    if (is_random_temp_name(e->d_name, target)) remove_if_dead(folder.fd(), e->d_name);
+    if (is_random_temp_name(e->d_name, stem)) remove_if_dead(folder.fd(), e->d_name);
   closedir(dp);
 }
 
@@ -84,7 +89,7 @@ TempFile::TempFile(const Folder& folder, std::string target, bool exclusive, std
   create_named(exclusive);
 }
 
-TempFile::~TempFile() { rollback(); }
+TempFile::~TempFile() { unstage(); }  // neither staged nor committed: only rolled back
 
 void TempFile::rollback() noexcept {
   if (!name_.empty()) unlinkat(folder_.fd(), name_.c_str(), 0);
@@ -103,7 +108,7 @@ bool TempFile::take_own_stray(const std::string& name) {
 }
 
 void TempFile::create_named(bool exclusive) {
-  const std::string fixed = "." + target_ + ".tmp";
+  const std::string fixed = "." + stem_of(target_) + ".tmp";
   for (int attempt = 0; !exclusive && attempt < 2; ++attempt) {
     fd_ = open_fd_at(folder_.fd(), fixed, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (fd_) {
@@ -115,7 +120,7 @@ void TempFile::create_named(bool exclusive) {
   }
   remove_stray_temp_files(folder_, target_);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const std::string name = "." + target_ + "." + random_part() + ".tmp";
+    const std::string name = "." + stem_of(target_) + "." + random_part() + ".tmp";
     fd_ = open_fd_at(folder_.fd(), name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (!fd_ && errno == EEXIST) continue;
     if (!fd_) fail_system(errno, "create", folder_.shown(name));
@@ -168,7 +173,7 @@ int TempFile::try_link_unnamed(const std::string& name) {
 
 // The unnamed file gets the name a rename needs.
 void TempFile::name_for_rename() {
-  const std::string fixed = "." + target_ + ".tmp";
+  const std::string fixed = "." + stem_of(target_) + ".tmp";
   for (int attempt = 0; attempt < 2; ++attempt) {
     const int linked = try_link_unnamed(fixed);
     if (linked < 0) {
@@ -185,7 +190,7 @@ void TempFile::name_for_rename() {
   remove_stray_temp_files(folder_, target_);
   if (flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) fail_system(errno, "lock", subject_);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string name = "." + target_ + "." + random_part() + ".tmp";
+    std::string name = "." + stem_of(target_) + "." + random_part() + ".tmp";
     if (try_link_unnamed(name) == 1) {
       name_ = std::move(name);
       return;
@@ -258,6 +263,46 @@ bool TempFile::rename_over(bool only_if_present) {
   name_.clear();  // it is the target's name now
   close_after_commit();
   return true;
+}
+
+void TempFile::stage() {
+  if (name_.empty()) name_for_rename();
+  const int dir = folder_.fd();
+  if (renameat2(dir, name_.c_str(), dir, target_.c_str(), RENAME_EXCHANGE) == 0) {
+    staged_ = Staged::exchanged;  // the old file is at name_ now
+    return;
+  }
+  if (errno != ENOENT && errno != EINVAL && errno != ENOSYS) {
+    const int err = errno;
+    std::string what = folder_.shown(name_) + "' to '" + subject_;
+    rollback();
+    fail_system(err, "rename", what);
+  }
+  staged_ = errno == ENOENT ? Staged::created : Staged::renamed;
+  if (renameat(dir, name_.c_str(), dir, target_.c_str()) != 0) {
+    const int err = errno;
+    std::string what = folder_.shown(name_) + "' to '" + subject_;
+    staged_ = Staged::no;
+    rollback();
+    fail_system(err, "rename", what);
+  }
+  name_.clear();  // it is the target's name now
+}
+
+void TempFile::settle() {
+  staged_ = Staged::no;
+  close_after_commit();  // an exchanged old file goes with our name
+}
+
+void TempFile::unstage() noexcept {
+  const int dir = folder_.fd();
+  if (staged_ == Staged::exchanged) {
+    if (renameat2(dir, name_.c_str(), dir, target_.c_str(), RENAME_EXCHANGE) != 0) name_.clear();  // keep both
+  } else if (staged_ == Staged::created && names_inode(dir, target_, fd_.get())) {
+    unlinkat(dir, target_.c_str(), 0);
+  }
+  staged_ = Staged::no;
+  rollback();
 }
 
 }  // namespace loopkit

@@ -37,6 +37,10 @@ namespace loopkit {
 // sweep reads the folder, so it happens only then and when a named temporary
 // file is created for an exclusive commit (where O_TMPFILE is missing):
 // never on the common path.
+//
+// TARGET in these names is name_stem(target) (sys/folder.hpp): a target too
+// long to take the 18 bytes more (names of up to 255 bytes are legal) is
+// cut and ended by a hash of the whole name, so that every temporary name fits.
 class TempFile {
 public:
   // exclusive: for link_new (a named file then gets a random name, as
@@ -63,6 +67,18 @@ public:
   // one step (renameat2 RENAME_EXCHANGE) where the file system has it.
   bool rename_over(bool only_if_present);
 
+  // A commit in two halves, for a file that changes together with another
+  // (a backup and the file it backs up: both or neither). stage() puts our
+  // file at target and keeps what target held, at our temporary name where
+  // the file system can exchange names (renameat2 RENAME_EXCHANGE); then
+  // either settle() (the other file's commit was made: the old one goes)
+  // or unstage() (it failed: the old file is put back, or a target that
+  // did not exist removed again). Without exchange, stage() is a plain
+  // rename and unstage() can undo nothing.
+  void stage();
+  void settle();
+  void unstage() noexcept;
+
 private:
   void create_named(bool exclusive);
   int try_link_unnamed(const std::string& name);
@@ -78,6 +94,7 @@ private:
   Fd fd_;
   std::string name_;     // the temporary name, while there is one
   bool synced_ = false;  // finish was asked to fsync
+  enum class Staged { no, exchanged, created, renamed } staged_ = Staged::no;
 };
 
 // false: every TempFile is named, as where O_TMPFILE is missing (for the

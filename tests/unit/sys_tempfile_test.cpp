@@ -134,6 +134,88 @@ TEST_CASE("remove_stray_temp_files: dead writers' random names go, a live writer
   CHECK(listing(d.dir) == ".a.lock.tmp.keep .a.lock.zzzzzzzzzzzz.tmp .b.lock.0123456789ab.tmp ");
 }
 
+TEST_CASE("name_stem: a name too long for its side files is cut and hashed to fit", "[tempfile]") {
+  CHECK(name_stem("s.json", 18) == "s.json");
+  const std::string fits(237, 'a');
+  CHECK(name_stem(fits, 18) == fits);
+  const std::string long_a(255, 'a'), long_b = std::string(254, 'a') + "b";
+  const std::string stem = name_stem(long_a, 18);
+  CHECK(stem.size() + 18 <= longest_name);
+  CHECK(stem.starts_with(std::string(200, 'a')));
+  CHECK(stem == name_stem(long_a, 18));  // the same for every tool that looks for it
+  CHECK(stem != name_stem(long_b, 18));  // names that differ past the cut
+  // never inside a UTF-8 character: "\xc3\xa9" is cut whole or kept whole
+  std::string accents;
+  while (accents.size() < 254) accents += "\xc3\xa9";
+  const std::string cut = name_stem(accents, 18);
+  const std::string kept = cut.substr(0, cut.find('~'));
+  CHECK(kept.size() % 2 == 0);
+}
+
+TEST_CASE("TempFile: a target of 251 to 255 bytes is replaced and linked, nothing left", "[tempfile]") {
+  for (bool named : {false, true}) {
+    Named n(named);
+    for (std::size_t len : {251, 255}) {
+      Scratch d;
+      const std::string name(len, 'x');
+      Folder f(d.dir);
+      {
+        TempFile t(f, name, true);
+        write(t, "one");
+        t.finish(0600, nullptr, true);
+        CHECK(t.link_new());
+      }
+      TempFile t(f, name, false);
+      write(t, "two");
+      t.finish(0600, nullptr, true);
+      CHECK(t.rename_over(true));
+      CHECK(d.read(name) == "two");
+      CHECK(listing(d.dir) == name + " ");
+    }
+  }
+}
+
+TEST_CASE("TempFile: stage, then settle or unstage: both or neither of two files", "[tempfile]") {
+  for (bool named : {false, true}) {
+    Named n(named);
+    Scratch d;
+    d.write("f.backup", "older");
+    Folder f(d.dir);
+    {
+      TempFile t(f, "f.backup", false);
+      write(t, "newer");
+      t.finish(0600, nullptr, false);
+      t.stage();
+      CHECK(d.read("f.backup") == "newer");
+      t.unstage();  // the other file's commit failed
+    }
+    CHECK(d.read("f.backup") == "older");
+    CHECK(listing(d.dir) == "f.backup ");
+    {
+      TempFile t(f, "f.backup", false);
+      write(t, "newer");
+      t.finish(0600, nullptr, false);
+      t.stage();
+    }  // dropped staged: as unstaged
+    CHECK(d.read("f.backup") == "older");
+    {
+      TempFile t(f, "new.backup", false);
+      write(t, "first");
+      t.finish(0600, nullptr, false);
+      t.stage();
+      t.unstage();  // one that did not exist is removed again
+    }
+    CHECK(listing(d.dir) == "f.backup ");
+    TempFile t(f, "f.backup", false);
+    write(t, "newer");
+    t.finish(0600, nullptr, false);
+    t.stage();
+    t.settle();
+    CHECK(d.read("f.backup") == "newer");
+    CHECK(listing(d.dir) == "f.backup ");
+  }
+}
+
 TEST_CASE("Folder::sync_after_commit warns instead of failing", "[tempfile]") {
   Scratch d;
   Folder f(d.dir);
