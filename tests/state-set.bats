@@ -1012,3 +1012,13 @@ PY
   gzip -6 -c back.json >ref.gz
   (($(stat -c %s state.json.gz) * 100 <= $(stat -c %s ref.gz) * 105))
 }
+
+@test "issue 39: --redact hides a value set at an index or deeper under a secret name" {
+  run -0 --separate-stderr state-set --redact s.json 'password[0]=hunter2' 'db.api_key[1]=k-xyz' \
+    'creds.password[0]:="p-abc"' 'vault.token.old=t-old' 'plain[0]=hello'
+  [[ $stderr == *"redacted value of 'password' at password[0]"* ]]
+  [[ $stderr != *hunter2* && $stderr != *k-xyz* && $stderr != *p-abc* && $stderr != *t-old* ]]
+  ! grep -q -e hunter2 -e k-xyz -e p-abc -e t-old s.json
+  run -0 state-get -j s.json 'password' 'db.api_key' 'creds.password' 'vault.token.old' 'plain'
+  assert_output $'["[REDACTED]"]\n[null,"[REDACTED]"]\n["[REDACTED]"]\n"[REDACTED]"\n["hello"]'
+}

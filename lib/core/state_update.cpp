@@ -30,6 +30,16 @@ void reading(MappedFile* file, F&& f, bool checked_later = false) {
   if (file && !checked_later) file->check_whole();
 }
 
+// The member name a value set at path is judged by: the first on the path
+// that says secret (everything under it is secret, whatever indexes or
+// members follow: password[0], db.api_key[1], creds.password.old), else the
+// last one (api_key=x, .x.token=y).
+std::string judged_name(const Path& path) {
+  for (const Segment& s : path.segments)
+    if (s.kind == Segment::key && is_secret_name(s.name)) return s.name;
+  return path.last_name();
+}
+
 // The edits as they are applied: with --redact, each value set has its
 // secrets replaced first (the warning names where, never the secret).
 std::vector<Edit> edits_to_apply(const Update& u) {
@@ -38,7 +48,7 @@ std::vector<Edit> edits_to_apply(const Update& u) {
   for (Edit& e : out) {
     // a delete sets nothing; a sum's operand is a step, never the stored value
     if (e.op == Edit::remove || e.op == Edit::add) continue;
-    redact_member(e.operand, e.path.last_name(), e.path.text, [&](const std::string& what) {
+    redact_member(e.operand, judged_name(e.path), e.path.text, [&](const std::string& what) {
       if (u.on_warning) u.on_warning("redacted " + what);
     });
   }
