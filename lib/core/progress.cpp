@@ -39,21 +39,7 @@ std::string session_from_path(const std::string& path) {
   return name;
 }
 
-bool is_date(std::string_view t) {
-  if (t.size() != 10 || t[4] != '-' || t[7] != '-') return false;
-  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (t[i] < '0' || t[i] > '9') return false;
-  auto num = [&](size_t at, size_t len) {
-    int v = 0;
-    for (size_t i = at; i < at + len; ++i) v = v * 10 + (t[i] - '0');
-    return v;
-  };
-  int y = num(0, 4), m = num(5, 2), d = num(8, 2);
-  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m < 1 || m > 12 || d < 1) return false;
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return d <= days[m - 1] + (m == 2 && leap ? 1 : 0);
-}
+bool is_date(std::string_view t) { return t.size() == 10 && parse_day(t); }
 
 std::string one_line(std::string_view text) {
   std::string s(text);
