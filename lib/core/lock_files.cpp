@@ -167,6 +167,20 @@ private:
   bool listed_regular_;
 };
 
+// A mark whose beater is gone (killed -9 before its next beat) serves
+// nobody: this release takes it away first.
+void drop_orphan_mark(const std::string& path) {
+  try {
+    const std::string mark = released_mark_path(path);
+    LockFile m = read_lock_file(mark);
+    if (m.state == LockFile::missing) return;
+    const auto& beater = m.record.heartbeat_pid;
+    if (m.state == LockFile::readable && beater && is_pid_alive(*beater)) return;
+    remove_file_if_same(mark, m.id);
+  } catch (const Error&) {
+  }
+}
+
 // Written before the unlink, so that a beater that finds the lock gone
 // finds the mark too. Only a hint: not synced, and a failure to write it
 // (a link planted at its name, a full disk) leaves the beater to say
@@ -175,6 +189,7 @@ private:
 // lock-acquire -- COMMAND does) still running: one stopped first leaves
 // no mark behind.
 void FileStore::mark_released(const LockEntry& lock) {
+  drop_orphan_mark(path_);
   const auto& beater = lock.record.heartbeat_pid;
   if (!lock.record.heartbeat_every || !beater || *beater == lock.record.pid || !is_pid_alive(*beater)) return;
   try {
