@@ -123,3 +123,16 @@ load helpers
   run -0 event-append --print-seq --session s e.jsonl t
   assert_output 9
 }
+
+@test "issue 39: in a folder whose name is not UTF-8 the session is asked for (exit 2), never written unreadable" {
+  dir=$'caf\xe9'
+  mkdir "$dir"
+  run -2 --separate-stderr event-append "$dir/e.jsonl" start
+  [[ $stderr == *"(from the log's folder) is not UTF-8 text: give --session NAME"* ]]
+  [ ! -e "$dir/e.jsonl" ]
+  run -2 event-append --session $'s\xe9' "$dir/e.jsonl" start
+  [ ! -e "$dir/e.jsonl" ]
+  run -0 event-append --session cafe "$dir/e.jsonl" start
+  run -0 event-show --json "$dir/e.jsonl"
+  jq -e '.session == "cafe" and .seq == 1' <<<"$output"
+}

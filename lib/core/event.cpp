@@ -7,6 +7,7 @@
 
 #include "core/event_line.hpp"
 #include "core/growing.hpp"
+#include "core/json.hpp"
 #include "core/json_compact.hpp"
 #include "core/json_members.hpp"
 #include "sys/clock.hpp"
@@ -155,6 +156,10 @@ void append_with_seq(const std::string& path, const AppendRequest& r, const std:
 int64_t append(const std::string& path, const AppendRequest& r) {
   check_type(r.type);
   const std::string session = r.session.empty() ? session_of_path(path) : r.session;
+  // a line is JSON, which holds UTF-8 text only (a Latin-1 folder's name is not)
+  if (!json::is_utf8(session))
+    fail_usage("the session name " + loopkit::quoted(session) + (r.session.empty() ? " (from the log's folder)" : "") +
+               " is not UTF-8 text: give --session NAME");
   const std::string ts = iso8601_utc(now_epoch());
   int64_t written = 0;
   try {

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <unistd.h>
 
+#include "core/json.hpp"
 #include "core/lock.hpp"
 #include "core/lock_queue.hpp"
 #include "core/lock_wait.hpp"
@@ -285,6 +286,17 @@ bool names_one_lock(const std::vector<std::string>& operands) {
 std::string session_of_path(const std::string& path) {
   std::string name = base_name(path);
   if (name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0) name.resize(name.size() - 5);
+  return name;
+}
+
+std::string lock_session(const std::string& path, const std::optional<std::string>& given) {
+  if (given) {
+    if (!json::is_utf8(*given)) fail_usage("--session " + quoted(*given) + ": not UTF-8 text");
+    return *given;
+  }
+  std::string name = session_of_path(path);
+  if (!json::is_utf8(name))
+    fail_usage("the session name " + quoted(name) + " (from the lock's name) is not UTF-8 text: give --session NAME");
   return name;
 }
 
