@@ -427,3 +427,20 @@ lines'
   LOOPKIT_NOW=1736550000 TZDIR=$PWD/zones TZ=Here progress-append --id tzdir $P x
   grep -qx '## 2025-01-11 - tzdir' $P
 }
+
+@test "issue 39: a progress file named .gz is written gzip, every entry and pattern kept; progress-show reads it" {
+  progress-append --id b1 --date 2025-01-10 p.md.gz 'first'
+  gzip -t p.md.gz
+  progress-append --id b2 --date 2025-01-11 --pattern 'use the cache' p.md.gz 'second'
+  gzip -t p.md.gz
+  run -0 progress-show --json p.md.gz
+  assert_equal "$(jq -c '[.id, .date]' <<<"$output" | tr '\n' ' ')" '["b1","2025-01-10"] ["b2","2025-01-11"] '
+  gzip -dc p.md.gz | grep -qx -- '- use the cache'
+  # as the plain file would read, byte for byte
+  progress-append --id b1 --date 2025-01-10 p.md 'first'
+  progress-append --id b2 --date 2025-01-11 --pattern 'use the cache' p.md 'second'
+  assert_equal "$(gzip -dc p.md.gz)" "$(cat p.md)"
+  printf 'plain\n' >bad.md.gz
+  run -3 progress-append --id x bad.md.gz y
+  assert_equal "$(cat bad.md.gz)" plain
+}

@@ -1022,3 +1022,29 @@ PY
   run -0 state-get -j s.json 'password' 'db.api_key' 'creds.password' 'vault.token.old' 'plain'
   assert_output $'["[REDACTED]"]\n[null,"[REDACTED]"]\n["[REDACTED]"]\n"[REDACTED]"\n["hello"]'
 }
+
+@test "issue 39: a FILE named .gz is written gzip, new or reset, and read as state-get reads it" {
+  run -0 state-set s.json.gz status=running n:=1
+  gzip -t s.json.gz
+  run -0 state-get s.json.gz status n
+  assert_output $'running\n1'
+  run -0 state-set s.json.gz n+=1
+  gzip -t s.json.gz
+  assert_equal "$(gzip -dc s.json.gz | state-get - n)" 2
+  # plain bytes under a .gz name are corrupt to state-get: to state-set too, nothing written
+  printf '{"n":1}\n' >p.json.gz
+  cp p.json.gz before
+  run -3 state-get p.json.gz n
+  run -3 state-set p.json.gz n+=1
+  cmp p.json.gz before
+  # --on-invalid backup keeps them and starts again, gzip
+  run -0 state-set --on-invalid backup p.json.gz n:=5
+  cmp p.json.gz.backup before
+  gzip -t p.json.gz
+  run -0 state-get p.json.gz n
+  assert_output 5
+  # an empty file named .gz becomes gzip at its first write
+  : >e.json.gz
+  run -0 state-set e.json.gz a=1
+  gzip -t e.json.gz
+}

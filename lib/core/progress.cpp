@@ -13,6 +13,7 @@
 #include "sys/file.hpp"
 #include "sys/flock.hpp"
 #include "sys/folder.hpp"
+#include "sys/gz_file.hpp"
 #include "sys/interrupt.hpp"
 
 namespace loopkit::progress {
@@ -34,6 +35,7 @@ std::string header_text(std::string_view session, std::string_view verify) {
 
 std::string session_from_path(const std::string& path) {
   std::string name = base_name(path);
+  if (ends_with(name, ".gz")) name.resize(name.size() - 3);  // the file's name, not its compression
   if (ends_with(name, ".md")) name.resize(name.size() - 3);
   if (starts_with(name, "progress-") && name.size() > 9) name.erase(0, 9);
   return name;
@@ -174,8 +176,14 @@ std::string appended(std::string_view doc, const std::string& path, const Append
 }
 
 void append(const std::string& path, const AppendRequest& r) {
-  const std::string header = header_for(path, r);
   constexpr mode_t mode = 0666;  // less the umask, as the shell's >> creates files
+  // a file named .gz is read by gunzip: its text is changed and written back gzip
+  if (gzip_by_name(path)) {
+    rewrite_gzip_locked(
+        path, [&](std::string_view doc) { return appended(doc, path, r); }, mode, r.sync);
+    return;
+  }
+  const std::string header = header_for(path, r);
   if (r.patterns.empty()) {
     append_locked_with(
         path, kTail,

@@ -151,7 +151,7 @@ void read_source(const Update& u, const DocumentStore& store, const DocumentRead
   std::string why;
   try {
     s.text = read.text;
-    s.gz = is_gzip(s.text);
+    s.gz = is_gzip(s.text, store.gzip_by_name() ? store.subject : std::string_view());
     if (s.gz) s.text = s.owned = gunzip(s.text, store.subject);
     else if (s.file) s.release = [&s](std::size_t done) { s.file->release_before(done); };
     s.root = scan::scan(s.text, want, store.subject, s.release);
@@ -267,6 +267,7 @@ void attempt(const Update& u, DocumentStore& store, Attempt& a, UpdateResult& r)
   json::Layout layout = u.layout ? *u.layout : json::default_layout();
   if (a.src.from_document) layout = json::detect_layout(a.src.text);
   else start_fresh(u, layout, want, a.src);
+  a.src.gz = a.src.gz || store.gzip_by_name();  // new, reset or plain: gzip where the name says so
   reading(
       a.src.file, [&] { r.no = unmet_expectation(u, a.src, store.subject); }, true);
   if (!r.no.empty()) {
