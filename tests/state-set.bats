@@ -1014,13 +1014,15 @@ PY
 }
 
 @test "issue 39: --redact hides a value set at an index or deeper under a secret name" {
+  echo '{"db":{"api_key":["[REDACTED]","old"]}}' >s.json
   run -0 --separate-stderr state-set --redact s.json 'password[0]=hunter2' 'db.api_key[1]=k-xyz' \
     'creds.password[0]:="p-abc"' 'vault.token.old=t-old' 'plain[0]=hello'
   [[ $stderr == *"redacted value of 'password' at password[0]"* ]]
+  [[ $stderr == *"redacted value of 'api_key' at db.api_key[1]"* ]]
   [[ $stderr != *hunter2* && $stderr != *k-xyz* && $stderr != *p-abc* && $stderr != *t-old* ]]
   ! grep -q -e hunter2 -e k-xyz -e p-abc -e t-old s.json
   run -0 state-get -j s.json 'password' 'db.api_key' 'creds.password' 'vault.token.old' 'plain'
-  assert_output $'["[REDACTED]"]\n[null,"[REDACTED]"]\n["[REDACTED]"]\n"[REDACTED]"\n["hello"]'
+  assert_output $'["[REDACTED]"]\n["[REDACTED]","[REDACTED]"]\n["[REDACTED]"]\n"[REDACTED]"\n["hello"]'
 }
 
 @test "issue 39: a FILE named .gz is written gzip, new or reset, and read as state-get reads it" {
