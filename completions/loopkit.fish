@@ -202,7 +202,7 @@ complete -c lock-status -s V -l version -d 'print the version and exit'
 
 # progress-append
 complete -c progress-append -l id -d 'the entry\'s id: \'## DATE - ID\'' -x
-complete -c progress-append -l date -d 'the entry\'s date (default: today, local time)' -x
+complete -c progress-append -l date -d 'the entry\'s date, YYYY-MM-DD or an ISO 8601 time: its local day (default: today)' -x
 complete -c progress-append -l files -d 'add \'- Files: F, ...\' (repeatable)' -x
 complete -c progress-append -l learning -d 'add \'- Learning: TEXT\' (repeatable)' -x
 complete -c progress-append -l pattern -d 'add \'- TEXT\' under \'## Codebase Patterns\' (repeatable)' -x
@@ -217,7 +217,7 @@ complete -c progress-append -s V -l version -d 'print the version and exit'
 # progress-show
 complete -c progress-show -l last -d 'only the newest N entries' -x
 complete -c progress-show -l id -d 'only the entries with this id' -x
-complete -c progress-show -l since -d 'only the entries dated DATE or later' -x
+complete -c progress-show -l since -d 'only the entries dated DATE or later (YYYY-MM-DD, or an ISO 8601 time: its local day)' -x
 complete -c progress-show -l learnings -d 'everything after the first \'---\' line but the \'---\' lines (the seed\'s awk)'
 complete -c progress-show -l max-bytes -d 'at most N bytes: the header and the newest entries that fit' -x
 complete -c progress-show -s j -l json -d 'one JSON object per entry: date, id, bullets, files, learning'

@@ -154,3 +154,57 @@ load helpers
   run -0 event-append --print-seq ev.jsonl b
   assert_output 2
 }
+
+@test "issue 39: a log named .gz is written gzip: seq goes on from its last event, event-show reads every one" {
+  mkdir s
+  run -0 event-append --print-seq s/e.jsonl.gz start n:=1
+  assert_output 1
+  gzip -t s/e.jsonl.gz
+  # a log compressed by gzip, then appended to
+  for i in 1 2 3; do event-append s/plain.jsonl t "i:=$i"; done
+  gzip s/plain.jsonl
+  run -0 event-append --print-seq s/plain.jsonl.gz t i:=4
+  assert_output 4
+  gzip -t s/plain.jsonl.gz
+  run -0 event-show --json s/plain.jsonl.gz
+  assert_equal "$(jq -c '[.seq, .i]' <<<"$output" | tr '\n' ' ')" '[1,1] [2,2] [3,3] [4,4] '
+  # plain bytes under the name are refused as event-show refuses them: nothing written
+  printf '{"seq":7,"ts":"x","type":"t","session":"s"}\n' >s/bad.jsonl.gz
+  cp s/bad.jsonl.gz before
+  run -3 event-append s/bad.jsonl.gz t
+  cmp s/bad.jsonl.gz before
+}
+
+@test "issue 39: appenders to a .gz log in parallel lose no event and number each once" {
+  mkdir s
+  for w in 1 2 3 4; do
+    (for i in $(seq 10); do event-append --no-sync s/e.jsonl.gz t "w:=$w" || exit 1; done) &
+  done
+  wait
+  gzip -t s/e.jsonl.gz
+  run -0 event-show --json s/e.jsonl.gz
+  assert_equal "$(jq -s -c '[.[].seq] == [range(1;41)]' <<<"$output")" true
+}
+
+@test "issue 39: a failed write to a .gz log leaves it as it was (exit 4), still gzip" {
+  need_strace
+  mkdir s
+  event-append s/e.jsonl.gz t
+  cp s/e.jsonl.gz before
+  run -4 strace -f -o /dev/null -e trace=write,pwrite64 -e inject=write,pwrite64:error=ENOSPC event-append s/e.jsonl.gz t
+  cmp s/e.jsonl.gz before
+  assert_equal "$(ls -A s)" e.jsonl.gz
+}
+
+@test "issue 39: in a folder whose name is not UTF-8 the session is asked for (exit 2), never written unreadable" {
+  dir=$'caf\xe9'
+  mkdir "$dir"
+  run -2 --separate-stderr event-append "$dir/e.jsonl" start
+  [[ $stderr == *"(from the log's folder) is not UTF-8 text: give --session NAME"* ]]
+  [ ! -e "$dir/e.jsonl" ]
+  run -2 event-append --session $'s\xe9' "$dir/e.jsonl" start
+  [ ! -e "$dir/e.jsonl" ]
+  run -0 event-append --session cafe "$dir/e.jsonl" start
+  run -0 event-show --json "$dir/e.jsonl"
+  jq -e '.session == "cafe" and .seq == 1' <<<"$output"
+}

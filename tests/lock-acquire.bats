@@ -698,3 +698,22 @@ held_with_first_waiter() {
     rm -f .l*
   done
 }
+
+@test "issue 39: a lock name that is not UTF-8 is no session: exit 2, nothing written; with --session it works all through" {
+  name=$'caf\xe9.lock'
+  run -2 --separate-stderr lock-acquire --pid $$ "$name"
+  [[ $stderr == *"is not UTF-8 text: give --session NAME"* ]]
+  assert_equal "$(ls -A)" ""
+  run -2 lock-acquire --pid $$ --session $'s\xff' ok.lock
+  [ ! -e ok.lock ]
+  owner=$(live)
+  run -0 lock-acquire --pid "$owner" --session cafe "$name"
+  jq -e '.session == "cafe"' "$name"
+  run -0 lock-heartbeat --pid "$owner" "$name"
+  run -0 lock-status --json "$name"
+  jq -e '.state == "live" and .file == "caf\ufffd.lock"' <<<"$output"
+  run -0 lock-status --json .
+  jq -e '.session == "cafe"' <<<"$output"
+  run -0 lock-release --pid "$owner" "$name"
+  assert_equal "$(ls -A)" ""
+}

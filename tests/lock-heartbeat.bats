@@ -265,3 +265,48 @@ ended_with() {
   cmp a.lock before
   assert_equal "$(ls -A | sort | tr '\n' ' ')" "a.lock before "
 }
+
+@test "issue 39: lock-acquire(1)'s first example leaves nothing behind in the lock folder" {
+  mkdir locks
+  # the example as the page has it, run-the-loop waiting for the first beat
+  # (so that the release finds a beater to leave its mark for)
+  bash -c '
+lock=locks/auth.lock
+lock-acquire --pid $$ "$lock" || exit 1
+lock-heartbeat --every 30 --pid $$ "$lock" &
+echo $! >hb.pid
+trap '\''lock-release --pid $$ "$lock"'\'' EXIT
+while ! grep -q heartbeat_pid "$lock"; do sleep 0.05; done
+'
+  wait_gone "$(cat hb.pid)"
+  assert_equal "$(ls -A locks)" ""
+}
+
+# beaten_by PID: until b.lock names PID as its beater (bounded: 30 s)
+beaten_by() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(state-get b.lock heartbeat_pid 2>/dev/null) == "$1" ]] && return 0; sleep 0.1; done
+  echo "b.lock was never beaten by $1" >&2
+  return 1
+}
+
+@test "issue 39: a beater stopped by SIGTERM after the release takes the mark; one killed -9 leaves it to the next release" {
+  owned_and_beaten
+  kill "$hb"; wait "$hb" || true
+  lock-heartbeat --every 30 --pid "$owner" b.lock 2>err2 & hb2=$!
+  beaten_by "$hb2"
+  lock-release --pid "$owner" b.lock
+  [ -e .b.lock.released ]
+  kill -TERM "$hb2"; wait "$hb2" || true
+  assert_equal "$(ls -A | grep -v '^err')" ""
+  # killed -9: its mark serves nobody, and the next release of the lock takes it
+  lock-acquire --pid "$owner" b.lock
+  lock-heartbeat --every 30 --pid "$owner" b.lock 2>err3 & hb3=$!
+  beaten_by "$hb3"
+  lock-release --pid "$owner" b.lock
+  [ -e .b.lock.released ]
+  kill -KILL "$hb3"; wait "$hb3" || true
+  lock-acquire --pid "$owner" b.lock
+  lock-release --pid "$owner" b.lock
+  assert_equal "$(ls -A | grep -v '^err')" ""
+}

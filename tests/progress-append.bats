@@ -115,11 +115,23 @@ lines'
   grep -qx '## 2025-01-11 - tokyo' $P
 }
 
+@test "issue 39: --date takes what progress-show --since takes: a day, or an ISO 8601 time by its local day" {
+  TZ=UTC progress-append --id a --date 2026-01-10T10:00:00+01:00 $P x
+  TZ=UTC progress-append --id b --date 2026-01-10T00:30:00+01:00 $P x  # 23:30 UTC the day before
+  TZ=Asia/Tokyo progress-append --id c --date 2026-01-10T20:00:00Z $P x
+  grep -qx '## 2026-01-10 - a' $P
+  grep -qx '## 2026-01-09 - b' $P
+  grep -qx '## 2026-01-11 - c' $P
+  run -2 progress-append --id d --date 2026-01-10T10:00 $P x
+  run -2 progress-append --id d --date 2026-01-10T10:00:00+24:00 $P x
+  ! grep -q ' - d$' $P
+}
+
 @test "usage errors change nothing" {
   first_two
   cp $P before
   run -2 --separate-stderr progress-append --date 2025-02-30 --id x $P
-  assert_equal "$stderr" "progress-append: --date: not a date YYYY-MM-DD: '2025-02-30'"
+  assert_equal "$stderr" "progress-append: --date: not a date YYYY-MM-DD or an ISO 8601 time: '2025-02-30'"
   run -2 progress-append
   run -2 progress-append --id x - - </dev/null
   run -2 progress-append --bogus $P
@@ -427,4 +439,21 @@ lines'
   run -4 --separate-stderr bash -c 'ulimit -f 1; progress-append p.md more'
   assert_equal "$stderr" "progress-append: cannot append to 'p.md': File too large"
   cmp p.md before
+}
+
+@test "issue 39: a progress file named .gz is written gzip, every entry and pattern kept; progress-show reads it" {
+  progress-append --id b1 --date 2025-01-10 p.md.gz 'first'
+  gzip -t p.md.gz
+  progress-append --id b2 --date 2025-01-11 --pattern 'use the cache' p.md.gz 'second'
+  gzip -t p.md.gz
+  run -0 progress-show --json p.md.gz
+  assert_equal "$(jq -c '[.id, .date]' <<<"$output" | tr '\n' ' ')" '["b1","2025-01-10"] ["b2","2025-01-11"] '
+  gzip -dc p.md.gz | grep -qx -- '- use the cache'
+  # as the plain file would read, byte for byte
+  progress-append --id b1 --date 2025-01-10 p.md 'first'
+  progress-append --id b2 --date 2025-01-11 --pattern 'use the cache' p.md 'second'
+  assert_equal "$(gzip -dc p.md.gz)" "$(cat p.md)"
+  printf 'plain\n' >bad.md.gz
+  run -3 progress-append --id x bad.md.gz y
+  assert_equal "$(cat bad.md.gz)" plain
 }

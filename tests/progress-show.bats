@@ -196,7 +196,7 @@ awk_learnings() { awk '/^---$/{found=1; next} found' "$@"; }
   run -2 progress-show --last -1 $P
   run -2 progress-show --max-bytes '' $P
   run -2 --separate-stderr progress-show --since 2025-1-1 $P
-  assert_equal "$stderr" "progress-show: --since: not a date YYYY-MM-DD: '2025-1-1'"
+  assert_equal "$stderr" "progress-show: --since: not a date YYYY-MM-DD or an ISO 8601 time: '2025-1-1'"
 }
 
 @test "a folder is exit 4" {
@@ -359,4 +359,30 @@ whole_entries() {
   progress-show $P.gz >out
   cmp $P out
   cmp <(progress-show --last 1 $P.gz) <(progress-show --last 1 $P)
+}
+
+@test "issue 39: --since takes every date progress-append --date takes: a day, or an ISO 8601 time by its local day" {
+  log_of 5  # b1..b5 dated 2025-01-11..2025-01-15
+  run -0 progress-show --since 2025-01-14 $P
+  want=$output
+  TZ=UTC run -0 progress-show --since 2025-01-14T10:00:00+01:00 $P
+  assert_equal "$output" "$want"
+  TZ=UTC run -0 progress-show --since 2025-01-14T23:30:00Z $P
+  assert_equal "$output" "$want"
+  # 00:30 at +01:00 is still the 13th in UTC: b3 is in
+  TZ=UTC run -0 progress-show --since 2025-01-14T00:30:00+01:00 $P
+  [[ $output == *'- b3'* && $output == *'- b5'* && $output != *'- b2'* ]]
+  # and the 14th in Tokyo
+  TZ=Asia/Tokyo run -0 progress-show --since 2025-01-13T20:00:00Z $P
+  assert_equal "$output" "$want"
+  run -2 progress-show --since 2025-01-14T25:00:00Z $P
+  run -2 progress-show --since 2025-01-14T10:00:00+1 $P
+  run -2 progress-show --since 'next tuesday' $P
+}
+
+@test "issue 39: a device is refused at once (exit 4), never read" {
+  run -4 --separate-stderr timeout 30 bash -c 'ulimit -v 4000000; progress-show /dev/zero'
+  assert_equal "$stderr" "progress-show: cannot open '/dev/zero': is a device"
+  run -4 timeout 30 bash -c 'ulimit -v 4000000; progress-show --last 1 - </dev/zero'
+  run -4 timeout 30 bash -c 'ulimit -v 4000000; progress-show --follow /dev/zero'
 }

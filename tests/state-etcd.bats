@@ -274,3 +274,13 @@ while True:
   run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s"
   assert_output ""
 }
+
+@test "issue 39: --redact hides a value set at an index under a secret name on etcd too" {
+  run -0 state-set "$U/s" 'db.api_key:=["a"]'
+  run -0 --separate-stderr state-set --redact "$U/s" 'password[0]=hunter2' 'db.api_key[1]=k-xyz'
+  [[ $stderr != *hunter2* && $stderr != *k-xyz* ]]
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s"
+  [[ $output != *hunter2* && $output != *k-xyz* ]]
+  run -0 state-get -j "$U/s" password db.api_key
+  assert_output $'["[REDACTED]"]\n["a","[REDACTED]"]'
+}

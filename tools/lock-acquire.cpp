@@ -181,7 +181,7 @@ static int run(Config& c, const Args& a) {
   std::optional<Owner> owner = running_owner(pid);
   if (!owner) return cli::no(loopkit::format("cannot acquire {} for pid {}: it is not running", quoted(file), pid));
   c.request.owner = *owner;
-  c.request.session = c.session ? *c.session : session_of_path(file);
+  c.request.session = lock_session(file, c.session);
   if (!etcd::is_etcd_url(file)) make_dirs(dir_name(file));
   std::unique_ptr<LockStore> store = open_lock_store(file, {.timeout = c.timeout, .ttl = c.ttl});
   if (!a.command.empty()) return run_command(file, c, *store, a.command);

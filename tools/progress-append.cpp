@@ -23,7 +23,7 @@ struct Config {
 static void options(cli::Options& o, Config& c) {
   auto& r = c.request;
   o.text("id", "the entry's id: '## DATE - ID'", "ID", c.id)
-      .text("date", "the entry's date (default: today, local time)", "YYYY-MM-DD", c.date)
+      .text("date", "the entry's date, YYYY-MM-DD or an ISO 8601 time: its local day (default: today)", "DATE", c.date)
       .value("files", "add '- Files: F, ...' (repeatable)", "F,...",
              [&c](const std::string& f) { c.files.push_back(f); })
       .value("learning", "add '- Learning: TEXT' (repeatable)", "TEXT",
@@ -81,8 +81,9 @@ static int run(Config& c, const Args& a) {
     progress::Entry e;
     e.id = id;
     e.bullets = std::move(bullets);
-    e.date = c.date ? *c.date : local_date(now_epoch());
-    if (!progress::is_date(e.date)) fail_usage("--date: not a date YYYY-MM-DD: " + quoted(e.date));
+    std::optional<std::string> day = c.date ? parse_day(*c.date) : local_date(now_epoch());
+    if (!day) fail_usage("--date: not a date YYYY-MM-DD or an ISO 8601 time: " + quoted(*c.date));
+    e.date = *day;
     r.entry = std::move(e);
   }
   if (filter) {

@@ -3,6 +3,7 @@
 
 #include "cli/tool.hpp"
 #include "core/progress.hpp"
+#include "sys/clock.hpp"
 
 using namespace loopkit;
 
@@ -17,10 +18,11 @@ static void options(cli::Options& o, progress::ShowOptions& s) {
                if (id.empty()) fail_usage("--id: empty id");
                s.id = id;
              })
-      .value("since", "only the entries dated DATE or later", "YYYY-MM-DD",
+      .value("since", "only the entries dated DATE or later (YYYY-MM-DD, or an ISO 8601 time: its local day)", "DATE",
              [&s](const std::string& date) {
-               if (!progress::is_date(date)) fail_usage("--since: not a date YYYY-MM-DD: " + quoted(date));
-               s.since = date;
+               std::optional<std::string> day = parse_day(date);
+               if (!day) fail_usage("--since: not a date YYYY-MM-DD or an ISO 8601 time: " + quoted(date));
+               s.since = *day;
              })
       .flag("learnings", "everything after the first '---' line but the '---' lines (the seed's awk)", s.learnings)
       .value("max-bytes", "at most N bytes: the header and the newest entries that fit", "N",

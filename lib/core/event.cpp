@@ -7,6 +7,7 @@
 
 #include "core/event_line.hpp"
 #include "core/growing.hpp"
+#include "core/json.hpp"
 #include "core/json_compact.hpp"
 #include "core/json_members.hpp"
 #include "sys/clock.hpp"
@@ -14,6 +15,7 @@
 #include "sys/file.hpp"
 #include "sys/format.hpp"
 #include "sys/gz.hpp"
+#include "sys/gz_file.hpp"
 #include "sys/mapped.hpp"
 
 namespace loopkit::event {
@@ -150,15 +152,36 @@ void append_with_seq(const std::string& path, const AppendRequest& r, const std:
       },
       0666, r.sync);
 }
+
+// A log named .gz is read by gunzip: it is written gzip too, its text
+// rewritten whole under the file's flock (logs are compressed when they are
+// done growing, so this is rare and small) with the event after its last seq.
+void append_gzip_with_seq(const std::string& path, const AppendRequest& r, const std::string& session,
+                          const std::string& ts, int64_t& written) {
+  rewrite_gzip_locked(
+      path,
+      [&](std::string_view text) {
+        written = text.empty() ? 1 : next_seq(text, true).value_or(1);
+        std::string out(text);
+        if (!out.empty() && out.back() != '\n') out += '\n';  // a torn last line stays torn, alone
+        return out + line_text(written, ts, session, r);
+      },
+      0666, r.sync);
+}
 }  // namespace
 
 int64_t append(const std::string& path, const AppendRequest& r) {
   check_type(r.type);
   const std::string session = r.session.empty() ? session_of_path(path) : r.session;
+  // a line is JSON, which holds UTF-8 text only (a Latin-1 folder's name is not)
+  if (!json::is_utf8(session))
+    fail_usage("the session name " + loopkit::quoted(session) + (r.session.empty() ? " (from the log's folder)" : "") +
+               " is not UTF-8 text: give --session NAME");
   const std::string ts = iso8601_utc(now_epoch());
   int64_t written = 0;
   try {
-    append_with_seq(path, r, session, ts, written);
+    if (gzip_by_name(path)) append_gzip_with_seq(path, r, session, ts, written);
+    else append_with_seq(path, r, session, ts, written);
   } catch (const Error& e) {
     if (e.code() != Exit::data) throw;
     fail_data(loopkit::quoted(path) + ": " + e.what());  // the seq refused: nothing written

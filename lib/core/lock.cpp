@@ -207,8 +207,13 @@ RefreshResult keep_heartbeat(LockStore& store, const Owner& owner, double every)
       return r;
     }
     if (r.outcome != RefreshResult::refreshed || termination_signal() || wait_for_exit(owner.pid, every) ||
-        termination_signal() || !is_same_process_alive(owner.pid, owner.start))
+        termination_signal() || !is_same_process_alive(owner.pid, owner.start)) {
+      // ended by its owner's exit or a signal, not by a beat: a release made
+      // since the last beat left its mark for this beater, which takes it
+      if (r.outcome == RefreshResult::refreshed && store.was_released(owner, *taken_at, false))
+        r.outcome = RefreshResult::released;
       return r;
+    }
   }
 }
 

@@ -113,5 +113,9 @@ LockFiles lock_files_named(const std::vector<std::string>& operands);
 bool names_one_lock(const std::vector<std::string>& operands);
 // Default session: the file name without ".lock".
 std::string session_of_path(const std::string& path);
+// The session a new record names: given, else session_of_path. A record is
+// JSON, which holds UTF-8 text only: a name that is not (a Latin-1 file
+// name) is exit 2, asking for --session, never a record nobody can read.
+std::string lock_session(const std::string& path, const std::optional<std::string>& given);
 
 }  // namespace loopkit

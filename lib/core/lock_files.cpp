@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <unistd.h>
 
+#include "core/json.hpp"
 #include "core/lock.hpp"
 #include "core/lock_queue.hpp"
 #include "core/lock_wait.hpp"
@@ -167,6 +168,20 @@ private:
   bool listed_regular_;
 };
 
+// A mark whose beater is gone (killed -9 before its next beat) serves
+// nobody: this release takes it away first.
+void drop_orphan_mark(const std::string& path) {
+  try {
+    const std::string mark = released_mark_path(path);
+    LockFile m = read_lock_file(mark);
+    if (m.state == LockFile::missing) return;
+    const auto& beater = m.record.heartbeat_pid;
+    if (m.state == LockFile::readable && beater && is_pid_alive(*beater)) return;
+    remove_file_if_same(mark, m.id);
+  } catch (const Error&) {
+  }
+}
+
 // Written before the unlink, so that a beater that finds the lock gone
 // finds the mark too. Only a hint: not synced, and a failure to write it
 // (a link planted at its name, a full disk) leaves the beater to say
@@ -175,6 +190,7 @@ private:
 // lock-acquire -- COMMAND does) still running: one stopped first leaves
 // no mark behind.
 void FileStore::mark_released(const LockEntry& lock) {
+  drop_orphan_mark(path_);
   const auto& beater = lock.record.heartbeat_pid;
   if (!lock.record.heartbeat_every || !beater || *beater == lock.record.pid || !is_pid_alive(*beater)) return;
   try {
@@ -271,6 +287,17 @@ bool names_one_lock(const std::vector<std::string>& operands) {
 std::string session_of_path(const std::string& path) {
   std::string name = base_name(path);
   if (name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0) name.resize(name.size() - 5);
+  return name;
+}
+
+std::string lock_session(const std::string& path, const std::optional<std::string>& given) {
+  if (given) {
+    if (!json::is_utf8(*given)) fail_usage("--session " + quoted(*given) + ": not UTF-8 text");
+    return *given;
+  }
+  std::string name = session_of_path(path);
+  if (!json::is_utf8(name))
+    fail_usage("the session name " + quoted(name) + " (from the lock's name) is not UTF-8 text: give --session NAME");
   return name;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <unistd.h>
 
+#include "core/json.hpp"
 #include "sys/clock.hpp"
 #include "sys/decimal.hpp"
 #include "sys/error.hpp"
@@ -17,8 +18,10 @@
 
 namespace loopkit {
 
+// as a record holds it: JSON is UTF-8 text, and a host name of other bytes
+// (which sethostname allows) is written and compared in the one form
 const std::string& this_host() {
-  static const std::string h = host_name();
+  static const std::string h = json::to_utf8(host_name());
   return h;
 }
 const std::string& this_boot() {
@@ -312,7 +315,9 @@ std::string describe_lock(const std::string& file, const LockFile& lock, const V
 
 std::string lock_json(const std::string& file, const LockFile& lock, const Verdict& verdict) {
   JsonMembers o = lock.state == LockFile::readable ? lock.record.fields : JsonMembers();
-  o.set_string("file", file);
+  // a name that is not UTF-8 cannot be JSON text: its other bytes are shown
+  // as U+FFFD, as in progress-show --json (the text output names it exactly)
+  o.set_string("file", json::to_utf8(file));
   o.set_string("state", state_name(lock, verdict));
   if (verdict.stale) o.set_string("reason", verdict.reason);
   else if (lock.state == LockFile::unreadable) o.set_string("reason", lock.problem);

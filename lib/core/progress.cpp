@@ -13,6 +13,7 @@
 #include "sys/file.hpp"
 #include "sys/flock.hpp"
 #include "sys/folder.hpp"
+#include "sys/gz_file.hpp"
 #include "sys/interrupt.hpp"
 
 namespace loopkit::progress {
@@ -34,26 +35,13 @@ std::string header_text(std::string_view session, std::string_view verify) {
 
 std::string session_from_path(const std::string& path) {
   std::string name = base_name(path);
+  if (ends_with(name, ".gz")) name.resize(name.size() - 3);  // the file's name, not its compression
   if (ends_with(name, ".md")) name.resize(name.size() - 3);
   if (starts_with(name, "progress-") && name.size() > 9) name.erase(0, 9);
   return name;
 }
 
-bool is_date(std::string_view t) {
-  if (t.size() != 10 || t[4] != '-' || t[7] != '-') return false;
-  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (t[i] < '0' || t[i] > '9') return false;
-  auto num = [&](size_t at, size_t len) {
-    int v = 0;
-    for (size_t i = at; i < at + len; ++i) v = v * 10 + (t[i] - '0');
-    return v;
-  };
-  int y = num(0, 4), m = num(5, 2), d = num(8, 2);
-  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m < 1 || m > 12 || d < 1) return false;
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return d <= days[m - 1] + (m == 2 && leap ? 1 : 0);
-}
+bool is_date(std::string_view t) { return t.size() == 10 && parse_day(t); }
 
 std::string one_line(std::string_view text) {
   std::string s(text);
@@ -188,8 +176,14 @@ std::string appended(std::string_view doc, const std::string& path, const Append
 }
 
 void append(const std::string& path, const AppendRequest& r) {
-  const std::string header = header_for(path, r);
   constexpr mode_t mode = 0666;  // less the umask, as the shell's >> creates files
+  // a file named .gz is read by gunzip: its text is changed and written back gzip
+  if (gzip_by_name(path)) {
+    rewrite_gzip_locked(
+        path, [&](std::string_view doc) { return appended(doc, path, r); }, mode, r.sync);
+    return;
+  }
+  const std::string header = header_for(path, r);
   if (r.patterns.empty()) {
     append_locked_with(
         path, kTail,

@@ -73,6 +73,7 @@ public:
   }
 
   std::string backup_name() const override { return quoted(path_ + ".backup"); }
+  bool gzip_by_name() const override { return path_.size() > 3 && path_.compare(path_.size() - 3, 3, ".gz") == 0; }
 
 private:
   std::string path_;

@@ -32,6 +32,16 @@ void reading(MappedFile* file, F&& f, bool checked_later = false) {
   if (file && !checked_later) file->check_whole();
 }
 
+// The member name a value set at path is judged by: the first on the path
+// that says secret (everything under it is secret, whatever indexes or
+// members follow: password[0], db.api_key[1], creds.password.old), else the
+// last one (api_key=x, .x.token=y).
+std::string judged_name(const Path& path) {
+  for (const Segment& s : path.segments)
+    if (s.kind == Segment::key && is_secret_name(s.name)) return s.name;
+  return path.last_name();
+}
+
 // The edits as they are applied: with --redact, each value set has its
 // secrets replaced first (the warning names where, never the secret).
 std::vector<Edit> edits_to_apply(const Update& u) {
@@ -40,7 +50,7 @@ std::vector<Edit> edits_to_apply(const Update& u) {
   for (Edit& e : out) {
     // a delete sets nothing; a sum's operand is a step, never the stored value
     if (e.op == Edit::remove || e.op == Edit::add) continue;
-    redact_member(e.operand, e.path.last_name(), e.path.text, [&](const std::string& what) {
+    redact_member(e.operand, judged_name(e.path), e.path.text, [&](const std::string& what) {
       if (u.on_warning) u.on_warning("redacted " + what);
     });
   }
@@ -143,7 +153,7 @@ void read_source(const Update& u, const DocumentStore& store, const DocumentRead
   std::string why;
   try {
     s.text = read.text;
-    s.gz = is_gzip(s.text);
+    s.gz = is_gzip(s.text, store.gzip_by_name() ? store.subject : std::string_view());
     if (s.gz) s.text = s.owned = gunzip(s.text, store.subject);
     else if (s.file) s.release = [&s](std::size_t done) { s.file->release_before(done); };
     s.root = scan::scan(s.text, want, store.subject, s.release);
@@ -259,6 +269,7 @@ void attempt(const Update& u, DocumentStore& store, Attempt& a, UpdateResult& r)
   json::Layout layout = u.layout ? *u.layout : json::default_layout();
   if (a.src.from_document) layout = json::detect_layout(a.src.text);
   else start_fresh(u, layout, want, a.src);
+  a.src.gz = a.src.gz || store.gzip_by_name();  // new, reset or plain: gzip where the name says so
   reading(
       a.src.file, [&] { r.no = unmet_expectation(u, a.src, store.subject); }, true);
   if (!r.no.empty()) {

@@ -186,6 +186,9 @@ public:
   // where, as the warning names it.
   virtual bool can_back_up() const { return true; }
   virtual std::string backup_name() const = 0;
+  // Whether its name says gzip (a FILE ending in ".gz"): then it is read as
+  // the readers read it (gzip, else corrupt) and always written gzip.
+  virtual bool gzip_by_name() const { return false; }
 };
 
 struct DocumentOptions {

@@ -199,6 +199,34 @@ std::optional<int64_t> parse_iso8601(std::string_view s) {
   return days * 86400 + h * 3600 + mi * 60 + sec - *offset;
 }
 
+namespace {
+// YYYY-MM-DD, a real day: itself, else nullopt
+std::optional<std::string> day_as_written(std::string_view t) {
+  if (t.size() != 10 || t[4] != '-' || t[7] != '-') return std::nullopt;
+  int y = digits_at(t, 0, 4), m = digits_at(t, 5, 2), d = digits_at(t, 8, 2);
+  if (y < 0 || m < 1 || m > 12 || d < 1 || d > days_in(y, m)) return std::nullopt;
+  return std::string(t);
+}
+
+// an instant whose local day is a year 1 to 9999 whatever the zone
+bool dated_instant(std::optional<int64_t> epoch) {
+  constexpr int64_t year1 = -62135596800;  // 0001-01-01T00:00:00Z
+  return epoch && *epoch >= year1 + 86400 && *epoch <= max_epoch - 86400;
+}
+}  // namespace
+
+std::optional<std::string> parse_day(std::string_view text) {
+  if (text.size() == 10) return day_as_written(text);  // the zone is not read for a day
+  return parse_day(text, TimeZone::of_process());
+}
+
+std::optional<std::string> parse_day(std::string_view text, const TimeZone& zone) {
+  if (text.size() == 10) return day_as_written(text);
+  std::optional<int64_t> epoch = parse_iso8601(text);
+  if (!dated_instant(epoch)) return std::nullopt;
+  return local_date(*epoch, zone);
+}
+
 std::string local_date(int64_t epoch) { return local_date(epoch, TimeZone::of_process()); }
 
 // localtime_r would bring glibc's time zone code (its TZ parser: sscanf,

@@ -32,6 +32,13 @@ std::string iso8601_utc(int64_t epoch);  // 2025-01-10T10:05:30Z
 // YYYY-MM-DDTHH:MM:SS[.frac][Z|+HH:MM|+HHMM|+HH], calendar-checked (no
 // February 31st, no hour 25); an offset is taken off: epoch seconds, UTC
 std::optional<int64_t> parse_iso8601(std::string_view text);
+// The one reading of a date a tool is given (progress-append --date,
+// progress-show --since): YYYY-MM-DD, a real day, as written; or a time
+// parse_iso8601 reads (2026-01-10T10:00:00+01:00, ...Z), which names the day
+// that instant falls on in local time (the process's zone, or zone), the
+// calendar the tools date entries by. nullopt for anything else.
+std::optional<std::string> parse_day(std::string_view text);
+std::optional<std::string> parse_day(std::string_view text, const TimeZone& zone);
 // YYYY-MM-DD in local time: the process's time zone (TZ, sys/tz.hpp), or zone
 std::string local_date(int64_t epoch);
 std::string local_date(int64_t epoch, const TimeZone& zone);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "sys/error.hpp"
@@ -53,10 +54,18 @@ size_t read_some(int fd, char* into, size_t n, std::string_view subject) {
 }
 }  // namespace
 
+bool is_null_device(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3); }
+
 std::string read_all(int fd, std::string_view subject) {
   std::string out;
   struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size) + 1);
+  if (fstat(fd, &st) == 0) {
+    if (S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size) + 1);
+    // a device has no end (/dev/zero, a disk): refused, never read into
+    // memory without bound; a terminal is read as a person types, to ^D
+    if ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !is_null_device(st) && !isatty(fd))
+      fail_not_regular("read", subject, st.st_mode);
+  }
   char buf[65536];
   for (;;) {
     size_t room = out.capacity() - out.size();

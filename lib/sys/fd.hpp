@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <utility>
 
@@ -39,8 +40,12 @@ private:
 Fd open_fd(const std::string& path, int flags, unsigned mode = 0);
 Fd open_fd_at(int dirfd, const std::string& name, int flags, unsigned mode = 0);
 
-// read everything from fd; throws exit 4 naming 'subject'
+// read everything from fd; throws exit 4 naming 'subject', also when fd is
+// a device (which may have no end: /dev/zero) other than a terminal or
+// /dev/null (which reads as empty: `cmd </dev/null` is no error)
 std::string read_all(int fd, std::string_view subject);
+// /dev/null (character device 1, 3): the one device every reader takes
+bool is_null_device(const struct stat& st);
 // read at most limit bytes from fd (fewer only at its end); exit 4 naming subject
 std::string read_up_to(int fd, size_t limit, std::string_view subject);
 // The same for a regular file of size bytes (its fstat): one read() of

@@ -53,7 +53,18 @@ void refuse_special_file(const std::string& path, std::string_view verb, std::st
 }
 }  // namespace
 
+namespace {
+// What a reader refuses at once: a device, which may have no end
+// (/dev/zero) or act when opened (a tape rewinds), but /dev/null, which
+// reads as empty; and a socket. A FIFO is read: state-get <(cmd) PATH.
+bool unreadable_kind(const struct stat& st) {
+  return ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !is_null_device(st)) || S_ISSOCK(st.st_mode);
+}
+}  // namespace
+
 Fd open_to_read(const std::string& path, struct stat& st) {
+  // checked before the open, which a device must never see
+  if (stat(path.c_str(), &st) == 0 && unreadable_kind(st)) fail_not_regular("open", path, st.st_mode);
   // O_NOFOLLOW first: a name that is no link (nearly all) costs nothing
   // more; a link is checked by the rule for shared folders, then followed
   Fd fd = open_fd(path, O_RDONLY | O_NOCTTY | O_NOFOLLOW);
@@ -67,6 +78,7 @@ Fd open_to_read(const std::string& path, struct stat& st) {
   }
   if (fstat(fd.get(), &st) != 0) fail_system(errno, "stat", path);
   if (S_ISDIR(st.st_mode)) fail_system(EISDIR, "read", path);
+  if (unreadable_kind(st)) fail_not_regular("open", path, st.st_mode);  // swapped in since the stat
   return fd;
 }
 

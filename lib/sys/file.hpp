@@ -23,7 +23,9 @@ std::optional<std::string> read_file_if_exists(const std::string& path);
 std::string read_file(const std::string& path);  // missing: exit 4
 
 // open(path, O_RDONLY) for reading its bytes: an empty Fd when it does not
-// exist; a folder or any other failure is exit 4. st receives its fstat. A
+// exist; a folder, a device or a socket (refused before it is opened: a
+// device has no end or can act when opened; a FIFO is read) or any other
+// failure is exit 4. st receives its fstat. A
 // link is followed by the rule of resolve_symlinks (not another user's link
 // in a sticky world-writable folder).
 Fd open_to_read(const std::string& path, struct stat& st);

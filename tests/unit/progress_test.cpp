@@ -97,6 +97,7 @@ TEST_CASE("progress session name comes from the file name", "[progress]") {
   CHECK(session_from_path(".claude/pipeline-runs/auth/progress-auth.md") == "auth");
   CHECK(session_from_path("stage-1-plan/progress.md") == "progress");
   CHECK(session_from_path("notes.md") == "notes");
+  CHECK(session_from_path("progress-myfeature.md.gz") == "myfeature");  // issue 39: .gz is how it is kept
   CHECK(session_from_path("notes.txt") == "notes.txt");
   CHECK(session_from_path("progress-.md") == "progress-");
 }

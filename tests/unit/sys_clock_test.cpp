@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sys/clock.hpp"
+#include "sys/tz.hpp"
 
 using namespace loopkit;
 
@@ -71,4 +72,19 @@ TEST_CASE("parse_iso8601 gives timegm's epoch", "[clock]") {
     CHECK(parse_iso8601(text) == static_cast<int64_t>(timegm(&tm)));
     CHECK(parse_iso8601(text) == e);
   }
+}
+
+TEST_CASE("issue 39: parse_day reads a day as written, or an ISO 8601 time as its local day", "[clock]") {
+  const TimeZone utc = TimeZone::named("UTC0");
+  const TimeZone plus9 = TimeZone::named("JST-9");
+  CHECK(parse_day("2024-02-29", utc) == "2024-02-29");
+  CHECK(parse_day("2024-02-29", plus9) == "2024-02-29");  // a day is no instant: no zone moves it
+  CHECK(parse_day("2026-01-10T10:00:00+01:00", utc) == "2026-01-10");
+  CHECK(parse_day("2026-01-10T00:30:00+01:00", utc) == "2026-01-09");
+  CHECK(parse_day("2026-01-10T20:00:00Z", plus9) == "2026-01-11");
+  CHECK(parse_day("2026-01-10T20:00:00.5-0300", utc) == "2026-01-10");
+  for (const char* bad :
+       {"2025-02-29", "2025-13-01", "2025-1-10", "2025-01-10x", "", "2025-01-10T10:00", "2025-01-10T24:00:00Z",
+        "2025-01-10T10:00:00+1", "2025-01-10 10:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"})
+    CHECK_FALSE(parse_day(bad, utc));
 }
