@@ -1,7 +1,7 @@
 # lib-engine.bash: what loop-engine, pipeline-engine and drain-engine share.
-# Sourced, never run: each engine finds it beside itself (a source checkout)
-# or in its install's libexec/loopkit or share/loopkit folder, as git finds
-# git-sh-setup in its exec path. Everything here is built on the loopkit
+# Sourced, never run: each engine finds it beside its own real path, symlinks
+# resolved (one rule: a source checkout's scripts/, or an install's
+# libexec/loopkit, where bin/ has symlinks to the engines). Everything here is built on the loopkit
 # tools, coreutils and bash; no jq. Names start with lk_ (functions) or LK_
 # (globals); the engine sets LK_PROG before sourcing it.
 # shellcheck shell=bash disable=SC2034 # the LK_* and R_* globals are read by the engines
@@ -44,6 +44,8 @@ LK_SIGNAL=""         # the signal that is ending the engine
 # --- messages ---------------------------------------------------------------
 
 lk_now() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
+# as lk_now, into LK_NOW (no subshell: the messages of every iteration)
+lk_now_v() { TZ=UTC printf -v LK_NOW '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
 
 # lk_stamp: "now" as the tools write it (LOOPKIT_NOW when set).
 lk_stamp() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
@@ -62,7 +64,8 @@ lk_log() {
     LK_STATUS=$1
     lk_draw
   else
-    printf '%s %s: %s%s\n' "$(lk_now)" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
+    lk_now_v
+    printf '%s %s: %s%s\n' "$LK_NOW" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
   fi
 }
 
@@ -72,7 +75,8 @@ lk_say() {
   if ((LK_TTY)); then
     printf '%s: %s\n' "$LK_PROG" "$1" >&2
   else
-    printf '%s %s: %s%s\n' "$(lk_now)" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
+    lk_now_v
+    printf '%s %s: %s%s\n' "$LK_NOW" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
   fi
 }
 
@@ -219,6 +223,13 @@ lk_safe_name() {
 
 # lk_json_str TEXT: TEXT as a JSON string literal (quotes included).
 lk_json_str() {
+  local LK_JSON
+  lk_json_str_v "$1"
+  printf '%s' "$LK_JSON"
+}
+
+# lk_json_str_v TEXT: as lk_json_str, into LK_JSON (no subshell).
+lk_json_str_v() {
   local s=$1 out="" c i
   s=${s//\\/\\\\}
   s=${s//\"/\\\"}
@@ -235,14 +246,91 @@ lk_json_str() {
     done
     s=$out
   fi
-  printf '"%s"' "$s"
+  LK_JSON="\"$s\""
+}
+
+# lk_json_keys TEXT: the lines of TEXT (a --next command's output), each
+# trimmed of surrounding white space, into LK_IDS, and each as a JSON
+# string into LK_KEYS (an empty line stays, as ""). Plain lines, the usual
+# case, are done array-wide, without a loop.
+lk_json_keys() {
+  local id i LK_JSON
+  LK_IDS=() LK_KEYS=()
+  [[ -n $1 ]] || return 0
+  mapfile -t LK_IDS <<<"$1"
+  if [[ $1 != *[\"\\$' \t\r\v\f'$'\x01'-$'\x08'$'\x0e'-$'\x1f']* ]]; then
+    LK_KEYS=("${LK_IDS[@]/#/\"}")
+    LK_KEYS=("${LK_KEYS[@]/%/\"}")
+    return 0
+  fi
+  for i in "${!LK_IDS[@]}"; do
+    id=${LK_IDS[i]}
+    id=${id#"${id%%[![:space:]]*}"}
+    id=${id%"${id##*[![:space:]]}"}
+    LK_IDS[i]=$id
+    lk_json_str_v "$id"
+    LK_KEYS[i]=$LK_JSON
+  done
+}
+
+# lk_us SECONDS: a number of seconds (digits, a fraction) in whole
+# microseconds, into LK_US; 1 (and LK_US empty) for any other form.
+lk_us() {
+  LK_US=""
+  [[ $1 =~ ^([0-9]+)(\.([0-9]*))?$ ]] || return 1
+  local frac=${BASH_REMATCH[3]}000000
+  LK_US=$((10#${BASH_REMATCH[1]} * 1000000 + 10#${frac:0:6}))
+}
+
+# lk_secs_since T0: seconds from T0 (an $EPOCHREALTIME) to now, with three
+# decimals, into LK_SECS: bash arithmetic, no program started.
+lk_secs_since() {
+  local t0 t1 d
+  lk_us "$1" || { LK_SECS=0.000; return 0; }
+  t0=$LK_US
+  lk_us "$EPOCHREALTIME" || { LK_SECS=0.000; return 0; }
+  t1=$LK_US
+  d=$(((t1 - t0 + 500) / 1000))
+  ((d >= 0)) || d=0
+  printf -v LK_SECS '%d.%03d' $((d / 1000)) $((d % 1000))
+}
+
+# lk_ge A B: A >= B for two numbers as JSON writes them: plain decimals in
+# bash, other forms (an exponent, a sign) by awk.
+lk_ge() {
+  local a b
+  if lk_us "$1" && a=$LK_US && lk_us "$2" && b=$LK_US; then
+    ((a >= b))
+    return
+  fi
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'
+}
+
+# lk_over_budget TOTAL: TOTAL (the state's total_cost) has reached
+# --max-cost (never without it).
+lk_over_budget() {
+  [[ -n $LK_MAX_COST ]] || return 1
+  [[ -n $1 && $1 != null ]] || set -- 0
+  lk_ge "$1" "$LK_MAX_COST"
+}
+
+# lk_beat_if_due: lk_lock_check once a beat is due (LK_BEAT_EVERY since the
+# last beat that reached the lock): between iterations or items, a beat per
+# interval as while the agent runs, not one process per item.
+lk_beat_if_due() {
+  local last every
+  if [[ -n $LK_LOCK ]] && lk_us "$LK_BEAT_OK" && last=$LK_US && lk_us "$LK_BEAT_EVERY" && every=$LK_US &&
+    lk_us "$EPOCHREALTIME" && ((LK_US - last < every)); then
+    return 0
+  fi
+  lk_lock_check
 }
 
 # --- the tools --------------------------------------------------------------
 
 # lk_find_tools SCRIPT_DIR TOOL...: make sure the tools run by name. Order:
-# $LOOPKIT_BIN, PATH, the script's own folder (installed beside the tools),
-# its ../bin, and ../build/bin (a source checkout).
+# $LOOPKIT_BIN, PATH, the script's own folder, its ../bin, ../build/bin (a
+# source checkout), and for an install's PREFIX/libexec/loopkit, PREFIX/bin.
 lk_find_tools() {
   local here=$1 dir t
   shift
@@ -251,6 +339,7 @@ lk_find_tools() {
   [[ -n ${LOOPKIT_BIN:-} ]] && dirs+=("$LOOPKIT_BIN")
   dirs+=("")
   dirs+=("$here" "$here/../bin" "$here/../build/bin")
+  [[ $here != */libexec/* ]] || dirs+=("${here%/libexec/*}/bin")
   for dir in "${dirs[@]}"; do
     missing=()
     for t in "$@"; do
