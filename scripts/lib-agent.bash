@@ -125,7 +125,8 @@ lk_run_agent() {
   fi
   # beating the lock meanwhile; a lost lock ends the agent
   lk_wait_agent
-  LK_DURATION=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+  lk_secs_since "$t0" # bash arithmetic: no program per run
+  LK_DURATION=$LK_SECS
   [[ $LK_TIMEOUT == 0 || $LK_RC != 124 ]] || LK_TIMED_OUT=1
   LK_AGENT_PID=""
   LK_AGENT_RUNNING=0

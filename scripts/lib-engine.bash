@@ -506,6 +506,10 @@ lk_control() {
 # shellcheck source-path=SCRIPTDIR source=lib-agent.bash
 . "${BASH_SOURCE[0]%/*}/lib-agent.bash"
 
+# --- the iteration of loop-engine and pipeline-engine: lib-loop.bash -------
+# shellcheck source-path=SCRIPTDIR source=lib-loop.bash
+. "${BASH_SOURCE[0]%/*}/lib-loop.bash"
+
 # --- lifecycle --------------------------------------------------------------
 
 # lk_on_signal SIGNAL: the engine's lk_interrupted hook records the
@@ -517,6 +521,7 @@ lk_on_signal() {
   trap '' INT TERM HUP
   LK_SIGNAL=$1
   lk_stop_agent "$1"
+  lk_end_sleeper
   if declare -F lk_interrupted >/dev/null; then lk_interrupted "$1" >/dev/null 2>&1 || true; fi
   lk_event interrupted "signal=SIG$1" >/dev/null 2>&1
   lk_lock_drop
@@ -532,6 +537,7 @@ lk_on_exit() {
   trap '' INT TERM HUP
   set +e
   lk_stop_agent
+  lk_end_sleeper
   lk_lock_drop
   [[ -n $LK_SCRATCH ]] && rm -rf "$LK_SCRATCH"
   lk_clear_line
