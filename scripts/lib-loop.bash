@@ -1,6 +1,7 @@
 # lib-loop.bash: the iteration core of loop-engine and pipeline-engine (a
-# pipeline's stage is a loop), for lib-engine.bash, which sources it from its
-# own folder. One iteration: the control read, the start, the agent, the
+# pipeline's stage is a loop), and the helpers every engine's iteration or
+# item uses in place of a program (numbers, time, the --next lines), for
+# lib-engine.bash, which sources it from its own folder. One iteration: the control read, the start, the agent, the
 # result, the record; the ways out (stopped, failed, max-cost) said and
 # recorded the same way by both engines.
 #
@@ -31,6 +32,87 @@ LK_IT_CMD=() LK_IT_EVENT=() LK_IT_WHERE="" LK_IT_LINE="" LK_IT_NOUN=session LK_I
 LK_IT_ENTRY="" LK_IT_MAX_PATH="" LK_IT_RESULT=result-
 LK_REASON="" # why lk_loop ended: stop (or the agent's reason), plateau, max_iterations
 LK_STARTED=0 # the session is the engine's: an interruption is recorded
+
+# --- what each iteration or item uses, without starting a program ---------
+
+# lk_json_keys TEXT: the lines of TEXT (a --next command's output), each
+# trimmed of surrounding white space, into LK_IDS, and each as a JSON
+# string into LK_KEYS (an empty line stays, as ""). Plain lines, the usual
+# case, are done array-wide, without a loop.
+lk_json_keys() {
+  local id i LK_JSON
+  LK_IDS=() LK_KEYS=()
+  [[ -n $1 ]] || return 0
+  mapfile -t LK_IDS <<<"$1"
+  if [[ $1 != *[\"\\$' \t\r\v\f'$'\x01'-$'\x08'$'\x0e'-$'\x1f']* ]]; then
+    LK_KEYS=("${LK_IDS[@]/#/\"}")
+    LK_KEYS=("${LK_KEYS[@]/%/\"}")
+    return 0
+  fi
+  for i in "${!LK_IDS[@]}"; do
+    id=${LK_IDS[i]}
+    id=${id#"${id%%[![:space:]]*}"}
+    id=${id%"${id##*[![:space:]]}"}
+    LK_IDS[i]=$id
+    lk_json_str_v "$id"
+    LK_KEYS[i]=$LK_JSON
+  done
+}
+
+# lk_us SECONDS: a number of seconds (digits, a fraction) in whole
+# microseconds, into LK_US; 1 (and LK_US empty) for any other form.
+lk_us() {
+  LK_US=""
+  [[ $1 =~ ^([0-9]+)(\.([0-9]*))?$ ]] || return 1
+  local frac=${BASH_REMATCH[3]}000000
+  LK_US=$((10#${BASH_REMATCH[1]} * 1000000 + 10#${frac:0:6}))
+}
+
+# lk_secs_since T0: seconds from T0 (an $EPOCHREALTIME) to now, with three
+# decimals, into LK_SECS: bash arithmetic, no program started.
+lk_secs_since() {
+  local t0 t1 d
+  lk_us "$1" || { LK_SECS=0.000; return 0; }
+  t0=$LK_US
+  lk_us "$EPOCHREALTIME" || { LK_SECS=0.000; return 0; }
+  t1=$LK_US
+  d=$(((t1 - t0 + 500) / 1000))
+  ((d >= 0)) || d=0
+  printf -v LK_SECS '%d.%03d' $((d / 1000)) $((d % 1000))
+}
+
+# lk_ge A B: A >= B for two numbers as JSON writes them: plain decimals in
+# bash, other forms (an exponent, a sign) by awk.
+lk_ge() {
+  local a b
+  if lk_us "$1" && a=$LK_US && lk_us "$2" && b=$LK_US; then
+    ((a >= b))
+    return
+  fi
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'
+}
+
+# lk_over_budget TOTAL: TOTAL (the state's total_cost) has reached
+# --max-cost (never without it).
+lk_over_budget() {
+  [[ -n $LK_MAX_COST ]] || return 1
+  [[ -n $1 && $1 != null ]] || set -- 0
+  lk_ge "$1" "$LK_MAX_COST"
+}
+
+# lk_beat_if_due: lk_lock_check once a beat is due (LK_BEAT_EVERY since the
+# last beat that reached the lock): between iterations or items, a beat per
+# interval as while the agent runs, not one process per item.
+lk_beat_if_due() {
+  local last every
+  if [[ -n $LK_LOCK ]] && lk_us "$LK_BEAT_OK" && last=$LK_US && lk_us "$LK_BEAT_EVERY" && every=$LK_US &&
+    lk_us "$EPOCHREALTIME" && ((LK_US - last < every)); then
+    return 0
+  fi
+  lk_lock_check
+}
+
+# --- the iteration ---------------------------------------------------------
 
 # lk_loop_reason IT MAX PLATEAU_AFTER STREAK: the reason a loop that has
 # completed IT iterations ends now (plateau, max_iterations), into LK_REASON.
