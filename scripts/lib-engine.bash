@@ -444,7 +444,6 @@ lk_on_signal() {
   trap '' INT TERM HUP
   LK_SIGNAL=$1
   lk_stop_agent "$1"
-  lk_end_sleeper
   if declare -F lk_interrupted >/dev/null; then lk_interrupted "$1" >/dev/null 2>&1 || true; fi
   lk_event interrupted "signal=SIG$1" >/dev/null 2>&1
   lk_lock_drop
@@ -460,7 +459,6 @@ lk_on_exit() {
   trap '' INT TERM HUP
   set +e
   lk_stop_agent
-  lk_end_sleeper
   lk_lock_drop
   [[ -n $LK_SCRATCH ]] && rm -rf "$LK_SCRATCH"
   lk_clear_line
@@ -477,4 +475,6 @@ lk_setup() {
   LK_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-engine.XXXXXX") ||
     lk_die 4 "cannot create a temporary folder"
   if { true <&0; } 2>/dev/null; then exec {LK_STDIN}<&0; else exec {LK_STDIN}</dev/null; fi
+  # lk_timer's FIFO, which nobody writes
+  if mkfifo "$LK_SCRATCH/tick" 2>/dev/null; then exec {LK_TICK}<>"$LK_SCRATCH/tick"; fi
 }

@@ -22,7 +22,6 @@ LK_BEAT_OK=""      # $EPOCHREALTIME of the last beat that reached the lock
 LK_BEAT_EVERY=10   # seconds between beats (lk_beat_every, set when a lock is taken)
 LK_ERR=""          # what the last lk_fenced said on stderr
 LK_TTL_SAID=0      # lk_check_ttl has spoken
-LK_SLEEPER=""      # lk_wait_agent's timer, kept from one agent run to the next
 
 # lk_ttl: the lease's TTL in seconds (etcd)
 lk_ttl() { printf '%s' "${LK_TTL:-60}"; }
@@ -143,41 +142,38 @@ lk_sleep() {
 
 # lk_wait_agent: wait for the agent (LK_AGENT_PID), waking every beat to
 # beat the lock; its status in LK_RC. A lost lock ends the agent's group
-# (lk_lock_lost) and LK_RC is 143. The timer, a sleep of LK_BEAT_EVERY
-# (LK_SLEEPER), outlives the agent run: the next run waits on the same one,
-# so a short iteration starts no process of its own for it.
+# (lk_lock_lost) and LK_RC is 143.
 lk_wait_agent() {
-  local got
+  local sl="" got
   if [[ -z $LK_AGENT_PID ]]; then LK_RC=143; return 0; fi # ended already: the lock was lost
   while :; do
-    if [[ -n $LK_LOCK && -z $LK_SLEEPER ]]; then
-      sleep "$LK_BEAT_EVERY" >/dev/null 2>&1 &
-      LK_SLEEPER=$!
+    if [[ -n $LK_LOCK && -z $sl ]]; then
+      lk_timer "$LK_BEAT_EVERY" # no program: see lk_timer
+      sl=$!
     fi
     LK_RC=0 got=""
-    wait -n -p got "$LK_AGENT_PID" ${LK_SLEEPER:+"$LK_SLEEPER"} || LK_RC=$?
+    wait -n -p got "$LK_AGENT_PID" ${sl:+"$sl"} || LK_RC=$?
     # a beat is due (a trapped signal, WINCH, ends the wait early too)
-    if [[ -n $LK_SLEEPER && $got == "$LK_SLEEPER" ]]; then
-      LK_SLEEPER=""
-      if [[ -n $LK_LOCK ]] && ! lk_beat; then
+    if [[ -n $sl && $got == "$sl" ]]; then
+      sl=""
+      if ! lk_beat; then
         LK_RC=143
         return 0
       fi
       continue
     fi
     if [[ $got != "$LK_AGENT_PID" ]] && kill -0 "$LK_AGENT_PID" 2>/dev/null; then continue; fi
+    if [[ -n $sl ]]; then
+      # SIGKILL: a timer forked but not yet waiting may hold off a SIGTERM
+      kill -KILL "$sl" 2>/dev/null || true
+      wait "$sl" 2>/dev/null || true
+    fi
     if [[ $got != "$LK_AGENT_PID" ]]; then
       LK_RC=0
       wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?
     fi
     return 0
   done
-}
-
-# lk_end_sleeper: the timer of lk_wait_agent ends with the engine
-lk_end_sleeper() {
-  [[ -z $LK_SLEEPER ]] || kill -KILL "$LK_SLEEPER" 2>/dev/null || true
-  LK_SLEEPER=""
 }
 
 lk_lock_drop() {

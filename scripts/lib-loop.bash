@@ -112,6 +112,19 @@ lk_beat_if_due() {
   lk_lock_check
 }
 
+# lk_timer SECONDS: a background job ($!) that ends after SECONDS, started
+# without a program: a read that times out on the engine's FIFO (LK_TICK,
+# lk_setup's), which nobody writes; sleep(1) without one. An agent run that
+# ends first never depends on whether a sleep got as far as its exec.
+LK_TICK=""
+lk_timer() {
+  if [[ -n $LK_TICK ]]; then
+    read -r -t "$1" -u "$LK_TICK" _ &
+  else
+    sleep "$1" >/dev/null 2>&1 &
+  fi
+}
+
 # --- the iteration ---------------------------------------------------------
 
 # lk_loop_reason IT MAX PLATEAU_AFTER STREAK: the reason a loop that has
