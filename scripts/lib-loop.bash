@@ -112,6 +112,19 @@ lk_beat_if_due() {
   lk_lock_check
 }
 
+# lk_stamp_v: lk_stamp into LK_STAMP
+lk_stamp_v() { TZ=UTC printf -v LK_STAMP '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
+
+# lk_proc_start_v PID: lk_proc_start into LK_PROC_START
+lk_proc_start_v() {
+  local stat rest
+  LK_PROC_START=""
+  { IFS= read -r stat </proc/"$1"/stat; } 2>/dev/null || return 0
+  rest=${stat##*) }
+  read -r -a stat <<<"$rest"
+  LK_PROC_START=${stat[19]:-}
+}
+
 # lk_timer SECONDS: a background job ($!) that ends after SECONDS, started
 # without a program: a read that times out on the engine's FIFO (LK_TICK,
 # lk_setup's), which nobody writes; sleep(1) without one. An agent run that

@@ -74,6 +74,16 @@ engine_setup() {
   run -1 lk_ge 1e-3 0.5
 }
 
+@test "lk_stamp_v and lk_proc_start_v answer as lk_stamp and lk_proc_start, in a variable" {
+  lib
+  lk_stamp_v
+  [ "$LK_STAMP" = "$(lk_stamp)" ] && [ "$LK_STAMP" = 2025-01-10T10:05:30Z ]
+  lk_proc_start_v $$
+  [ "$LK_PROC_START" = "$(lk_proc_start $$)" ] && [[ $LK_PROC_START =~ ^[0-9]+$ ]]
+  lk_proc_start_v "$(dead_pid)"
+  [ -z "$LK_PROC_START" ]
+}
+
 @test "lk_over_budget: only with --max-cost, a missing total is 0" {
   lib
   LK_MAX_COST=""
