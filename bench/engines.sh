@@ -12,7 +12,8 @@
 # The drain floor and the seeds' way are ../shared/bench/floor-drain.bash and
 # jq-drain.bash (or $LOOPKIT_SHARED_BENCH); without them their rows are
 # skipped. Sizes: ENGINES_DRAIN="100 400", ENGINES_JQ=100 (0: skip),
-# ENGINES_LOOP=60; ENGINES_SCRIPTS, the engines' folder (default scripts/).
+# ENGINES_LOOP=60; ENGINES_SCRIPTS, the engines' folder (default scripts/);
+# ENGINES_STRACE=0 leaves the program starts out.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -106,7 +107,9 @@ r=$(ratio "$e" "$f")
 echo "| pipeline-engine, $loop_n iterations, CPU per iteration | $(per "$e" "$loop_n") | $(per "$f" "$loop_n") | $r | ≤ 2: $(ok "$r" 2) | |"
 
 echo
-if ! command -v strace >/dev/null; then
+if [[ ${ENGINES_STRACE:-1} == 0 ]]; then
+  exit 0
+elif ! command -v strace >/dev/null; then
   echo "(strace is not installed: program starts not counted)"
   exit 0
 fi
