@@ -112,7 +112,8 @@ lk_run_agent() {
   # the status line stays, as the heading of the output that follows
   if ((LK_LINE_SHOWN)); then printf '\n' >&2; LK_LINE_SHOWN=0; fi
   LK_AGENT_RUNNING=1
-  LK_RUN_STARTED=$(lk_stamp)
+  lk_stamp_v # no subshell per run
+  LK_RUN_STARTED=$LK_STAMP
   local t0=$EPOCHREALTIME
   if [[ -n ${LK_AGENT_OUT:-} ]]; then
     "${sup[@]}" -- "$@" <&"$LK_STDIN" {LK_STDIN}<&- >>"$LK_AGENT_OUT" &
@@ -121,11 +122,13 @@ lk_run_agent() {
   fi
   LK_AGENT_PID=$!
   if declare -F lk_agent_started >/dev/null; then
-    lk_agent_started "$LK_AGENT_PID" "$(lk_proc_start "$LK_AGENT_PID")"
+    lk_proc_start_v "$LK_AGENT_PID"
+    lk_agent_started "$LK_AGENT_PID" "$LK_PROC_START"
   fi
   # beating the lock meanwhile; a lost lock ends the agent
   lk_wait_agent
-  LK_DURATION=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+  lk_secs_since "$t0" # bash arithmetic: no program per run
+  LK_DURATION=$LK_SECS
   [[ $LK_TIMEOUT == 0 || $LK_RC != 124 ]] || LK_TIMED_OUT=1
   LK_AGENT_PID=""
   LK_AGENT_RUNNING=0

@@ -1,7 +1,7 @@
 # lib-engine.bash: what loop-engine, pipeline-engine and drain-engine share.
-# Sourced, never run: each engine finds it beside itself (a source checkout)
-# or in its install's libexec/loopkit or share/loopkit folder, as git finds
-# git-sh-setup in its exec path. Everything here is built on the loopkit
+# Sourced, never run: each engine finds it beside its own real path, symlinks
+# resolved (one rule: a source checkout's scripts/, or an install's
+# libexec/loopkit, where bin/ has symlinks to the engines). Everything here is built on the loopkit
 # tools, coreutils and bash; no jq. Names start with lk_ (functions) or LK_
 # (globals); the engine sets LK_PROG before sourcing it.
 # shellcheck shell=bash disable=SC2034 # the LK_* and R_* globals are read by the engines
@@ -44,6 +44,8 @@ LK_SIGNAL=""         # the signal that is ending the engine
 # --- messages ---------------------------------------------------------------
 
 lk_now() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
+# as lk_now, into LK_NOW (no subshell: the messages of every iteration)
+lk_now_v() { TZ=UTC printf -v LK_NOW '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
 
 # lk_stamp: "now" as the tools write it (LOOPKIT_NOW when set).
 lk_stamp() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
@@ -62,7 +64,8 @@ lk_log() {
     LK_STATUS=$1
     lk_draw
   else
-    printf '%s %s: %s%s\n' "$(lk_now)" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
+    lk_now_v
+    printf '%s %s: %s%s\n' "$LK_NOW" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
   fi
 }
 
@@ -72,7 +75,8 @@ lk_say() {
   if ((LK_TTY)); then
     printf '%s: %s\n' "$LK_PROG" "$1" >&2
   else
-    printf '%s %s: %s%s\n' "$(lk_now)" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
+    lk_now_v
+    printf '%s %s: %s%s\n' "$LK_NOW" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
   fi
 }
 
@@ -219,6 +223,13 @@ lk_safe_name() {
 
 # lk_json_str TEXT: TEXT as a JSON string literal (quotes included).
 lk_json_str() {
+  local LK_JSON
+  lk_json_str_v "$1"
+  printf '%s' "$LK_JSON"
+}
+
+# lk_json_str_v TEXT: as lk_json_str, into LK_JSON (no subshell).
+lk_json_str_v() {
   local s=$1 out="" c i
   s=${s//\\/\\\\}
   s=${s//\"/\\\"}
@@ -235,14 +246,14 @@ lk_json_str() {
     done
     s=$out
   fi
-  printf '"%s"' "$s"
+  LK_JSON="\"$s\""
 }
 
 # --- the tools --------------------------------------------------------------
 
 # lk_find_tools SCRIPT_DIR TOOL...: make sure the tools run by name. Order:
-# $LOOPKIT_BIN, PATH, the script's own folder (installed beside the tools),
-# its ../bin, and ../build/bin (a source checkout).
+# $LOOPKIT_BIN, PATH, the script's own folder, its ../bin, ../build/bin (a
+# source checkout), and for an install's PREFIX/libexec/loopkit, PREFIX/bin.
 lk_find_tools() {
   local here=$1 dir t
   shift
@@ -251,6 +262,7 @@ lk_find_tools() {
   [[ -n ${LOOPKIT_BIN:-} ]] && dirs+=("$LOOPKIT_BIN")
   dirs+=("")
   dirs+=("$here" "$here/../bin" "$here/../build/bin")
+  [[ $here != */libexec/* ]] || dirs+=("${here%/libexec/*}/bin")
   for dir in "${dirs[@]}"; do
     missing=()
     for t in "$@"; do
@@ -417,6 +429,10 @@ lk_control() {
 # shellcheck source-path=SCRIPTDIR source=lib-agent.bash
 . "${BASH_SOURCE[0]%/*}/lib-agent.bash"
 
+# --- the iteration of loop-engine and pipeline-engine: lib-loop.bash -------
+# shellcheck source-path=SCRIPTDIR source=lib-loop.bash
+. "${BASH_SOURCE[0]%/*}/lib-loop.bash"
+
 # --- lifecycle --------------------------------------------------------------
 
 # lk_on_signal SIGNAL: the engine's lk_interrupted hook records the
@@ -459,6 +475,8 @@ lk_setup() {
   LK_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-engine.XXXXXX") ||
     lk_die 4 "cannot create a temporary folder"
   if { true <&0; } 2>/dev/null; then exec {LK_STDIN}<&0; else exec {LK_STDIN}</dev/null; fi
+  # lk_timer's FIFO, which nobody writes
+  if mkfifo "$LK_SCRATCH/tick" 2>/dev/null; then exec {LK_TICK}<>"$LK_SCRATCH/tick"; fi
 }
 
 # --- for engine-status, engine-ctl and engine-report ------------------------

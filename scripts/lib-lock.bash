@@ -148,7 +148,7 @@ lk_wait_agent() {
   if [[ -z $LK_AGENT_PID ]]; then LK_RC=143; return 0; fi # ended already: the lock was lost
   while :; do
     if [[ -n $LK_LOCK && -z $sl ]]; then
-      sleep "$LK_BEAT_EVERY" &
+      lk_timer "$LK_BEAT_EVERY" # no program: see lk_timer
       sl=$!
     fi
     LK_RC=0 got=""
@@ -164,7 +164,8 @@ lk_wait_agent() {
     fi
     if [[ $got != "$LK_AGENT_PID" ]] && kill -0 "$LK_AGENT_PID" 2>/dev/null; then continue; fi
     if [[ -n $sl ]]; then
-      kill "$sl" 2>/dev/null || true
+      # SIGKILL: a timer forked but not yet waiting may hold off a SIGTERM
+      kill -KILL "$sl" 2>/dev/null || true
       wait "$sl" 2>/dev/null || true
     fi
     if [[ $got != "$LK_AGENT_PID" ]]; then

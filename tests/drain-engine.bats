@@ -359,3 +359,28 @@ overlap_case() {
   run -0 state-get "$A" status completion_reason total_cost
   [ "$output" = $'stopped\nmax_cost\n0.5' ]
 }
+
+# --- issue 36: an item costs what its tools cost, however long the queue ------
+
+# starts FILE: the programs an strace -f log shows started (execve that
+# succeeded), but the agent's (true) and the --next command's (seq): the
+# drain's own work
+starts() { grep 'execve(' "$1" | grep -vcE 'execve\("[^"]*/(true|seq)"'; }
+
+@test "the work per item is at most 8 program starts, at 10 items as at 40 (strace)" {
+  need_strace
+  local n c=()
+  for n in 10 40; do
+    mkdir "q$n"
+    (cd "q$n" && LK_HEARTBEAT=3600 strace -f -qq -e trace=execve -e status=successful -o ../trace.$n \
+      "$LOOPKIT_SCRIPTS/drain-engine" --next "seq 1 $n" -- true 2>/dev/null)
+    run -0 state-get "q$n/$A" status iteration "history[\"$n\"].status"
+    [ "$output" = $'stopped\n'"$n"$'\ncompleted' ]
+    c+=("$(starts "trace.$n")")
+  done
+  echo "program starts: ${c[0]} for 10 items, ${c[1]} for 40"
+  # per item, whatever the queue's length (N items used to cost N^2)
+  (((c[1] - c[0]) <= 8 * 30))
+  # the start and the end of the run are a few more, at both lengths
+  ((c[0] <= 8 * 10 + 20 && c[1] <= 8 * 40 + 20))
+}

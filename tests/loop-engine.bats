@@ -692,3 +692,20 @@ group_leader() {
   run -0 grep -Eo '"duration_s": *[0-9.]+' "$ST"
   [[ ${output##*: } =~ ^[0-9]+\.[0-9]{3}$ ]]
 }
+
+# --- issue 36: an iteration costs what its tools cost ------------------------
+
+@test "the work per iteration is at most 8 program starts, at 5 iterations as at 25 (strace)" {
+  need_strace
+  local n c=()
+  for n in 5 25; do
+    LK_HEARTBEAT=3600 strace -f -qq -e trace=execve -e status=successful -o "trace.$n" \
+      "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
+    run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed
+    [ "$output" = $'complete\n'"$n" ]
+    # the programs started, but the agent's (true)
+    c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/true"')")
+  done
+  echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25"
+  (((c[1] - c[0]) <= 8 * 20))
+}

@@ -1,0 +1,253 @@
+# lib-loop.bash: the iteration core of loop-engine and pipeline-engine (a
+# pipeline's stage is a loop), and the helpers every engine's iteration or
+# item uses in place of a program (numbers, time, the --next lines), for
+# lib-engine.bash, which sources it from its own folder. One iteration: the control read, the start, the agent, the
+# result, the record; the ways out (stopped, failed, max-cost) said and
+# recorded the same way by both engines.
+#
+# The engine sets, before lk_loop:
+#   LK_IT_CMD=(...)     the agent command
+#   LK_IT_WHERE         "" or "stage 0 (plan), ": where an iteration is, in messages
+#   LK_IT_LINE          "" or "stage 1 of 2 (plan) · ": the status line's head
+#   LK_IT_NOUN          "session" or "pipeline": what fails or stops
+#   LK_IT_AGENT         "agent" or "command": what exits with a status
+#   LK_IT_EVENT=(...)   fields of its own in every event ("stage:=0")
+#   LK_IT_ENTRY         members of its own in each history entry (',"stage":"plan"')
+#   LK_IT_MAX_PATH      a state path read before each iteration as the maximum
+#                       (engine-ctl extend raises it while the engine runs), or ""
+#   LK_IT_RESULT        the result file's name, with the iteration appended
+# and may define the hooks (each appends state-set arguments to LK_ARGS):
+#   lk_it_done_args IT REASON   the record of a finished iteration (REASON
+#                               empty unless it ends the loop)
+#   lk_it_fail_args WHY         the record of a failure
+#   lk_it_guard IT              the --expect guard of the record's retries,
+#                               into LK_GUARD (default iteration_completed:=IT-1)
+# shellcheck shell=bash disable=SC2034,SC2153,SC2154 # the LK_* and R_* globals are lib-engine.bash's
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  echo "lib-loop.bash: sourced by lib-engine.bash; it does nothing on its own" >&2
+  exit 2
+fi
+
+LK_IT_CMD=() LK_IT_EVENT=() LK_IT_WHERE="" LK_IT_LINE="" LK_IT_NOUN=session LK_IT_AGENT=agent
+LK_IT_ENTRY="" LK_IT_MAX_PATH="" LK_IT_RESULT=result-
+LK_REASON="" # why lk_loop ended: stop (or the agent's reason), plateau, max_iterations
+LK_STARTED=0 # the session is the engine's: an interruption is recorded
+
+# --- what each iteration or item uses, without starting a program ---------
+
+# lk_json_keys TEXT: the lines of TEXT (a --next command's output), each
+# trimmed of surrounding white space, into LK_IDS, and each as a JSON
+# string into LK_KEYS (an empty line stays, as ""). Plain lines, the usual
+# case, are done array-wide, without a loop.
+lk_json_keys() {
+  local id i LK_JSON
+  LK_IDS=() LK_KEYS=()
+  [[ -n $1 ]] || return 0
+  mapfile -t LK_IDS <<<"$1"
+  if [[ $1 != *[\"\\$' \t\r\v\f'$'\x01'-$'\x08'$'\x0e'-$'\x1f']* ]]; then
+    LK_KEYS=("${LK_IDS[@]/#/\"}")
+    LK_KEYS=("${LK_KEYS[@]/%/\"}")
+    return 0
+  fi
+  for i in "${!LK_IDS[@]}"; do
+    id=${LK_IDS[i]}
+    id=${id#"${id%%[![:space:]]*}"}
+    id=${id%"${id##*[![:space:]]}"}
+    LK_IDS[i]=$id
+    lk_json_str_v "$id"
+    LK_KEYS[i]=$LK_JSON
+  done
+}
+
+# lk_us SECONDS: a number of seconds (digits, a fraction) in whole
+# microseconds, into LK_US; 1 (and LK_US empty) for any other form.
+lk_us() {
+  LK_US=""
+  [[ $1 =~ ^([0-9]+)(\.([0-9]*))?$ ]] || return 1
+  local frac=${BASH_REMATCH[3]}000000
+  LK_US=$((10#${BASH_REMATCH[1]} * 1000000 + 10#${frac:0:6}))
+}
+
+# lk_secs_since T0: seconds from T0 (an $EPOCHREALTIME) to now, with three
+# decimals, into LK_SECS: bash arithmetic, no program started.
+lk_secs_since() {
+  local t0 t1 d
+  lk_us "$1" || { LK_SECS=0.000; return 0; }
+  t0=$LK_US
+  lk_us "$EPOCHREALTIME" || { LK_SECS=0.000; return 0; }
+  t1=$LK_US
+  d=$(((t1 - t0 + 500) / 1000))
+  ((d >= 0)) || d=0
+  printf -v LK_SECS '%d.%03d' $((d / 1000)) $((d % 1000))
+}
+
+# lk_ge A B: A >= B for two numbers as JSON writes them: plain decimals in
+# bash, other forms (an exponent, a sign) by awk.
+lk_ge() {
+  local a b
+  if lk_us "$1" && a=$LK_US && lk_us "$2" && b=$LK_US; then
+    ((a >= b))
+    return
+  fi
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'
+}
+
+# lk_over_budget TOTAL: TOTAL (the state's total_cost) has reached
+# --max-cost (never without it).
+lk_over_budget() {
+  [[ -n $LK_MAX_COST ]] || return 1
+  [[ -n $1 && $1 != null ]] || set -- 0
+  lk_ge "$1" "$LK_MAX_COST"
+}
+
+# lk_beat_if_due: lk_lock_check once a beat is due (LK_BEAT_EVERY since the
+# last beat that reached the lock): between iterations or items, a beat per
+# interval as while the agent runs, not one process per item.
+lk_beat_if_due() {
+  local last every
+  if [[ -n $LK_LOCK ]] && lk_us "$LK_BEAT_OK" && last=$LK_US && lk_us "$LK_BEAT_EVERY" && every=$LK_US &&
+    lk_us "$EPOCHREALTIME" && ((LK_US - last < every)); then
+    return 0
+  fi
+  lk_lock_check
+}
+
+# lk_stamp_v: lk_stamp into LK_STAMP
+lk_stamp_v() { TZ=UTC printf -v LK_STAMP '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
+
+# lk_proc_start_v PID: lk_proc_start into LK_PROC_START
+lk_proc_start_v() {
+  local stat rest
+  LK_PROC_START=""
+  { IFS= read -r stat </proc/"$1"/stat; } 2>/dev/null || return 0
+  rest=${stat##*) }
+  read -r -a stat <<<"$rest"
+  LK_PROC_START=${stat[19]:-}
+}
+
+# lk_timer SECONDS: a background job ($!) that ends after SECONDS, started
+# without a program: a read that times out on the engine's FIFO (LK_TICK,
+# lk_setup's), which nobody writes; sleep(1) without one. An agent run that
+# ends first never depends on whether a sleep got as far as its exec.
+LK_TICK=""
+lk_timer() {
+  if [[ -n $LK_TICK ]]; then
+    read -r -t "$1" -u "$LK_TICK" _ &
+  else
+    sleep "$1" >/dev/null 2>&1 &
+  fi
+}
+
+# --- the iteration ---------------------------------------------------------
+
+# lk_loop_reason IT MAX PLATEAU_AFTER STREAK: the reason a loop that has
+# completed IT iterations ends now (plateau, max_iterations), into LK_REASON.
+lk_loop_reason() {
+  LK_REASON=""
+  if (($3 > 0 && $4 >= $3)); then LK_REASON=plateau; elif (($1 >= $2)); then LK_REASON=max_iterations; fi
+}
+
+# lk_loop STATE FROM MAX PLATEAU_AFTER STREAK: iterations FROM, FROM+1, ...
+# until a reason (LK_REASON); LK_IT is the last one completed. Stopped on
+# request: exit 0; failed: exit 5; --max-cost reached: exit 0; each recorded
+# in STATE and said.
+lk_loop() {
+  local state=$1 max=$3 pafter=$4 streak=$5 last="-" plateau
+  LK_IT=$(($2 - 1))
+  lk_loop_reason "$LK_IT" "$max" "$pafter" "$streak"
+  while [[ -z $LK_REASON ]]; do
+    local it=$((LK_IT + 1))
+    LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
+    lk_loop_control "$state" "$it" || return 0
+    if [[ -n $LK_IT_MAX_PATH ]]; then
+      max=$LK_CTL_MAX
+      LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
+    fi
+    lk_log "$LK_STATUS"
+    lk_beat_if_due
+    lk_set "$state" "iteration:=$it" --now iteration_started
+    lk_event iteration-start "${LK_IT_EVENT[@]}" "iteration:=$it"
+    export LOOPKIT_ITERATION=$it LOOPKIT_RESULT=$LK_SCRATCH/$LK_IT_RESULT$it.json
+    if [[ -e $LOOPKIT_RESULT || -L $LOOPKIT_RESULT ]]; then rm -f -- "$LOOPKIT_RESULT"; fi
+    lk_run_retrying "${LK_IT_CMD[@]}"
+    ((LK_RC == 0)) || lk_loop_failed "$state" "$it" "$max"
+    lk_read_result "$LOOPKIT_RESULT"
+    plateau=false
+    if lk_is_true "$R_plateau"; then plateau=true streak=$((streak + 1)); else streak=0; fi
+    case $R_stop in "" | false | null) LK_REASON="" ;; true) LK_REASON=stop ;; *) LK_REASON=$R_stop ;; esac
+    [[ -n $LK_REASON ]] || lk_loop_reason "$it" "$max" "$pafter" "$streak"
+    lk_loop_record "$state" "$it" "$plateau"
+    LK_IT=$it
+    last="plateau=$plateau${R_reasoning:+ ($R_reasoning)}"
+    lk_log "${LK_IT_WHERE}iteration $it of $max done: $last"
+  done
+}
+
+# lk_loop_control STATE IT: before iteration IT, one read of the status, the
+# total cost and the maximum (LK_CTL_MAX). "paused" waits (lk_control),
+# "stopped" ends the engine (exit 0), a total cost at --max-cost ends it
+# too; 1 never (the ways out exit).
+lk_loop_control() {
+  local state=$1 it=$2 out
+  local -a v=()
+  out=$(state-get -j -d null "$state" status total_cost ${LK_IT_MAX_PATH:+"$LK_IT_MAX_PATH"}) || exit
+  mapfile -t v <<<"$out"
+  LK_CTL_MAX=$max
+  if [[ ${v[2]:-} =~ ^[1-9][0-9]*$ ]]; then LK_CTL_MAX=${v[2]}; fi
+  if [[ ${v[0]} == '"paused"' || ${v[0]} == '"stopped"' ]] && ! lk_control "$state"; then
+    lk_set "$state" status=stopped completion_reason=stopped 'iteration_started:=null' --now completed_at
+    LK_STARTED=0
+    lk_say "stopped by request ${LK_IT_WHERE:+in ${LK_IT_WHERE%, } }after $((it - 1)) iterations: done $((it - 1)), left $((max - it + 1)) (run again to resume)"
+    exit 0
+  fi
+  # a pause may have lasted: the total as it is now
+  [[ ${v[0]} != '"paused"' ]] || v[1]=$(lk_str "$state" total_cost)
+  if lk_over_budget "${v[1]}"; then
+    lk_set "$state" status=complete completion_reason=max_cost 'iteration_started:=null' --now completed_at
+    LK_STARTED=0
+    lk_event complete reason=max_cost "${LK_IT_EVENT[@]}" "iteration:=$((it - 1))"
+    lk_say "complete: total_cost reached --max-cost $LK_MAX_COST ${LK_IT_WHERE:+in ${LK_IT_WHERE%, } }after $((it - 1)) iterations: done $((it - 1)), left $((max - it + 1))"
+    exit 0
+  fi
+}
+
+# lk_loop_failed STATE IT MAX: the agent failed past its retries (or the
+# circuit breaker tripped): recorded, said, exit 5.
+lk_loop_failed() {
+  local state=$1 it=$2 max=$3 why=agent-error
+  ((!LK_TIMED_OUT)) || why=timeout
+  ((!LK_BROKEN)) || why=too-many-failures
+  LK_ARGS=()
+  ! declare -F lk_it_fail_args >/dev/null || lk_it_fail_args "$why"
+  lk_set "$state" status=failed "completion_reason=$why" "consecutive_failures:=$LK_FAILS" \
+    --delete agent_pid --delete agent_start --delete agent_boot "${LK_ARGS[@]}" \
+    'iteration_started:=null' --now completed_at
+  LK_STARTED=0
+  lk_event failed "reason=$why" "${LK_IT_EVENT[@]}" "iteration:=$it" "status:=$LK_RC"
+  if ((LK_BROKEN)); then
+    lk_say "${LK_IT_WHERE}iteration $it: $LK_FAILS consecutive failures (last status $LK_RC); $LK_IT_NOUN stopped: too-many-failures"
+  else
+    lk_say "${LK_IT_WHERE}iteration $it: the $LK_IT_AGENT exited with status $LK_RC; $LK_IT_NOUN failed: $why; done $((it - 1)), left $((max - it + 1)) (run again to resume)"
+  fi
+  exit 5
+}
+
+# lk_loop_record STATE IT PLATEAU: the finished iteration's history entry,
+# counters and (LK_REASON) the end, in one fenced write, then its event.
+lk_loop_record() {
+  local state=$1 it=$2 plateau=$3 guard="iteration_completed:=$(($2 - 1))"
+  local -a args=("history[]:={\"iteration\":$it$LK_IT_ENTRY,\"timestamp\":null,\"plateau\":$plateau}" --now 'history[-1].timestamp')
+  [[ -z $R_reasoning ]] || args+=("history[-1].reasoning=$R_reasoning")
+  lk_usage_args 'history[-1]'
+  lk_run_args 'history[-1]'
+  args+=("${LK_ARGS[@]}" "iteration_completed:=$it" 'iteration_started:=null' 'consecutive_failures:=0'
+    --delete agent_pid --delete agent_start --delete agent_boot)
+  LK_ARGS=()
+  if declare -F lk_it_done_args >/dev/null; then lk_it_done_args "$it" "$LK_REASON"; fi
+  args+=("${LK_ARGS[@]}")
+  if declare -F lk_it_guard >/dev/null; then lk_it_guard "$it"; guard=$LK_GUARD; fi
+  # fenced; refused by an etcd out of reach, tried again while the lease may live
+  lk_set_done "$guard" "$state" "${args[@]}"
+  lk_event iteration-done "${LK_IT_EVENT[@]}" "iteration:=$it" "plateau:=$plateau" "${LK_USAGE[@]}" \
+    ${R_reasoning:+"reasoning=$R_reasoning"}
+}
