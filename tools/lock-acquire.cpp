@@ -168,7 +168,8 @@ static int run(Config& c, const Args& a) {
   c.request.owner = *owner;
   c.request.session = c.session ? *c.session : session_of_path(file);
   if (!etcd::is_etcd_url(file)) make_dirs(dir_name(file));
-  std::unique_ptr<LockStore> store = open_lock_store(file, {.timeout = c.timeout, .ttl = c.ttl});
+  std::unique_ptr<LockStore> store =
+      open_lock_store(file, {.timeout = c.timeout, .ttl = c.ttl, .wait = c.request.wait_seconds});
   if (!a.command.empty()) return run_command(file, c, *store, a.command);
   const double started = monotonic_seconds();
   AcquireResult r = acquire_lock(*store, c.request);
