@@ -112,6 +112,23 @@ ms_since() { echo $((${EPOCHREALTIME/./} / 1000 - ${1/./} / 1000)); }
   grep -q "live, session 'ah'" status.out
 }
 
+@test "a signal ends a waiter with COMMAND at once while etcd is out of reach (128+N), not at the end of its wait" {
+  sandbox kill "$ETCD_DIR" 1 KILL
+  start=$EPOCHREALTIME
+  lock-acquire --wait 60 "$U" -- touch got 2>waiter.err &
+  waiter=$!
+  ran "$waiter"
+  kill -TERM "$waiter"
+  rc=0 && wait "$waiter" || rc=$?
+  took=$(ms_since "$start")
+  sandbox revive "$ETCD_DIR" 1
+  cat waiter.err >&2
+  [ "$rc" = 143 ]
+  ((took < 30000))
+  [ ! -f got ]
+  run -1 lock-status "$U"
+}
+
 @test "no endpoint answering for longer than --timeout: exit 4 at the timeout, not before, nothing written" {
   state-set "${U}s" n:=1
   sandbox kill "$ETCD_DIR" 1 KILL

@@ -114,7 +114,14 @@ static int run_command(const std::string& file, Config& c, LockStore& store, con
   HeldSignals signals;
   c.request.pause = [&](double s) { return signals.pause(s) == 0; };
   const double started = monotonic_seconds();
-  AcquireResult r = acquire_lock(store, c.request);
+  AcquireResult r;
+  try {
+    r = acquire_lock(store, c.request);
+  } catch (const Error&) {
+    // a signal ends the retries of a call to etcd out of reach: it ends the wait
+    if (signals.pause(0)) return 128 + signals.received();
+    throw;
+  }
   if (r.outcome == AcquireResult::interrupted) return 128 + signals.received();
   if (r.outcome == AcquireResult::held) return refuse(file, c, store, r);
   report_got(file, c, r, started);
