@@ -153,3 +153,33 @@ ms_since() { echo $((${EPOCHREALTIME/./} / 1000 - ${1/./} / 1000)); }
   assert_output 1
   run -1 lock-status "$U"
 }
+
+@test "drain-engine: an idle worker rides out a restart at its next calls, the worker in the middle of an item too" {
+  drain=${LOOPKIT_SCRIPTS:-$LOOPKIT_SOURCE/scripts}/drain-engine
+  cat >work.sh <<'AGENT'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM ${WORKER:-}" >>worked.log
+touch "block.$LOOPKIT_ITEM"
+for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done
+AGENT
+  chmod +x work.sh
+  printf 'only\n' >ready.txt
+  WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
+  a=$!
+  wait_for block.only
+  WORKER=b "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
+  b=$!
+  # b is idle: it polls for the item a holds, a state read and a lock attempt each time
+  wait_grep 'waiting for 1 item' b.log
+  outage KILL
+  touch go.only
+  for w in a b; do
+    rc=0 && wait "${!w}" || rc=$?
+    cat "$w.log" >&2
+    [ "$rc" = 0 ]
+  done
+  run -0 state-get "${U}/atari" history.only.status status completion_reason
+  assert_output $'completed\nstopped\ndrained'
+  run -0 cat worked.log
+  assert_output 'only a'
+}
