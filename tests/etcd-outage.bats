@@ -36,7 +36,7 @@ ran() {
   local p
   for p in "$@"; do wait_exec "$p" loopkit-etcd; done
 }
-# seconds since $1 ($EPOCHREALTIME), as an integer number of milliseconds
+# ms_since T: the milliseconds since T (an $EPOCHREALTIME)
 ms_since() { echo $((${EPOCHREALTIME/./} / 1000 - ${1/./} / 1000)); }
 
 @test "a waiter rides out two etcd restarts (a clean stop, a kill -9) and gets the lock when it is freed" {
@@ -110,6 +110,19 @@ ms_since() { echo $((${EPOCHREALTIME/./} / 1000 - ${1/./} / 1000)); }
   [ "$(jq .pid <<<"$output")" = "$owner" ]
   run -1 lock-status "${U}r"
   grep -q "live, session 'ah'" status.out
+}
+
+@test "the keeper of a lock taken without COMMAND rides out a restart: the lease lives on past its TTL" {
+  owner=$(live)
+  lock-acquire --ttl 3 --timeout 30 --pid "$owner" "$U"
+  outage KILL
+  # the TTL over again after the restart (etcd gives leases their full TTL
+  # when it starts): only a keeper still at work keeps the lock
+  sleep 4
+  run -0 lock-status -j "$U"
+  [ "$(jq .pid <<<"$output")" = "$owner" ]
+  [ -n "$(pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/a")" ]
+  run -0 lock-release --pid "$owner" "$U"
 }
 
 @test "a signal ends a waiter with COMMAND at once while etcd is out of reach (128+N), not at the end of its wait" {
