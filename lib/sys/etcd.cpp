@@ -106,6 +106,9 @@ struct Client::Impl {
     std::string body = json::serialize(request);
     size_t tried = 0;
     bool reauthenticated = false;
+    // what a failure that was no timeout said: the cause to name when the
+    // last try, cut short by the deadline, only timed out
+    std::string cause;
     while (true) {
       const Endpoint& ep = target.endpoints[current];
       std::string name = endpoint_name(ep);
@@ -116,7 +119,8 @@ struct Client::Impl {
         if (f.kind() == HttpFailureKind::garbage) fail(Exit::system, f.what());
         if (f.kind() == HttpFailureKind::lost && kind == Kind::write)
           throw OutcomeUnknown(std::string(f.what()) + ": outcome unknown");
-        if (!next_endpoint(tried, deadline)) fail(Exit::system, f.what());
+        if (!f.timed_out()) cause = f.what();
+        if (!next_endpoint(tried, deadline)) fail(Exit::system, f.timed_out() && !cause.empty() ? cause : f.what());
         continue;
       }
       boost::system::error_code ec;
