@@ -179,7 +179,7 @@ AGENT
   printf 'only\n' >ready.txt
   WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
   a=$!
-  wait_for block.only
+  wait_for block.only || { cat a.log >&2; false; }
   WORKER=b "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
   b=$!
   # b is idle: it polls for the item a holds, a state read and a lock attempt each time
