@@ -129,7 +129,14 @@ static int run_command(const std::string& file, Config& c, LockStore& store, con
   HeldSignals signals;
   c.request.pause = [&](double s) { return signals.pause(s) == 0; };
   const double started = monotonic_seconds();
-  AcquireResult r = acquire_lock(store, c.request);
+  AcquireResult r;
+  try {
+    r = acquire_lock(store, c.request);
+  } catch (const Error&) {
+    // a signal ends the retries of a call to etcd out of reach: it ends the wait
+    if (signals.pause(0)) return 128 + signals.received();
+    throw;
+  }
   if (r.outcome == AcquireResult::interrupted) return 128 + signals.received();
   if (r.outcome == AcquireResult::held) return refuse(file, c, store, r);
   report_got(file, c, store, r, started);
@@ -183,7 +190,8 @@ static int run(Config& c, const Args& a) {
   c.request.owner = *owner;
   c.request.session = lock_session(file, c.session);
   if (!etcd::is_etcd_url(file)) make_dirs(dir_name(file));
-  std::unique_ptr<LockStore> store = open_lock_store(file, {.timeout = c.timeout, .ttl = c.ttl});
+  std::unique_ptr<LockStore> store =
+      open_lock_store(file, {.timeout = c.timeout, .ttl = c.ttl, .wait = c.request.wait_seconds});
   if (!a.command.empty()) return run_command(file, c, *store, a.command);
   const double started = monotonic_seconds();
   AcquireResult r = acquire_lock(*store, c.request);

@@ -14,53 +14,6 @@
 namespace loopkit::etcdlock {
 
 namespace {
-
-LockKey from_kv(const etcd::KeyValue& kv) {
-  LockKey k;
-  k.key = kv.key;
-  k.revision = kv.mod_revision;
-  k.lease = kv.lease;
-  k.text = kv.value;
-  try {
-    k.record = parse_lock_record(kv.value, kv.key);
-    k.state = LockFile::readable;
-  } catch (const Error& e) {
-    k.state = LockFile::unreadable;
-    k.problem = e.what();
-  }
-  return k;
-}
-
-void add_ttl(etcd::Client& client, LockKey& k) {
-  if (!k.lease) return;
-  if (auto st = client.lease_time_to_live(k.lease)) k.ttl = st->ttl;
-}
-
-}  // namespace
-
-LockKey read(etcd::Client& client, const std::string& key, bool with_ttl) {
-  auto kv = client.get(key);
-  if (!kv) {
-    LockKey k;
-    k.key = key;
-    return k;
-  }
-  LockKey k = from_kv(*kv);
-  if (with_ttl) add_ttl(client, k);
-  return k;
-}
-
-std::vector<LockKey> read_folder(etcd::Client& client, const std::string& prefix, bool with_ttl) {
-  std::vector<LockKey> out;
-  for (const auto& kv : client.range(prefix, true).kvs) {
-    if (is_wait_ticket_key(kv.key)) continue;  // a waiter's place in line, no lock
-    out.push_back(from_kv(kv));
-    if (with_ttl) add_ttl(client, out.back());
-  }
-  return out;
-}
-
-namespace {
 // every heartbeat age is far younger than this: only the local rules
 // (owner gone, pid reused, earlier boot) can find the lock stale
 constexpr StalePolicy lease_policy{.stale_after = 1e15};
@@ -113,8 +66,12 @@ private:
 // a round trip fewer for each attempt that finds the lock held.
 class Store : public LockStore, public WatchedLockStore, public LinedLockStore {
 public:
+  // A waiter's calls ride out an outage of etcd until its wait ends (and
+  // then for --timeout); once the lock is ours, a call has --timeout alone.
   Store(const etcd::Target& target, const StoreOptions& options)
-      : target_(target), options_(options), client_(target, options.timeout) {}
+      : target_(target), options_(options), client_(target, options.timeout) {
+    client_.patient_for(options.wait);
+  }
   bool create(const JsonMembers& record) override {
     etcd::RangeResult now, mine;
     refused_ = false;
@@ -197,6 +154,9 @@ public:
     return true;  // the attempt's transaction checks the turn
   }
   void leave_line();
+  // The lock is ours: no more patience (the holder's calls are bounded by
+  // --timeout, its beats by its lease)
+  void got_lock() { client_.patient_for(0); }
 
 private:
   // the record's own lease (our session's, fresh): a lost answer is told
@@ -212,9 +172,11 @@ private:
     p.seen_on_failure = seen;
     if (ticket_) in_line(p, mine);
     auto rev = client_.put_if_unchanged(p);
-    if (rev) last_revision = *rev;
-    if (rev) ticket_.reset();  // the same transaction deleted it
-    return rev.has_value();
+    if (!rev) return false;
+    last_revision = *rev;
+    ticket_.reset();  // the same transaction deleted it
+    got_lock();
+    return true;
   }
   void in_line(etcd::GuardedPut& p, etcd::RangeResult* mine);
   void take_ticket(int64_t lease);
@@ -256,17 +218,26 @@ private:
 };
 
 // A ticket named by the lease it is on: one per session, and nobody else's.
-// Its create revision is the put's own, the key being new.
+// Its create revision is the put's own, the key being new. A put whose
+// answer was lost (etcd restarting) is looked up, and made again while the
+// ticket is not there: the key is ours alone, so a copy that commits late
+// only rewrites it, and the place is read back from the key itself.
 void Store::take_ticket(int64_t lease) {
   Ticket t;
   t.key = wait_ticket_key(target_.key, lease);
   t.lease = lease;
-  try {
-    t.created = client_.put(t.key, waiter_text_with_host(), lease);
-  } catch (const etcd::OutcomeUnknown&) {
-    auto kv = client_.get(t.key);
-    if (!kv) throw;
-    t.created = kv->create_revision;
+  for (int lost = 0;; ++lost) {
+    try {
+      t.created = client_.put(t.key, waiter_text_with_host(), lease);
+      if (auto kv = lost ? client_.get(t.key) : std::nullopt) t.created = kv->create_revision;
+      break;
+    } catch (const etcd::OutcomeUnknown&) {
+      if (auto kv = client_.get(t.key)) {
+        t.created = kv->create_revision;
+        break;
+      }
+      if (lost == 3) throw;
+    }
   }
   ticket_ = std::move(t);
   nobody_ahead_ = false;  // a new place: behind the tickets made meanwhile
@@ -362,13 +333,20 @@ std::unique_ptr<WaitLine> Store::join_line() {
 
 // A waiter's watch of the key from the revision its last attempt saw, so
 // that it wakes one round trip after the key changes and makes no request
-// meanwhile. A watch that cannot start or that breaks (the member went)
-// leaves its waiter polling at the backoff's pace; the attempts say what is
-// wrong with etcd, if anything is.
+// meanwhile. A watch that breaks (the member went, etcd restarts) leaves
+// its waiter polling at the backoff's pace, its attempts riding out the
+// outage, and is opened again after the next attempt that etcd answered,
+// at the member that answered it, from that attempt's revision (so that no
+// change in between is missed). One that cannot start where etcd answers
+// leaves its waiter polling; the attempts say what is wrong, if anything.
 class KeyLockWatch : public LockWatch {
 public:
   explicit KeyLockWatch(Store& store) : store_(store) {}
   bool active() const override { return !broken_; }
+  bool rearm() override {
+    if (broke_) broken_ = broke_ = false;  // the next wait opens it again
+    return false;
+  }
   bool wait(double seconds) override;
   // the lease the next record carries is kept alive after each pause
   // (Session::waited): a pause lasts at most a third of its TTL
@@ -384,7 +362,8 @@ public:
 private:
   Store& store_;
   std::unique_ptr<etcd::KeyWatch> watch_;
-  bool broken_ = false;
+  bool broken_ = false;  // polling
+  bool broke_ = false;   // ... since a watch that was open ended
 };
 
 bool KeyLockWatch::wait(double seconds) {
@@ -401,6 +380,7 @@ bool KeyLockWatch::wait(double seconds) {
     }
   } catch (const std::exception&) {  // Error (exit 4), or an answer that is not etcd's
     broken_ = true;
+    broke_ = watch_ != nullptr;
     watch_.reset();
     return true;  // something may have changed meanwhile: the next attempt looks
   }
@@ -422,6 +402,7 @@ void Session::stamp(JsonMembers& record, int64_t) {
 std::optional<JsonMembers> Session::beat(const LockEntry& held, int64_t, std::optional<double>) {
   if (lease_ && lease_ != held.lease) store_.client().lease_revoke(lease_);
   lease_ = 0;
+  store_.got_lock();
   if (!keep_alive(store_.client(), held.lease)) return std::nullopt;  // ours, but its lease just ran out
   lease_ = held.lease;
   renewed_at_ = monotonic_seconds();
@@ -463,7 +444,9 @@ bool is_stopped(pid_t pid) {
 // dead owner's lock at once, and can wait for its children).
 void start_keeper(const etcd::Target& target, const Owner& owner, int64_t lease, const StoreOptions& options) {
   start_detached([=] {
-    Store store(target, options);
+    StoreOptions own = options;
+    own.wait = 0;  // each keep-alive rides out an outage for --timeout; the loop, while the lease may live
+    Store store(target, own);
     etcd::Client& client = store.client();
     const int64_t ttl = options.ttl;
     const double every = std::max(static_cast<double>(ttl) / 3, 0.5);

@@ -35,6 +35,11 @@ bool keep_alive(etcd::Client& client, int64_t lease);
 // run out, and the key with it.
 bool release_lease(etcd::Client& client, int64_t lease);
 
+// A key's value read as a lock record (unreadable: its problem said), and
+// the TTL its lease has left, asked of etcd.
+LockKey from_kv(const etcd::KeyValue& kv);
+void add_ttl(etcd::Client& client, LockKey& k);
+
 LockKey read(etcd::Client& client, const std::string& key, bool with_ttl);
 std::vector<LockKey> read_folder(etcd::Client& client, const std::string& prefix, bool with_ttl);
 

@@ -1,14 +1,59 @@
-// What lock-status and lock-reap show of etcd lock keys: an operand's keys
-// (one, or a folder's) and each one's line and JSON object, with the key's
-// revision and its lease's TTL beside the record (lock_etcd.hpp).
+// What lock-status and lock-reap show of etcd lock keys: keys read as lock
+// records, an operand's keys (one, or a folder's) and each one's line and
+// JSON object, with the key's revision and its lease's TTL beside the
+// record (lock_etcd.hpp).
 #include <algorithm>
 
 #include "core/lock_etcd.hpp"
 #include "core/json_members.hpp"
+#include "core/lock_queue.hpp"
 #include "core/lock_record.hpp"
 #include "sys/format.hpp"
 
 namespace loopkit::etcdlock {
+
+LockKey from_kv(const etcd::KeyValue& kv) {
+  LockKey k;
+  k.key = kv.key;
+  k.revision = kv.mod_revision;
+  k.lease = kv.lease;
+  k.text = kv.value;
+  try {
+    k.record = parse_lock_record(kv.value, kv.key);
+    k.state = LockFile::readable;
+  } catch (const Error& e) {
+    k.state = LockFile::unreadable;
+    k.problem = e.what();
+  }
+  return k;
+}
+
+void add_ttl(etcd::Client& client, LockKey& k) {
+  if (!k.lease) return;
+  if (auto st = client.lease_time_to_live(k.lease)) k.ttl = st->ttl;
+}
+
+LockKey read(etcd::Client& client, const std::string& key, bool with_ttl) {
+  auto kv = client.get(key);
+  if (!kv) {
+    LockKey k;
+    k.key = key;
+    return k;
+  }
+  LockKey k = from_kv(*kv);
+  if (with_ttl) add_ttl(client, k);
+  return k;
+}
+
+std::vector<LockKey> read_folder(etcd::Client& client, const std::string& prefix, bool with_ttl) {
+  std::vector<LockKey> out;
+  for (const auto& kv : client.range(prefix, true).kvs) {
+    if (is_wait_ticket_key(kv.key)) continue;  // a waiter's place in line, no lock
+    out.push_back(from_kv(kv));
+    if (with_ttl) add_ttl(client, out.back());
+  }
+  return out;
+}
 
 std::string describe(const std::string& url, const LockEntry& k, const Verdict& v) {
   if (k.state != LockFile::readable) return describe_lock(url, k, v);

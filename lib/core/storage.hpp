@@ -118,6 +118,7 @@ public:
 struct StoreOptions {
   double timeout = 5;  // etcd: per call
   int64_t ttl = 60;    // etcd: the lease of a new lock
+  double wait = 0;     // etcd: a waiter's --wait, through which its calls ride out an outage
 };
 // listed_regular: a folder listing said path is a regular file
 std::unique_ptr<LockStore> file_lock_store(const std::string& path, bool listed_regular = false);

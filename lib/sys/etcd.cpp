@@ -2,12 +2,14 @@
 
 #include <boost/json.hpp>  // compiled once into the library by lib/core/json.cpp
 #include <chrono>
+#include <csignal>
 #include <thread>
 
 #include "sys/base64.hpp"
 #include "sys/etcd_codec.hpp"
 #include "sys/format.hpp"
 #include "sys/http.hpp"
+#include "sys/interrupt.hpp"
 #include "sys/random.hpp"
 
 namespace loopkit::etcd {
@@ -20,23 +22,31 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int grpc_not_found = 5, grpc_unavailable = 14, grpc_unauthenticated = 16;
 
-Deadline deadline_after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
 // etcd's errors that a retry may cure. Only those refused before a proposal
 // leave a write surely unapplied; the others (leader changed, request timed
-// out, server stopped, transport closing: all gRPC Unavailable) may come after
+// out, server stopped, transport closing: all gRPC Unavailable; the
+// gateway's own connection closing as etcd stops: Canceled) may come after
 // it, and the write may still have committed, or may yet commit.
 bool is_retryable(int code, std::string_view message, bool* ambiguous) {
   bool refused = contains(message, "no leader") || contains(message, "too many requests") ||
                  contains(message, "not capable") || contains(message, "unhealthy cluster");
   bool retryable = refused || code == grpc_unavailable || contains(message, "leader changed") ||
-                   contains(message, "request timed out");
+                   contains(message, "request timed out") || contains(message, "client connection is closing");
   *ambiguous = retryable && !refused;
   return retryable;
+}
+
+// A termination signal that the caller holds back (lock-acquire while its
+// COMMAND waits) or has caught: a call stops retrying, so that the signal
+// is not kept waiting for an outage to end.
+bool termination_pending() {
+  sigset_t pending;
+  if (termination_signal()) return true;
+  if (sigpending(&pending) != 0) return false;
+  return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+         sigismember(&pending, SIGHUP) == 1;
 }
 
 std::string random_hex(size_t bytes) {
@@ -52,8 +62,9 @@ struct Client::Impl {
   Target target;
   double timeout;
   HttpConnection http;
-  size_t current = 0;  // the endpoint in use
-  std::string token;   // from /v3/auth/authenticate, when ETCDCTL_USER is set
+  size_t current = 0;        // the endpoint in use
+  Deadline patient_until{};  // see Client::patient_for
+  std::string token;         // from /v3/auth/authenticate, when ETCDCTL_USER is set
 
   Impl(const Target& t, double seconds)
       : target(t), timeout(seconds), http(t.tls, TlsFiles{t.cacert, t.cert, t.cert_key}) {
@@ -65,19 +76,29 @@ struct Client::Impl {
   std::string here() const { return endpoint_name(target.endpoints[current]); }
 
   // Moves to the next endpoint; after each full round, waits (doubling, at
-  // most 0.5 s). False when the deadline is near, or, for endpoints that
-  // cannot be reached at all, after three rounds: a wrong address fails fast.
-  bool next_endpoint(size_t& tried, bool unreachable, Deadline deadline) {
+  // most 0.5 s). False once the deadline has passed: until then an outage
+  // (etcd restarting, every endpoint refusing connections) is ridden out,
+  // and a wrong address fails at the deadline, with the last failure.
+  bool next_endpoint(size_t& tried, Deadline deadline) {
     current = (current + 1) % target.endpoints.size();
     ++tried;
+    if (termination_pending()) return false;
     size_t n = target.endpoints.size();
     if (tried % n) return Clock::now() < deadline;
     size_t round = tried / n;
-    if (unreachable && round >= 3) return false;
     auto pause = std::chrono::milliseconds(std::min<int64_t>(50ll << std::min<size_t>(round - 1, 4), 500));
-    if (Clock::now() + pause >= deadline) return false;
-    std::this_thread::sleep_for(pause);
-    return true;
+    const auto now = Clock::now();
+    if (now >= deadline) return false;
+    std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
+    return !termination_pending();
+  }
+
+  // A call's deadline: the timeout from now, or, for a caller that is
+  // patient until some time (a waiter, until its wait ends), from then.
+  Deadline call_deadline() const {
+    const auto from = std::max(Clock::now(), patient_until);
+    if (from == Deadline::max()) return from;
+    return from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
   }
 
   json::object call(std::string_view path, const json::object& request, Kind kind, Deadline deadline) {
@@ -85,6 +106,9 @@ struct Client::Impl {
     std::string body = json::serialize(request);
     size_t tried = 0;
     bool reauthenticated = false;
+    // what a failure that was no timeout said: the cause to name when the
+    // last try, cut short by the deadline, only timed out
+    std::string cause;
     while (true) {
       const Endpoint& ep = target.endpoints[current];
       std::string name = endpoint_name(ep);
@@ -95,7 +119,8 @@ struct Client::Impl {
         if (f.kind() == HttpFailureKind::garbage) fail(Exit::system, f.what());
         if (f.kind() == HttpFailureKind::lost && kind == Kind::write)
           throw OutcomeUnknown(std::string(f.what()) + ": outcome unknown");
-        if (!next_endpoint(tried, f.kind() == HttpFailureKind::unreachable, deadline)) fail(Exit::system, f.what());
+        if (!f.timed_out()) cause = f.what();
+        if (!next_endpoint(tried, deadline)) fail(Exit::system, f.timed_out() && !cause.empty() ? cause : f.what());
         continue;
       }
       boost::system::error_code ec;
@@ -122,7 +147,7 @@ struct Client::Impl {
       bool ambiguous = false;
       if (is_retryable(code, message, &ambiguous)) {
         if (ambiguous && kind == Kind::write) throw OutcomeUnknown(said + ": outcome unknown");
-        if (!next_endpoint(tried, false, deadline)) throw EtcdError(code, message, said);
+        if (!next_endpoint(tried, deadline)) throw EtcdError(code, message, said);
         continue;
       }
       throw EtcdError(code, message, said);
@@ -303,35 +328,40 @@ Client::~Client() = default;
 
 std::string Client::current_endpoint() const { return impl_->here(); }
 
+void Client::patient_for(double seconds) {
+  constexpr double forever = 1e9;  // seconds: past any wait, and no overflow
+  impl_->patient_until =
+      seconds >= forever
+          ? Deadline::max()
+          : Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 Client::Place Client::place() {
-  if (!impl_->target.user.empty() && impl_->token.empty()) impl_->authenticate(deadline_after(impl_->timeout));
+  if (!impl_->target.user.empty() && impl_->token.empty()) impl_->authenticate(impl_->call_deadline());
   return {impl_->target.endpoints[impl_->current], impl_->token};
 }
 
 const Target& Client::target() const { return impl_->target; }
 
 RangeResult Client::range(const std::string& key, bool prefix, int64_t revision) {
-  return impl_->range(key, prefix, revision, deadline_after(impl_->timeout));
+  return impl_->range(key, prefix, revision, impl_->call_deadline());
 }
 
-std::optional<KeyValue> Client::get(const std::string& key) {
-  return impl_->get(key, 0, deadline_after(impl_->timeout));
-}
+std::optional<KeyValue> Client::get(const std::string& key) { return impl_->get(key, 0, impl_->call_deadline()); }
 
 int64_t Client::put(const std::string& key, const std::string& value, int64_t lease) {
   json::object req{{"key", base64_encode(key)}, {"value", base64_encode(value)}};
   if (lease) req["lease"] = number(lease);
-  return header_revision(impl_->call("/v3/kv/put", req, Impl::Kind::write, deadline_after(impl_->timeout)));
+  return header_revision(impl_->call("/v3/kv/put", req, Impl::Kind::write, impl_->call_deadline()));
 }
 
 int64_t Client::remove(const std::string& key, bool prefix) {
   json::object req;
   set_range(req, key, prefix);
-  return int_field(impl_->call("/v3/kv/deleterange", req, Impl::Kind::write, deadline_after(impl_->timeout)),
-                   "deleted");
+  return int_field(impl_->call("/v3/kv/deleterange", req, Impl::Kind::write, impl_->call_deadline()), "deleted");
 }
 
-TxnResult Client::txn(const Txn& t) { return impl_->txn(t, deadline_after(impl_->timeout)); }
+TxnResult Client::txn(const Txn& t) { return impl_->txn(t, impl_->call_deadline()); }
 
 std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
   Txn t;
@@ -356,7 +386,7 @@ std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
     }
   }
   try {
-    TxnResult r = impl_->txn(t, deadline_after(impl_->timeout));
+    TxnResult r = impl_->txn(t, impl_->call_deadline());
     if (r.succeeded) return r.revision;
     if (gp.seen_on_failure && !r.results.empty())
       *gp.seen_on_failure = RangeResult{r.revision, std::move(r.results.front().kvs)};
@@ -364,7 +394,7 @@ std::optional<int64_t> Client::put_if_unchanged(const GuardedPut& gp) {
     return std::nullopt;
   } catch (const OutcomeUnknown&) {
     // finding out gets a timeout of its own: the lost call may have used all of its
-    return impl_->judge_lost_put(gp, t, write_id, deadline_after(impl_->timeout));
+    return impl_->judge_lost_put(gp, t, write_id, impl_->call_deadline());
   }
 }
 
@@ -373,7 +403,7 @@ int64_t Client::lease_grant(int64_t ttl_seconds) {
   int64_t id = static_cast<int64_t>(random_u64() >> 2);
   if (id == 0) id = 1;
   json::object req{{"TTL", number(ttl_seconds)}, {"ID", number(id)}};
-  Deadline deadline = deadline_after(impl_->timeout);
+  Deadline deadline = impl_->call_deadline();
   try {
     json::object o = impl_->call("/v3/lease/grant", req, Impl::Kind::write, deadline);
     if (int_field(o, "ID") != id) malformed("granted lease " + number(int_field(o, "ID")) + ", not " + number(id));
@@ -381,7 +411,7 @@ int64_t Client::lease_grant(int64_t ttl_seconds) {
   } catch (const OutcomeUnknown&) {
   }
   std::string last;
-  deadline = deadline_after(impl_->timeout);
+  deadline = impl_->call_deadline();
   while (Clock::now() < deadline) {
     try {
       if (impl_->time_to_live(id, false, deadline)) return id;
@@ -402,8 +432,7 @@ int64_t Client::lease_grant(int64_t ttl_seconds) {
 
 std::optional<int64_t> Client::lease_keepalive(int64_t id) {
   // refreshing a lease twice is harmless: a lost answer is simply asked again
-  json::object o =
-      impl_->call("/v3/lease/keepalive", {{"ID", number(id)}}, Impl::Kind::read, deadline_after(impl_->timeout));
+  json::object o = impl_->call("/v3/lease/keepalive", {{"ID", number(id)}}, Impl::Kind::read, impl_->call_deadline());
   int64_t ttl = int_field(object_field(o, "result"), "TTL");
   if (ttl <= 0) return std::nullopt;  // etcd answers without a TTL for a lease it no longer has
   return ttl;
@@ -412,7 +441,7 @@ std::optional<int64_t> Client::lease_keepalive(int64_t id) {
 bool Client::lease_revoke(int64_t id) {
   // revoking twice is harmless too: the second says "not found"
   try {
-    impl_->call("/v3/lease/revoke", {{"ID", number(id)}}, Impl::Kind::read, deadline_after(impl_->timeout));
+    impl_->call("/v3/lease/revoke", {{"ID", number(id)}}, Impl::Kind::read, impl_->call_deadline());
     return true;
   } catch (const EtcdError& e) {
     if (e.grpc_code() == grpc_not_found) return false;
@@ -421,11 +450,11 @@ bool Client::lease_revoke(int64_t id) {
 }
 
 std::optional<LeaseStatus> Client::lease_time_to_live(int64_t id, bool with_keys) {
-  return impl_->time_to_live(id, with_keys, deadline_after(impl_->timeout));
+  return impl_->time_to_live(id, with_keys, impl_->call_deadline());
 }
 
 std::optional<Event> Client::first_change_after(const std::string& key, int64_t after) {
-  return impl_->first_change_after(key, after, deadline_after(impl_->timeout));
+  return impl_->first_change_after(key, after, impl_->call_deadline());
 }
 
 }  // namespace loopkit::etcd

@@ -1,8 +1,9 @@
 // A client for etcd's v3 JSON API (the gRPC gateway) on one reused HTTP/1.1
 // connection, plain or TLS. Every call has its own deadline (the timeout given
-// to the Client); connection failures move on to the next endpoint, etcd's
-// retryable errors (no leader, leader changed, timeouts) are retried with
-// back-off until that deadline. Failures are Error with exit 4 carrying
+// to the Client); connection failures move on to the next endpoint, and they
+// and etcd's retryable errors (no leader, leader changed, timeouts) are
+// retried with back-off until that deadline, so that a restart of etcd
+// shorter than it is ridden out. Failures are Error with exit 4 carrying
 // etcd's message.
 //
 // Writes and lost answers: when a write was sent and its answer lost (a
@@ -108,6 +109,12 @@ public:
   // The first change of key after revision `after`, from etcd's history;
   // nullopt if there has been none. Exit 4 if the history was compacted.
   std::optional<Event> first_change_after(const std::string& key, int64_t after);
+
+  // Calls made in the next `seconds` (a waiter's: until its wait ends; 1e9
+  // or more: for ever) may go on until the timeout after that time, so
+  // that they ride out an outage of etcd as long as the wait; later calls
+  // have the timeout from their start, as before.
+  void patient_for(double seconds);
 
   // The endpoint the connection is (or was last) to, as HOST:PORT.
   std::string current_endpoint() const;

@@ -147,9 +147,9 @@ struct HttpConnection::Impl {
   void connect(const std::string& to_host, const std::string& to_port, Deadline deadline) {
     close();
     std::string name = place(to_host, to_port);
-    auto unreachable = [&](const std::string& why) -> void {
+    auto unreachable = [&](const std::string& why, bool timed_out = false) -> void {
       close();
-      throw HttpFailure(HttpFailureKind::unreachable, why);
+      throw HttpFailure(HttpFailureKind::unreachable, why, timed_out);
     };
     // getaddrinfo cannot be cancelled; a numeric host never waits on it
     tcp::resolver resolver(ioc);
@@ -163,7 +163,7 @@ struct HttpConnection::Impl {
     }
     tcp_layer().expires_at(deadline);
     ec = run([&](auto handler) { tcp_layer().async_connect(addresses, handler); });
-    if (ec == beast::error::timeout) unreachable("cannot connect to " + quoted(name) + ": timed out");
+    if (ec == beast::error::timeout) unreachable("cannot connect to " + quoted(name) + ": timed out", true);
     if (ec) unreachable("cannot connect to " + quoted(name) + ": " + ec.message());
     tcp_layer().socket().set_option(tcp::no_delay(true), ec);
     // Asio opens sockets without SOCK_CLOEXEC: a command that lock-acquire
@@ -173,7 +173,7 @@ struct HttpConnection::Impl {
       if (!is_ip_address(to_host)) SSL_set_tlsext_host_name(secure->native_handle(), to_host.c_str());
       secure->set_verify_callback(ssl::host_name_verification(to_host));
       ec = run([&](auto handler) { secure->async_handshake(ssl::stream_base::client, handler); });
-      if (ec == beast::error::timeout) unreachable("TLS handshake with " + quoted(name) + " timed out");
+      if (ec == beast::error::timeout) unreachable("TLS handshake with " + quoted(name) + " timed out", true);
       if (ec) unreachable("TLS handshake with " + quoted(name) + " failed: " + ec.message());
     }
     host = to_host;
@@ -199,7 +199,7 @@ struct HttpConnection::Impl {
   [[noreturn]] void lost(const std::string& name, error_code ec) {
     close();
     if (ec == beast::error::timeout)
-      throw HttpFailure(HttpFailureKind::lost, "no answer from " + quoted(name) + ": timed out");
+      throw HttpFailure(HttpFailureKind::lost, "no answer from " + quoted(name) + ": timed out", true);
     if (ec.category() == error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream &&
         ec != http::error::partial_message)
       throw HttpFailure(HttpFailureKind::garbage, quoted(name) + " does not answer in HTTP: " + ec.message());

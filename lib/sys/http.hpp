@@ -23,11 +23,15 @@ enum class HttpFailureKind {
 
 class HttpFailure : public std::runtime_error {
 public:
-  HttpFailure(HttpFailureKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  HttpFailure(HttpFailureKind kind, const std::string& message, bool timed_out = false)
+      : std::runtime_error(message), kind_(kind), timed_out_(timed_out) {}
   HttpFailureKind kind() const { return kind_; }
+  // the deadline ran out (rather than the peer refusing or failing)
+  bool timed_out() const { return timed_out_; }
 
 private:
   HttpFailureKind kind_;
+  bool timed_out_;
 };
 
 struct TlsFiles {

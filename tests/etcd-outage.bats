@@ -1,0 +1,198 @@
+#!/usr/bin/env bats
+# etcd restarting under the tools (contract section 9): every call rides
+# out an outage within its budget (--timeout; a waiter's --wait), and none
+# outlives it. Against a real etcd of this file's own, which the tests stop
+# (by its pid) and start again on the same ports and data.
+
+load helpers
+setup_file() { etcd_start; }
+teardown_file() { etcd_stop; }
+setup() {
+  etcd_setup
+  U="${D}a"
+}
+
+sandbox() { "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" "$@"; }
+etcdctl3() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" "$@"; }
+tickets() { etcdctl3 get --prefix --keys-only "/lk-test/$BATS_TEST_NUMBER/.a.wait." | sed '/^$/d'; }
+# in_line: until a waiter's ticket is in the line of key a (bounded: 30 s)
+in_line() {
+  local i
+  for ((i = 0; i < 300; i++)); do [ -n "$(tickets)" ] && return 0; sleep 0.1; done
+  echo "no waiter in line" >&2
+  return 1
+}
+# outage SIG: etcd stopped with SIG (KILL, or TERM as systemd stops it),
+# left down for a moment, started again; back once it answers. The moment
+# is the outage's length, not a wait for something: the calls under test
+# must ride out any length within their budget.
+outage() {
+  sandbox kill "$ETCD_DIR" 1 "$1"
+  sleep 1.5
+  sandbox revive "$ETCD_DIR" 1
+}
+# ran PID...: until each process runs loopkit-etcd, where its calls are made
+ran() {
+  local p
+  for p in "$@"; do wait_exec "$p" loopkit-etcd; done
+}
+# ms_since T: the milliseconds since T (an $EPOCHREALTIME)
+ms_since() { echo $((${EPOCHREALTIME/./} / 1000 - ${1/./} / 1000)); }
+
+@test "a waiter rides out two etcd restarts (a clean stop, a kill -9) and gets the lock when it is freed" {
+  lock-acquire "$U" -- sh -c 'until [ -f go ]; do sleep 0.1; done' &
+  holder=$!
+  for _ in $(seq 300); do lock-status -q "$U" && break; sleep 0.1; done
+  lock-acquire --wait 40 "$U" -- touch got 2>waiter.err &
+  waiter=$!
+  in_line
+  outage TERM
+  outage KILL
+  # still in line, on the etcd that came back
+  run -0 tickets
+  [ -n "$output" ]
+  touch go
+  wait "$holder"
+  rc=0 && wait "$waiter" || rc=$?
+  cat waiter.err >&2
+  [ "$rc" = 0 ]
+  [ -f got ]
+  run -1 lock-status "$U"
+}
+
+@test "a waiter rides out an outage longer than --timeout while its --wait lasts" {
+  owner=$(live)
+  lock-acquire --no-keeper --pid "$owner" "$U"
+  lock-acquire --timeout 1 --wait 40 "$U" -- touch got 2>waiter.err &
+  waiter=$!
+  in_line
+  sandbox kill "$ETCD_DIR" 1 KILL
+  sleep 2.5 # the outage: longer than the waiter's --timeout
+  sandbox revive "$ETCD_DIR" 1
+  run -0 lock-release --pid "$owner" "$U"
+  rc=0 && wait "$waiter" || rc=$?
+  cat waiter.err >&2
+  [ "$rc" = 0 ]
+  [ -f got ]
+}
+
+@test "calls made while etcd is down (an idle worker's next ones) succeed once it is back, each write applied once" {
+  owner=$(live) holder=$(live) released=$(live)
+  state-set "${U}s" n:=5 log:='[]'
+  lock-acquire --no-keeper --pid "$holder" "${U}h"
+  lock-acquire --no-keeper --pid "$released" "${U}r"
+  sandbox kill "$ETCD_DIR" 1 KILL
+  lock-acquire --timeout 30 --no-keeper --pid "$owner" "$U" 2>acquire.err &
+  acquire=$!
+  state-set --timeout 30 "${U}s" n+=1 'log[]=one' 2>set.err &
+  set=$!
+  state-get --timeout 30 "${U}s" n >get.out 2>get.err &
+  get=$!
+  lock-heartbeat --timeout 30 --pid "$holder" "${U}h" 2>beat.err &
+  beat=$!
+  lock-release --timeout 30 --pid "$released" "${U}r" 2>release.err &
+  release=$!
+  lock-status --timeout 30 "${U}h" >status.out 2>status.err &
+  status=$!
+  ran "$acquire" "$set" "$get" "$beat" "$release" "$status"
+  sleep 1.5 # the outage's length, as in outage()
+  sandbox revive "$ETCD_DIR" 1
+  for p in acquire set get beat release status; do
+    rc=0 && wait "${!p}" || rc=$?
+    cat "$p.err" >&2
+    echo "$p: exit $rc" >&2
+    [ "$rc" = 0 ]
+  done
+  [ "$(cat get.out)" = 5 ] || [ "$(cat get.out)" = 6 ]
+  run -0 state-get -j "${U}s" .
+  assert_output '{"n":6,"log":["one"]}'
+  run -0 lock-status -j "$U"
+  [ "$(jq .pid <<<"$output")" = "$owner" ]
+  run -1 lock-status "${U}r"
+  grep -q "live, session 'ah'" status.out
+}
+
+@test "the keeper of a lock taken without COMMAND rides out a restart: the lease lives on past its TTL" {
+  owner=$(live)
+  lock-acquire --ttl 3 --timeout 30 --pid "$owner" "$U"
+  outage KILL
+  # the TTL over again after the restart (etcd gives leases their full TTL
+  # when it starts): only a keeper still at work keeps the lock
+  sleep 4
+  run -0 lock-status -j "$U"
+  [ "$(jq .pid <<<"$output")" = "$owner" ]
+  [ -n "$(pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/a")" ]
+  run -0 lock-release --pid "$owner" "$U"
+}
+
+@test "a signal ends a waiter with COMMAND at once while etcd is out of reach (128+N), not at the end of its wait" {
+  sandbox kill "$ETCD_DIR" 1 KILL
+  start=$EPOCHREALTIME
+  lock-acquire --wait 60 "$U" -- touch got 2>waiter.err &
+  waiter=$!
+  ran "$waiter"
+  kill -TERM "$waiter"
+  rc=0 && wait "$waiter" || rc=$?
+  took=$(ms_since "$start")
+  sandbox revive "$ETCD_DIR" 1
+  cat waiter.err >&2
+  [ "$rc" = 143 ]
+  ((took < 30000))
+  [ ! -f got ]
+  run -1 lock-status "$U"
+}
+
+@test "no endpoint answering for longer than --timeout: exit 4 at the timeout, not before, nothing written" {
+  state-set "${U}s" n:=1
+  sandbox kill "$ETCD_DIR" 1 KILL
+  start=$EPOCHREALTIME
+  run -4 --separate-stderr lock-acquire --timeout 2 --pid "$(live)" "$U"
+  took=$(ms_since "$start")
+  [[ $stderr == "lock-acquire: cannot connect to '$ENDPOINTS': Connection refused" ]]
+  ((took >= 2000 && took < 20000))
+  start=$EPOCHREALTIME
+  run -4 --separate-stderr state-set --timeout 2 "${U}s" n+=1
+  took=$(ms_since "$start")
+  [[ $stderr == "state-set: cannot connect to '$ENDPOINTS': Connection refused" ]]
+  ((took >= 2000 && took < 20000))
+  # a waiter: its --wait, then --timeout more at the moment it must answer
+  start=$EPOCHREALTIME
+  run -4 --separate-stderr lock-acquire --wait 1 --timeout 2 --pid "$(live)" "$U"
+  took=$(ms_since "$start")
+  [[ $stderr == "lock-acquire: cannot connect to '$ENDPOINTS': Connection refused" ]]
+  ((took >= 3000 && took < 20000))
+  sandbox revive "$ETCD_DIR" 1
+  run -0 state-get "${U}s" n
+  assert_output 1
+  run -1 lock-status "$U"
+}
+
+@test "drain-engine: an idle worker rides out a restart at its next calls, the worker in the middle of an item too" {
+  drain=${LOOPKIT_SCRIPTS:-$LOOPKIT_SOURCE/scripts}/drain-engine
+  cat >work.sh <<'AGENT'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM ${WORKER:-}" >>worked.log
+touch "block.$LOOPKIT_ITEM"
+for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done
+AGENT
+  chmod +x work.sh
+  printf 'only\n' >ready.txt
+  WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
+  a=$!
+  wait_for block.only || { cat a.log >&2; false; }
+  WORKER=b "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
+  b=$!
+  # b is idle: it polls for the item a holds, a state read and a lock attempt each time
+  wait_grep 'waiting for 1 item' b.log
+  outage KILL
+  touch go.only
+  for w in a b; do
+    rc=0 && wait "${!w}" || rc=$?
+    cat "$w.log" >&2
+    [ "$rc" = 0 ]
+  done
+  run -0 state-get "${U}/atari" history.only.status status completion_reason
+  assert_output $'completed\nstopped\ndrained'
+  run -0 cat worked.log
+  assert_output 'only a'
+}
