@@ -375,7 +375,8 @@ complete -F _loopkit_progress_show progress-show
 _loopkit_state_get() {
   _loopkit_complete 0 1 '' \
     '-d|--default|none' \
-    '-e|--exists|flag' \
+    '-e|--exit-status|flag' \
+    '|--exists|flag' \
     '-j|--json|flag' \
     '|--pretty|flag' \
     '-s|--shell|flag' \

@@ -230,7 +230,8 @@ complete -c progress-show -s V -l version -d 'print the version and exit'
 # state-get
 complete -c state-get -n '__loopkit_file -d --default --timeout --arg --arg=2 >/dev/null' -f -a '(__loopkit_paths -d --default --timeout --arg --arg=2)'
 complete -c state-get -s d -l default -d 'print VALUE for a missing or null value' -x
-complete -c state-get -s e -l exists -d 'print nothing; exit 0 if every PATH exists'
+complete -c state-get -s e -l exit-status -d 'print nothing; exit 1 if a PATH is missing, null or false (jq -e)'
+complete -c state-get -l exists -d 'print nothing; exit 0 if every PATH exists (a null value too)'
 complete -c state-get -s j -l json -d 'print every value as JSON'
 complete -c state-get -l pretty -d 'indent objects and arrays over several lines'
 complete -c state-get -s s -l shell -d 'print NAME=VALUE lines for eval (NAME=PATH names one)'

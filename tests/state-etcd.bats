@@ -284,3 +284,14 @@ while True:
   run -0 state-get -j "$U/s" password db.api_key
   assert_output $'["[REDACTED]"]\n["a","[REDACTED]"]'
 }
+
+@test "issue 39: jq's update operators on an etcd key, as on a file; a refused one writes nothing" {
+  etcdput "/lk-test/$BATS_TEST_NUMBER/s" '{"n": 7, "t": 1, "p": 0.1, "f": false}'
+  run -0 state-set "$U/s" n-=1 't/=8' 'p*=3' 'f//=2' 'n%=4'
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s"
+  assert_output '{"n": 2, "t": 0.125, "p": 0.3, "f": 2}'
+  run -3 state-set "$U/s" 'n/=0'
+  run -2 state-set "$U/s" 'n|=1'
+  run -0 etcdget "/lk-test/$BATS_TEST_NUMBER/s"
+  assert_output '{"n": 2, "t": 0.125, "p": 0.3, "f": 2}'
+}

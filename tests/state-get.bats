@@ -87,8 +87,8 @@ JSON
 
 @test "--exists counts null as present" {
   doc
-  run -0 state-get -e state.json gone session
-  run -1 --separate-stderr state-get -e state.json nothing
+  run -0 state-get --exists state.json gone session
+  run -1 --separate-stderr state-get --exists state.json nothing
   [ -z "$stderr" ]
 }
 
@@ -255,7 +255,8 @@ JSON
   assert_output '.history[1].reasoning'
   # a name that a bare path cannot spell comes quoted
   run -0 state-get --complete-path 'tags.' state.json
-  assert_output $'tags.bd-001\ntags.["odd key"]'
+  # (bd-001 too, issue 39: .tags.bd-001 is jq's .tags.bd - 1)
+  assert_output $'tags.["bd-001"]\ntags.["odd key"]'
   run -0 state-get --complete-path 'tags["o' state.json
   assert_output 'tags["odd key"]'
 }
@@ -335,7 +336,7 @@ JSON
   run -0 state-get s.json '.history[$key].status' --arg key nope --arg key 'bd.1 "x" [0]' '.history["$k"]'
   assert_output $'done\nliteral'
   run -2 --separate-stderr state-get s.json '.history[$nope]'
-  assert_equal "$stderr" "state-get: malformed path '.history[\$nope]': undefined variable '\$nope' (define it with --arg nope VALUE)"
+  assert_equal "$stderr" "state-get: malformed expression '.history[\$nope]': undefined variable '\$nope' (define it with --arg nope VALUE)"
   run -2 --separate-stderr state-get s.json .history --arg key
   assert_equal "$stderr" "state-get: --arg 'key': its second word is missing"
   run -2 --separate-stderr state-get --arg 1x v s.json .history
@@ -471,9 +472,9 @@ seed_lock() {
   run -3 --separate-stderr state-get e.json '.s[] | .x'
   assert_equal "$stderr" 'state-get: .s[]: cannot list the elements of a string'
   run -2 --separate-stderr state-get e.json '.a | length'
-  assert_equal "$stderr" "state-get: malformed expression '.a | length': unknown function 'length' (paths, literals, {...}, select, ==, !=, //, empty and | are read)"
+  assert_equal "$stderr" "state-get: malformed expression '.a | length': unknown function 'length' (paths, literals, [...], {...}, select, not, empty, | , // and or, == != < <= > >=, + - * / % are read)"
   run -2 --separate-stderr state-get e.json '{a'
-  assert_equal "$stderr" "state-get: malformed expression '{a': expected '}'"
+  assert_equal "$stderr" "state-get: malformed expression '{a': expected '}' (a member's value is a term or terms joined by '|', as in jq: group the rest in ( ))"
   # names holding the operators are quoted, as names with spaces are
   run -0 state-get e.json '["a|b"]' '.["c(d)"]' 'a[0]' 's//none' 'missing//none'
   assert_output $'1\n2\n1\nx\nnone'
@@ -499,12 +500,98 @@ seed_lock() {
   assert_equal "$output$stderr" ''
 }
 
-@test "issue 25: '.pid // empty' is jq's (nothing printed); 'pid//empty' stays PATH//VALUE" {
+@test "issue 25: '.pid // empty' is jq's (nothing printed); so is 'pid//empty' (issue 39: jq's words are jq's)" {
   printf '{"session":"s"}' >l.json
   run -0 state-get l.json '.pid // empty'
   assert_output ''
-  run -0 state-get l.json 'pid//empty'
-  assert_output empty
+  run -0 state-get l.json 'pid//empty' '.pid//empty'
+  assert_output ''
+}
+
+# issue 39 item 12: every expression both ways, with and without spaces,
+# against the jq installed; where jq fails, state-get fails too (2 or 3)
+ops_doc() {
+  printf '%s' '{"it":5,"n":3,"a":1,"b":2,"pid":null,"f":false,"s":"abc","l":[1,2,3],"o":{"a":1,"b":{"x":2}},"a-b":7,"history":{"bd-001":{"attempts":3},"bd":5},"d":0.1}' >o.json
+}
+
+@test "issue 39: operators without spaces are jq's: every answer is jq's, or state-get fails where jq fails" {
+  command -v jq >/dev/null || skip "jq is not installed (scripts/lib-setup.bash installs it)"
+  ops_doc
+  exprs=('select(.it>3)' 'select(.it<3)' 'select(.it/5 == 1)' 'select(.it%2 == 1)' '.n-1' '.pid//empty'
+    '.n+1' '.n*2' '.n/2' '.n%2' '.it>=5' '.it<=4' '.a-.b' '.n - -1' '-.n' '.n*-1' '1-2-3' '8/2/2' '2*3+4'
+    '2+3*4' '10%4%3' '.pid//.f//3' '.it==5 and .n<2' '.it==5 or .n<2' '.n>2 and .it>4 or false'
+    'true or false and false' '.n|not' '.f|not' '.x-1' '.s+"!"' '.s*2' '.s/"b"' '.l-[1]' '.l+[9]'
+    '.o*{"b":{"c":1}}' '.o+{"z":1}' '[.l[]|.*2]' '.f//"no"' '.it-.n*2' '(.it-.n)*2' '-.n*2' '.n-1.5'
+    '.n-1e2' '.n-.5' '.5+.5' '.it/3' '.d+0.2' '.it % -2' '-.it % 2' '[.l[]|select(.>1)]' '.n>=3' '.n!=3'
+    '.history.bd-001' '.a-b' '.it/0' '.s-1' '-.s' '.n<2<3' '(1,2)+(10,20)' '(1,2)<(10,0)'
+    '(true,false) and (true,false)' '(false,true) or (true,false)' '[null,false,true,0,"a",[],{}]|.[2]<.[3]'
+    '"abc"<"abd"' '[1,[2]]<[1,[3]]' '{"a":2}<{"b":1}' '{"b":1,"a":2}=={"a":2,"b":1}' '1==1.0' '.l|.[0]+.[1]'
+    '.o.b.x*.it' '{a:.n-1, b:.it%3}' '.["a-b"]-1' '."a-b"' '.s*0' '"a,b,,c"/","' '"abc"/""' '.it#comment'
+    '.l[-1]-.l[0]' '.n as $x|1' '.l|length')
+  n=0
+  for e in "${exprs[@]}"; do
+    rc=0
+    want=$(jq -c "$e" o.json 2>/dev/null) || rc=$?
+    grc=0
+    got=$(state-get -j o.json -- "$e" 2>/dev/null) || grc=$?
+    if [ "$rc" -ne 0 ]; then
+      # 1: jq cannot parse it, and it is a loopkit path, not found (.n<2<3)
+      [ "$grc" -ge 1 ] && [ "$grc" -le 3 ] || { echo "'$e': jq exit $rc, state-get exit $grc: $got"; false; }
+      [ -z "$got" ] || { echo "'$e': jq failed, state-get printed $got"; false; }
+    elif [ "$grc" -eq 2 ]; then
+      # not read (length, as): refused, never answered otherwise
+      [[ $e == *length* || $e == *" as "* ]] || { echo "'$e': refused, jq says $want"; false; }
+    else
+      [ "$grc" -eq 0 ] && [ "$got" = "$want" ] || { echo "'$e': jq $want, state-get ($grc) $got"; false; }
+      n=$((n + 1))
+    fi
+  done
+  [ "$n" -gt 60 ]
+}
+
+@test "issue 39: .pid//empty prints nothing, .n-1 is 2; names with operators are .[\"a-b\"]; .a-b is exit 2" {
+  ops_doc
+  run -0 state-get o.json '.pid//empty'
+  assert_output ''
+  run -0 state-get o.json '.n-1' 'select(.it>3)|.n' '.["a-b"]' '."a-b"'
+  assert_output $'2\n3\n7\n7'
+  run -2 --separate-stderr state-get o.json '.a-b'
+  [[ $stderr == *"malformed expression '.a-b': unknown function 'b'"*'.["a-b"]'* ]]
+  # jq cannot read it at all: the loopkit path it always was (contract section 2)
+  run -0 state-get o.json '.history.bd-001.attempts' 'history.bd-001.attempts'
+  assert_output $'3\n3'
+  # jq reads .history.bd-001 as .history.bd - 1
+  run -0 state-get o.json '.history.bd-001'
+  assert_output 4
+  # a plain path is still "not found"; without a dot, PATH//TEXT is text
+  run -1 state-get o.json '.nope'
+  run -0 state-get o.json 'nope//running' '.nope//n/a' 'pid//empty' 'nope//"t"' 'f//0'
+  assert_output $'running\nn/a\nt\n0'
+  run -0 state-get -s o.json 'm=.n-1' 'h=.it/2'
+  assert_output $'m=(2)\nh=(2.5)'
+}
+
+@test "issue 39: -e is jq's -e: a missing, null or false value is exit 1; --exists keeps the presence test" {
+  command -v jq >/dev/null || skip "jq is not installed (scripts/lib-setup.bash installs it)"
+  ops_doc
+  for p in it pid f s nope 'l[]' 'o.b' 'l[5]' d 'l[0]' 'o.a'; do
+    rc=0
+    jq -e ".$p" o.json >/dev/null 2>&1 || rc=$?
+    run --separate-stderr state-get -e o.json "$p"
+    [ "$status" -eq "$rc" ] || { echo "-e $p: jq $rc, state-get $status"; false; }
+    [ -z "$output" ] && [ -z "$stderr" ]
+  done
+  run -0 state-get --exit-status o.json it s '.l[]'
+  run -1 state-get -e o.json it pid
+  run -1 state-get -e o.json '.l[] | select(. > 5)'  # nothing: jq's 4, loopkit's 1
+  run -1 state-get -e o.json '.it > 9'
+  run -0 state-get -e o.json '.it > 3'
+  # the README: completed_at null while running
+  printf '{"status":"running","completed_at":null}' >s.json
+  run -1 state-get -e s.json completed_at
+  run -0 state-get --exists s.json completed_at
+  run -1 state-get --exists s.json nope
+  run -2 state-get -e --exists s.json status
 }
 
 # Old code read /dev/zero into memory until killed: bounded here by time

@@ -663,8 +663,9 @@ at'
   assert_equal "$stderr" "state-set: s: cannot merge into a string"
   run -3 state-set s.json 'a*={"k":1}'
   run -2 --separate-stderr state-set s.json 'o*=[1]'
-  assert_equal "$stderr" "state-set: malformed assignment 'o*=[1]': *= takes a JSON object"
-  run -2 state-set s.json 'o*=1'
+  assert_equal "$stderr" "state-set: malformed assignment 'o*=[1]': *= takes a number or a JSON object"
+  # issue 39: *= with a number multiplies, as jq's; o is missing, and null * 1 is jq's error too
+  run -3 state-set s.json 'o*=1'
   run -2 state-set s.json 'a[]*={}'
   cmp s.json before
 }
@@ -1132,4 +1133,71 @@ PY
   gzip -t p.json.gz
   run -0 state-get p.json.gz n
   assert_output 5
+}
+
+@test "issue 39: jq's update operators -= *= /= %= //= mean what they mean in jq, with exact decimals" {
+  printf '{"iteration":5,"total":9,"n":7,"m":-7,"p":0.1,"o":{"a":{"b":1}},"f":false,"z":null,"keep":"x"}' >s.json
+  run -0 state-set s.json iteration-=1 total/=2 n%=3 m%=3 'p*=3' 'n*=2' 'o*={"a":{"c":2}}' 'f//=1' 'z//="t"' \
+    'new//=[1]' 'keep//="no"'
+  run -0 state-get -j s.json iteration total n m p o f z new keep
+  assert_output $'4\n4.5\n2\n-1\n0.3\n{"a":{"b":1,"c":2}}\n1\n"t"\n[1]\n"x"'
+  # never a member named after the operator
+  run -0 state-get -k s.json
+  refute_output --partial 'iteration-'
+  refute_output --partial 'total/'
+  # division: exact where it terminates, 34 significant digits where it does not
+  printf '{"t":1,"u":10,"v":2.5,"w":1e-3}' >d.json
+  run -0 state-set -p --compact d.json t/=3 u/=4 'v*=0.4' 'w/=8'
+  assert_output '{"t":0.3333333333333333333333333333333333,"u":2.5,"v":1,"w":0.000125}'
+  run -0 state-set -p --compact d.json 't*=3' 'u-=0.1'
+  assert_output '{"t":0.9999999999999999999999999999999999,"u":2.4,"v":1,"w":0.000125}'
+}
+
+@test "issue 39: the update operators agree with jq on integers; by zero, on null and on other types is exit 3, nothing written" {
+  command -v jq >/dev/null || skip "jq is not installed (scripts/lib-setup.bash installs it)"
+  for op in - '*' / %; do
+    for pair in '7 2' '-7 2' '7 -2' '-7 -2' '12 4' '5.5 2' '100 7' '3 0.5'; do
+      set -- $pair
+      # a division that does not terminate keeps 34 digits where jq keeps a double's 17
+      [ "$op $pair" != "/ 100 7" ] || continue
+      printf '{"n":%s}' "$1" >j.json
+      rc=0
+      want=$(jq -c ".n $op= $2 | .n" j.json 2>/dev/null) || rc=$?
+      grc=0
+      state-set j.json "n$op=$2" 2>/dev/null || grc=$?
+      if [ "$rc" -ne 0 ]; then
+        [ "$grc" -eq 3 ] || { echo "n=$1 $op= $2: jq failed, state-set exit $grc"; false; }
+        [ "$(cat j.json)" = "{\"n\":$1}" ]
+      else
+        got=$(state-get -j j.json n)
+        [ "$grc" -eq 0 ] && [ "$got" = "$want" ] || { echo "n=$1 $op= $2: jq $want, state-set ($grc) $got"; false; }
+      fi
+    done
+  done
+  printf '{"n":4,"s":"a","z":null}\n' >e.json
+  cp e.json before.json
+  for a in n/=0 n%=0 n%=0.5 s-=1 'z*=2' gone-=1 gone/=2 's%=2'; do
+    run -3 state-set e.json "$a" n:=9
+    cmp e.json before.json
+  done
+}
+
+@test "issue 39: other operators before = are exit 2 with the spellings that work; a name ending so is [\"x-\"]" {
+  printf '{"x":1}\n' >s.json
+  cp s.json before.json
+  run -2 --separate-stderr state-set s.json 'x|=.+1'
+  [[ $stderr == *"state-set has no operator |="*":="* ]]
+  run -2 --separate-stderr state-set s.json 'created_at//=now'
+  [[ $stderr == *"//= takes JSON"*"--now 'PATH?'"* ]]
+  for a in 'x^=1' 'x&=1' 'x<=1' 'x--=1' 'x-=a' 'x/=[1]' 'x*="a"' 'x%=' 'l[]-=1' '-=1'; do
+    run -2 state-set s.json "$a"
+    cmp s.json before.json
+  done
+  run -0 state-set s.json '["x-"]=1' '."y/"=2' 'bd-1.status=done'
+  run -0 state-get s.json '.["x-"]' '.["y/"]' 'bd-1.status'
+  assert_output $'1\n2\ndone'
+  # --stream reads the same operators
+  printf 'x-=1\nn//=5\n' | state-set --stream s.json
+  run -0 state-get s.json x n
+  assert_output $'0\n5'
 }

@@ -5,6 +5,7 @@
 #include "core/complete.hpp"
 #include "core/query.hpp"
 #include "core/state.hpp"
+#include "sys/format.hpp"
 #include "sys/etcd_url.hpp"
 
 using namespace loopkit;
@@ -29,7 +30,8 @@ static void options(cli::Options& o, Config& c) {
     };
   };
   o.text("d,default", "print VALUE for a missing or null value", "VALUE", q.default_value)
-      .flag("e,exists", "print nothing; exit 0 if every PATH exists", mode(Query::exists))
+      .flag("e,exit-status", "print nothing; exit 1 if a PATH is missing, null or false (jq -e)", mode(Query::truthy))
+      .flag("exists", "print nothing; exit 0 if every PATH exists (a null value too)", mode(Query::exists))
       .flag("j,json", "print every value as JSON", q.as_json)
       .flag("pretty", "indent objects and arrays over several lines", q.pretty)
       .flag("s,shell", "print NAME=VALUE lines for eval (NAME=PATH names one)", mode(Query::shell))
@@ -42,65 +44,36 @@ static void options(cli::Options& o, Config& c) {
       .hidden("complete-path", "print the paths in FILE that complete WORD", c.complete_path);
 }
 
-// Where "//" first comes outside a quoted name, or npos.
-static std::size_t find_alternative(std::string_view text) {
-  bool in_string = false;
-  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
-    if (in_string) {
-      if (text[i] == '\\') ++i;
-      else if (text[i] == '"') in_string = false;
-    } else if (text[i] == '"') {
-      in_string = true;
-    } else if (text[i] == '/' && text[i + 1] == '/') {
-      return i;
-    }
-  }
-  return std::string_view::npos;
-}
-
-// NAME= before an expression: a name of letters, digits, '_' and '-'
-// (an expression's own '=' comes after a path or a space)
-static std::size_t expression_name_end(std::string_view text) {
+// NAME= before an operand with --shell: a name of letters, digits, '_' and
+// '-' (an expression's own '=' comes after a path or a space)
+static std::size_t shell_name_end(std::string_view text) {
   std::size_t eq = text.find('=');
-  if (eq == 0 || eq == std::string_view::npos) return std::string_view::npos;
+  if (eq == 0 || eq == std::string_view::npos || (eq + 1 < text.size() && text[eq + 1] == '='))
+    return std::string_view::npos;
   for (char c : text.substr(0, eq))
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return std::string_view::npos;
   return eq;
 }
 
-// One PATH operand: a plain path (with --shell NAME=PATH; either may end in
-// //VALUE) or a jq expression (query.hpp; with --shell NAME=EXPR)
+// One PATH operand (query::read_operand: jq's expression wherever jq gives
+// it a meaning, else a plain path; either may end in //VALUE), with --shell
+// after NAME=
 static Query::Item parse_item(const Query& q, const std::string& text) {
   Query::Item item;
   std::string_view p = text;
-  // PATH//VALUE keeps its meaning (VALUE as given, spaces and all) when
-  // PATH is plain: only what comes before "//" tells
-  auto alt = find_alternative(p);
-  if (query::is_expression(p.substr(0, alt))) {
-    if (auto eq = expression_name_end(p); q.mode == Query::shell && eq != std::string_view::npos) {
-      item.name = std::string(p.substr(0, eq));
-      p.remove_prefix(eq + 1);
-    }
-    if (q.mode == Query::shell && item.name.empty()) fail_usage("--shell needs NAME=EXPRESSION for " + quoted(text));
-    item.expr = query::parse(p);
-    item.path = parse_path(".");
-    item.path.text = std::string(p);
-    return item;
-  }
-  // PATH//VALUE: jq's alternative operator, VALUE for a missing or null value
-  if (alt != std::string_view::npos) {
-    item.default_value = std::string(p.substr(alt + 2));
-    p = p.substr(0, alt);
-  }
-  // NAME=PATH names a --shell variable; '=' cannot occur in a bare path
-  if (auto eq = p.find('='); q.mode == Query::shell && eq != std::string_view::npos && p[0] != '[') {
+  if (auto eq = shell_name_end(p); q.mode == Query::shell && eq != std::string_view::npos) {
     item.name = std::string(p.substr(0, eq));
     p.remove_prefix(eq + 1);
   }
-  item.path = parse_path(p);
+  query::Operand o = query::read_operand(p);
+  item.path = std::move(o.path);
+  item.default_value = std::move(o.text_default);
+  item.expr = std::move(o.expression);
+  item.single = o.single;
   if (q.mode == Query::shell && item.name.empty()) {
-    item.name = item.path.last_name();
-    if (item.name.empty()) fail_usage("--shell needs NAME=PATH for " + quoted(text));
+    item.name = item.expr ? o.path_name : item.path.last_name();
+    if (item.name.empty())
+      fail_usage(loopkit::format("--shell needs NAME={} for {}", item.expr ? "EXPRESSION" : "PATH", quoted(text)));
   }
   return item;
 }
@@ -110,7 +83,7 @@ static void parse_operands(Config& c, const Args& a) {
   Query& q = c.query;
   if (a.operands.empty()) fail_usage("missing FILE");
   q.file = a.operands[0];
-  if (__builtin_popcount(c.modes) > 1) fail_usage("--exists, --keys and --shell exclude each other");
+  if (__builtin_popcount(c.modes) > 1) fail_usage("--exit-status, --exists, --keys and --shell exclude each other");
   std::vector<std::string> paths(a.operands.begin() + 1, a.operands.end());
   if (paths.empty()) {
     if (q.mode != Query::keys) fail_usage("missing PATH");
@@ -122,9 +95,10 @@ static void parse_operands(Config& c, const Args& a) {
 static int run(const Query& q) {
   QueryResult r = query_state(q);
   if (!r.no.empty()) return cli::no(r.no);
-  if (q.mode != Query::exists) cli::out(r.out);
+  const bool silent = q.mode == Query::exists || q.mode == Query::truthy;
+  if (!silent) cli::out(r.out);
   if (r.missing.empty()) return 0;
-  if (!cli::quiet() && q.mode != Query::exists)
+  if (!cli::quiet() && !silent)
     for (const auto& p : r.missing) cli::say(p + ": not found");
   return 1;
 }

@@ -23,6 +23,19 @@ json::value operand_json(std::string_view text, std::string_view whole, json::Li
   }
 }
 
+// PATH//=JSON: jq's right side is a value; a bare word is refused with the
+// spellings that work (created_at//=now was once a member "created_at//")
+json::value alternative_operand(std::string_view rest, std::string_view whole, json::Literals keep) {
+  try {
+    return json::parse(rest, "value", {}, keep);
+  } catch (const Error&) {
+    fail_usage(
+        loopkit::format("malformed assignment {}: //= takes JSON, as jq's right side: write "
+                        "PATH//='\"text\"' for a string (--now 'PATH?' sets the time when missing or null)",
+                        quoted(whole)));
+  }
+}
+
 // the slot the path names, creating what is missing on the way
 json::value& slot(json::value& doc, const Path& p) {
   json::value* cur = &doc;
@@ -84,10 +97,63 @@ void remove_at(json::value& doc, const Path& p) {
   }
 }
 
+// The operators after a path. The first character of -=, /=, %= and //=
+// is one a bare name may hold: name_operator takes it back from the name.
+struct Operator {
+  std::string_view spelling;
+  Edit::Op op;
+  char operand;  // 't' text, 'j' JSON, 'n' a number, '*' a number or an object
+};
+constexpr Operator operators[] = {
+    {":=", Edit::set, 'j'},
+    {"=", Edit::set, 't'},
+    {"+=", Edit::add, 'n'},
+    {"-=", Edit::subtract, 'n'},
+    {"*=", Edit::multiply, '*'},
+    {"/=", Edit::divide, 'n'},
+    {"%=", Edit::remainder, 'n'},
+    {"//=", Edit::alternative, 'j'},
+    {"?:=", Edit::set_if_missing, 'j'},
+    {"?=", Edit::set_if_missing, 't'},
+};
+constexpr std::string_view in_name_chars = "-/%|&^<>~";  // what a bare name holds of them
+constexpr std::string_view operator_chars = "-/%|&^<>~*+?:!";
+constexpr std::string_view all_operators = "=, :=, +=, -=, *=, /=, %=, //=, ?=, ?:=, []= or []:=";
+
+// The run of operator characters that ends the path's last bare name just
+// before '=' (n-=1, total/=2, x|=y) is the operator's, never the name's:
+// gives it back and returns the path's true length.
+std::size_t name_operator(std::string_view text, std::size_t n, Path& path) {
+  if (n >= text.size() || text[n] != '=' || path.segments.empty() || path.segments.back().kind != Segment::key)
+    return n;
+  std::size_t run = 0;
+  while (run < n && in_name_chars.find(text[n - 1 - run]) != std::string_view::npos) ++run;
+  std::string& name = path.segments.back().name;
+  if (run == 0 || name.size() < run || std::string_view(name).substr(name.size() - run) != text.substr(n - run, run))
+    return n;
+  name.resize(name.size() - run);
+  if (name.empty())
+    fail_usage(loopkit::format("malformed assignment {}: no member name before the operator", quoted(text)));
+  path.text = std::string(text.substr(0, n - run));
+  return n - run;
+}
+
+[[noreturn]] void unknown_operator(std::string_view text, std::string_view rest) {
+  std::size_t run = 0;
+  while (run < rest.size() && operator_chars.find(rest[run]) != std::string_view::npos) ++run;
+  if (run < rest.size() && rest[run] == '=' && run > 0) {
+    std::string op(rest.substr(0, run + 1));
+    fail_usage(loopkit::format("malformed assignment {}: state-set has no operator {}{}; it has {}", quoted(text), op,
+                               op == "|=" ? " (jq's update with a filter: compute the value and write PATH:=JSON)" : "",
+                               all_operators));
+  }
+  fail_usage(loopkit::format("malformed assignment {}: expected {} after the path", quoted(text), all_operators));
+}
+
 Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
   Edit e;
   e.source = std::string(text);
-  std::size_t n = parse_path_prefix(text, e.path);
+  std::size_t n = name_operator(text, parse_path_prefix(text, e.path), e.path);
   if (n == 0) fail_usage(loopkit::format("malformed assignment {}: no path before the operator", quoted(text)));
   std::string_view rest = text.substr(n);
   bool appending = !e.path.segments.empty() && e.path.segments.back().kind == Segment::all;
@@ -95,44 +161,25 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
   for (const auto& s : e.path.segments)
     if (s.kind == Segment::all)
       fail_usage(loopkit::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
-
-  auto starts = [&](std::string_view op) { return rest.substr(0, op.size()) == op; };
-  bool json_value = false;
-  if (starts(":=")) {
-    e.op = appending ? Edit::append : Edit::set;
-    json_value = true;
-    rest.remove_prefix(2);
-  } else if (starts("=")) {
-    e.op = appending ? Edit::append : Edit::set;
-    rest.remove_prefix(1);
-  } else if (!appending && starts("+=")) {
-    e.op = Edit::add;
-    rest.remove_prefix(2);
-    e.operand = operand_json(rest, text, keep);
-    if (!json::is_numeric(e.operand))
-      fail_usage(loopkit::format("malformed assignment {}: += takes a number", quoted(text)));
-    return e;
-  } else if (!appending && starts("*=")) {
-    e.op = Edit::merge;
-    json_value = true;
-    rest.remove_prefix(2);
-  } else if (!appending && starts("?:=")) {
-    e.op = Edit::set_if_missing;
-    json_value = true;
-    rest.remove_prefix(3);
-  } else if (!appending && starts("?=")) {
-    e.op = Edit::set_if_missing;
-    rest.remove_prefix(2);
-  } else {
-    fail_usage(loopkit::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, *=, []= or []:= after the path",
-                               quoted(text)));
-  }
+  const Operator* op = nullptr;
+  for (const auto& o : operators)
+    if (rest.substr(0, o.spelling.size()) == o.spelling) op = &o;
+  if (!op) unknown_operator(text, rest);
+  if (appending && op->op != Edit::set)
+    fail_usage(loopkit::format("malformed assignment {}: after '[]' only = and := (append)", quoted(text)));
+  rest.remove_prefix(op->spelling.size());
+  e.op = appending ? Edit::append : op->op;
   // a file holding invalid UTF-8 could never be read back
-  if (!json_value && !json::is_utf8(rest))
+  if (op->operand == 't' && !json::is_utf8(rest))
     fail_usage(loopkit::format("malformed assignment for {}: the text is not UTF-8", quoted(e.path.text)));
-  e.operand = json_value ? operand_json(rest, text, keep) : json::value(json::string(rest));
-  if (e.op == Edit::merge && !e.operand.is_object())
-    fail_usage(loopkit::format("malformed assignment {}: *= takes a JSON object", quoted(text)));
+  if (op->operand == 't') e.operand = json::value(json::string(rest));
+  else if (op->op == Edit::alternative) e.operand = alternative_operand(rest, text, keep);
+  else e.operand = operand_json(rest, text, keep);
+  if (op->operand == '*' && e.operand.is_object()) e.op = Edit::merge;
+  else if (op->operand == '*' && !json::is_numeric(e.operand))
+    fail_usage(loopkit::format("malformed assignment {}: *= takes a number or a JSON object", quoted(text)));
+  if (op->operand == 'n' && !json::is_numeric(e.operand))
+    fail_usage(loopkit::format("malformed assignment {}: {} takes a number", quoted(text), op->spelling));
   // the value lies inside one container per segment (and the array it joins)
   std::size_t depth = e.path.segments.size() + (appending ? 1 : 0) + json::depth(e.operand);
   if (depth > json::max_depth)
@@ -210,6 +257,16 @@ void apply(json::value& doc, const Edit& e) {
     case Edit::merge:
       if (!v.is_null() && !v.is_object()) rules::cannot_change(e.path, "merge into", type_name(v));
       merge_into(v, e.operand);
+      break;
+    case Edit::subtract:
+    case Edit::multiply:
+    case Edit::divide:
+    case Edit::remainder:
+      if (!json::is_numeric(v)) rules::cannot_compute(e.path, e.symbol(), type_name(v));
+      v = rules::number_op(e.symbol(), v, e.operand, e.path);
+      break;
+    case Edit::alternative:
+      if (v.is_null() || (v.is_bool() && !v.get_bool())) v = e.operand;
       break;
     case Edit::remove: break;
   }

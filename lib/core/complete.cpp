@@ -32,6 +32,8 @@ bool bare_safe(std::string_view name) {
     if (u < 0x20 || u == 0x7f || ends_bare_name(c)) return false;
     // what would start another operator (*=, //), a variable ($x) or a shell quote
     if (c == '*' || c == '/' || c == '$' || c == '"' || c == '\'' || c == '\\') return false;
+    // what jq reads as an operator or a comment after a dot (.bd-001 is .bd - 1)
+    if (std::string_view("-%<>|,&^~#(){};@").find(c) != std::string_view::npos) return false;
   }
   return true;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "sys/error.hpp"
 #include "sys/format.hpp"
@@ -43,6 +44,14 @@ void cannot_delete_in(const Path& p, const char* type_in_way) {
 
 void cannot_change(const Path& p, const char* verb, const char* type) {
   fail_data(loopkit::format("{}: cannot {} a {}", p.text, verb, type));
+}
+
+void cannot_compute(const Path& p, char op, const char* type) {
+  const char* verb = op == '-'   ? "subtract from"
+                     : op == '*' ? "multiply"
+                     : op == '/' ? "divide"
+                                 : "take the remainder of";
+  fail_data(loopkit::format("{}: cannot {} a {} ({}= takes a number)", p.text, verb, type, op));
 }
 
 // ---- the arithmetic of += --------------------------------------------------------
@@ -147,6 +156,103 @@ std::optional<std::string> decimal_sum(std::string_view a_text, std::string_view
 
 namespace {
 
+void trim(Decimal& d) {
+  while (!d.digits.empty() && d.digits.back() == '0') d.digits.pop_back(), ++d.exponent;
+}
+
+std::string strip_leading(std::string s) {
+  s.erase(0, std::min(s.find_first_not_of('0'), s.size()));
+  return s;
+}
+
+// unsigned digit strings without leading zeros ("" is zero)
+int compare_digits(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  int c = a.compare(b);
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
+std::string minus_digits(const std::string& a, const std::string& b) {  // a >= b
+  return strip_leading(add_digits(a, std::string(a.size() - b.size(), '0') + b, true));
+}
+
+// n / d by long division (d not zero): the quotient and the remainder
+std::pair<std::string, std::string> divide_digits(std::string_view n, const std::string& d) {
+  std::string q, r;
+  for (char c : n) {
+    if (!r.empty() || c != '0') r += c;
+    int digit = 0;
+    for (; compare_digits(r, d) >= 0; ++digit) r = minus_digits(r, d);
+    if (!q.empty() || digit) q += static_cast<char>('0' + digit);
+  }
+  return {q, r};
+}
+
+// |d| truncated to an integer, as digits
+std::string integer_part(const Decimal& d) {
+  // a finite double has fewer than 400 integer digits; a text that claims
+  // more is no number a reader accepted
+  if (d.exponent > 400) fail_data("a number out of range in an integer operation");
+  if (d.exponent >= 0) return d.digits.empty() ? "" : d.digits + std::string(static_cast<std::size_t>(d.exponent), '0');
+  long long keep = static_cast<long long>(d.digits.size()) + d.exponent;
+  return keep <= 0 ? "" : strip_leading(d.digits.substr(0, static_cast<std::size_t>(keep)));
+}
+
+}  // namespace
+
+std::optional<std::string> decimal_product(std::string_view a_text, std::string_view b_text) {
+  Decimal a = decimal_of(a_text), b = decimal_of(b_text);
+  trim(a), trim(b);
+  if (a.digits.empty() || b.digits.empty()) return "0";
+  // the zeros that 2s and 5s make at the end are the only way back to
+  // max_digits: a valid number's digits are far fewer than this bound
+  if (a.digits.size() * b.digits.size() > 4000000) return std::nullopt;
+  std::vector<int> acc(a.digits.size() + b.digits.size(), 0);
+  for (std::size_t i = 0; i < a.digits.size(); ++i)
+    for (std::size_t j = 0; j < b.digits.size(); ++j) acc[i + j + 1] += (a.digits[i] - '0') * (b.digits[j] - '0');
+  for (std::size_t k = acc.size() - 1; k > 0; --k) acc[k - 1] += acc[k] / 10, acc[k] %= 10;
+  Decimal p{a.negative != b.negative, "", a.exponent + b.exponent};
+  for (int v : acc) p.digits += static_cast<char>('0' + v);
+  p.digits = strip_leading(p.digits);
+  trim(p);
+  if (p.digits.size() > max_digits) return std::nullopt;
+  return decimal_text(p.negative, p.digits, p.exponent);
+}
+
+std::optional<std::string> decimal_quotient(std::string_view a_text, std::string_view b_text) {
+  Decimal a = decimal_of(a_text), b = decimal_of(b_text);
+  trim(a), trim(b);
+  if (b.digits.empty()) return std::nullopt;
+  if (a.digits.empty()) return "0";
+  // A * 10^k / B has at least max_digits + 1 digits: the last one rounds
+  long long k = std::max<long long>(
+      0, static_cast<long long>(max_digits + 1 + b.digits.size()) - static_cast<long long>(a.digits.size()));
+  auto [q, r] = divide_digits(a.digits + std::string(static_cast<std::size_t>(k), '0'), b.digits);
+  Decimal d{a.negative != b.negative, q, a.exponent - b.exponent - k};
+  if (r.empty()) trim(d);
+  if (d.digits.size() > max_digits) {  // half to even, as decimal128 rounds
+    char first = d.digits[max_digits];
+    bool beyond = !r.empty() || d.digits.find_first_not_of('0', max_digits + 1) != std::string::npos;
+    d.exponent += static_cast<long long>(d.digits.size() - max_digits);
+    d.digits.resize(max_digits);
+    if (first > '5' || (first == '5' && (beyond || (d.digits.back() - '0') % 2)))
+      d.digits = add_digits(d.digits, std::string(max_digits - 1, '0') + "1", false);
+    trim(d);
+  }
+  return decimal_text(d.negative, d.digits, d.exponent);
+}
+
+std::optional<std::string> integer_remainder(std::string_view a_text, std::string_view b_text) {
+  Decimal a = decimal_of(a_text), b = decimal_of(b_text);
+  trim(a), trim(b);
+  std::string x = integer_part(a), y = integer_part(b);
+  if (y.empty()) return std::nullopt;
+  std::string r = divide_digits(x, y).second;  // C's %: the dividend's sign
+  return r.empty() ? "0" : (a.negative ? "-" : "") + r;
+}
+
+namespace {
+
 std::string int128_text(__int128 v) {
   bool negative = v < 0;
   unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
@@ -187,6 +293,25 @@ json::value number_sum(const json::value& a, const json::value& b, const Path& w
   if (!std::isfinite(s)) fail_data(loopkit::format("{}: the sum overflows a double", where.text));
   if (exact) return json::number_literal(*exact);
   return s;
+}
+
+json::value number_op(char op, const json::value& a, const json::value& b, const Path& where) {
+  std::string x = json::number_text(a), y = json::number_text(b);
+  if (op == '-') return number_sum(a, json::number_literal(y[0] == '-' ? y.substr(1) : "-" + y), where);
+  std::optional<std::string> exact;
+  double approx = 0;
+  if (op == '*') {
+    exact = decimal_product(x, y);
+    if (!exact) approx = json::nearest_double(x) * json::nearest_double(y);
+  } else {
+    exact = op == '/' ? decimal_quotient(x, y) : integer_remainder(x, y);
+    if (!exact) fail_data(loopkit::format("{}: {} cannot be divided by {}: the divisor is zero", where.text, x, y));
+  }
+  double v = exact ? json::nearest_double(*exact) : approx;
+  if (!std::isfinite(v)) fail_data(loopkit::format("{}: the result overflows a double", where.text));
+  if (!exact) return v;
+  if (auto i = small_integer(*exact); i && *i >= INT64_MIN && *i <= INT64_MAX) return static_cast<int64_t>(*i);
+  return json::number_literal(*exact);
 }
 
 }  // namespace loopkit::edit_rules

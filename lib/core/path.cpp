@@ -211,6 +211,13 @@ std::size_t parse_path_prefix(std::string_view text, Path& out) {
   return c.i;
 }
 
+std::optional<std::string> path_variable(std::string_view name) {
+  const auto& vars = path_variables();
+  auto it = std::find_if(vars.rbegin(), vars.rend(), [&](const auto& v) { return v.first == name; });
+  if (it == vars.rend()) return std::nullopt;
+  return it->second;
+}
+
 void define_path_variable(const std::string& name, const std::string& value) {
   if (name.empty() || !is_name_start(name[0]) ||
       !std::all_of(name.begin(), name.end(), [](char c) { return is_name_char(c); }))

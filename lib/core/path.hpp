@@ -32,6 +32,8 @@ bool ends_bare_name(char c);
 // [A-Za-z_][A-Za-z0-9_]*, VALUE UTF-8 (else exit 2); defined again, the
 // last wins. An undefined one is a malformed path.
 void define_path_variable(const std::string& name, const std::string& value);
+// the value of a variable defined so (the last definition), or nullopt
+std::optional<std::string> path_variable(std::string_view name);
 
 // Parses a whole path; exit 2 "malformed path 'P': REASON".
 Path parse_path(std::string_view text);

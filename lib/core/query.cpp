@@ -3,18 +3,11 @@
 #include <vector>
 
 #include "core/path.hpp"
+#include "core/query_node.hpp"
 #include "sys/error.hpp"
 #include "sys/format.hpp"
 
 namespace loopkit::query {
-
-struct Node {
-  enum Kind { path, literal, object, pipe, comma, alternative, equal, not_equal, select, collect, empty } kind = empty;
-  Path where;                                                          // path
-  json::value value;                                                   // literal
-  std::vector<std::pair<std::string, std::shared_ptr<Node>>> members;  // object, in the order written
-  std::shared_ptr<Node> left, right;                                   // operators; select: left
-};
 
 using NodePtr = std::shared_ptr<Node>;
 
@@ -46,23 +39,33 @@ namespace {
 constexpr int max_nesting = 200;
 constexpr int max_terms = 1000;
 
-NodePtr node(Node::Kind k) {
+// Why a text is not read; syntax: jq itself could not parse it either
+struct Unread {
+  std::string why;
+  bool syntax = false;
+};
+
+NodePtr node(Node::Kind k, char op = 0, NodePtr l = nullptr, NodePtr r = nullptr) {
   auto n = std::make_shared<Node>();
   n->kind = k;
+  n->op = op;
+  n->left = std::move(l);
+  n->right = std::move(r);
   return n;
 }
 
 bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 class Parser {
 public:
   explicit Parser(std::string_view text) : t_(text) {}
 
   NodePtr whole() {
-    NodePtr n = pipe(true);
+    NodePtr n = pipe();
     skip_space();
-    if (i_ != t_.size()) fail(loopkit::format("unexpected {}", quoted(t_.substr(i_, 1))));
+    if (i_ != t_.size()) unexpected();
     return n;
   }
 
@@ -72,70 +75,218 @@ private:
   int depth_ = 0;
   int terms_ = 0;
 
-  [[noreturn]] void fail(const std::string& why) const {
-    fail_usage(loopkit::format("malformed expression {}: {}", quoted(t_), why));
-  }
+  [[noreturn]] static void fail(std::string why) { throw Unread{std::move(why), false}; }
+  [[noreturn]] static void syntax(std::string why) { throw Unread{std::move(why), true}; }
+  char at(std::size_t k = 0) const { return i_ + k < t_.size() ? t_[i_ + k] : '\0'; }
   void skip_space() {
-    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t' || t_[i_] == '\n' || t_[i_] == '\r')) ++i_;
+    for (;;) {
+      while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t' || t_[i_] == '\n' || t_[i_] == '\r')) ++i_;
+      if (at() != '#') return;
+      while (i_ < t_.size() && t_[i_] != '\n') ++i_;  // jq's comment
+    }
   }
-  bool take(std::string_view token) {
+  bool take(std::string_view token, std::string_view not_before = {}) {
     skip_space();
     if (t_.substr(i_, token.size()) != token) return false;
+    char next = at(token.size());
+    if (next && not_before.find(next) != std::string_view::npos) return false;  // '/' of "//", '+' of "+="
     i_ += token.size();
     return true;
   }
-  void expect(std::string_view token) {
-    if (!take(token)) fail(loopkit::format("expected '{}'", token));
+  bool take_word(std::string_view w) {
+    skip_space();
+    if (t_.substr(i_, w.size()) != w || is_name_char(at(w.size()))) return false;
+    i_ += w.size();
+    return true;
   }
-  static NodePtr binary(Node::Kind k, NodePtr l, NodePtr r) {
-    auto n = node(k);
-    n->left = std::move(l);
-    n->right = std::move(r);
-    return n;
+  void expect(std::string_view token) {
+    if (!take(token)) syntax(loopkit::format("expected '{}'", token));
+  }
+  // what cannot continue an expression: jq's try and bindings are not read,
+  // anything else jq could not parse either
+  [[noreturn]] void unexpected() {
+    if (at() == '?') fail("'?' (jq's try) is not read");
+    if (take_word("as")) fail("'as' (jq's variables) is not read");
+    syntax(loopkit::format("unexpected {}", quoted(t_.substr(i_, 1))));
   }
 
-  // with_comma false: an object's value, where ',' ends the member (jq's ExpD)
-  NodePtr pipe(bool with_comma) {
+  NodePtr pipe() {
     if (++depth_ > max_nesting) fail(loopkit::format("nested deeper than {} levels", max_nesting));
-    NodePtr n = with_comma ? comma() : alt();
-    while (take("|")) n = binary(Node::pipe, n, with_comma ? comma() : alt());
+    NodePtr n = comma();
+    while (take("|", "=")) n = node(Node::pipe, 0, n, comma());
     --depth_;
     return n;
   }
   NodePtr comma() {
     NodePtr n = alt();
-    while (take(",")) n = binary(Node::comma, n, alt());
+    while (take(",")) n = node(Node::comma, 0, n, alt());
     return n;
   }
   NodePtr alt() {
-    NodePtr n = cmp();
-    if (take("//")) n = binary(Node::alternative, n, alt());
+    NodePtr n = or_();
+    skip_space();
+    for (std::string_view a : {"|=", "+=", "-=", "*=", "/=", "%=", "//="})
+      if (t_.substr(i_, a.size()) == a) fail(loopkit::format("jq's update '{}' is not read (state-set writes)", a));
+    if (at() == '=' && at(1) != '=') fail("jq's assignment '=' is not read (state-set writes)");
+    if (take("//", "=")) n = node(Node::alternative, 0, n, alt());
     return n;
   }
-  NodePtr cmp() {
-    NodePtr n = term();
-    if (take("==")) return binary(Node::equal, n, term());
-    if (take("!=")) return binary(Node::not_equal, n, term());
+  NodePtr or_() {
+    NodePtr n = and_();
+    while (take_word("or")) n = node(Node::or_, 0, n, and_());
     return n;
+  }
+  NodePtr and_() {
+    NodePtr n = cmp();
+    while (take_word("and")) n = node(Node::and_, 0, n, cmp());
+    return n;
+  }
+  char cmp_op() {
+    if (take("==")) return '=';
+    if (take("!=")) return '!';
+    if (take("<=")) return 'l';
+    if (take(">=")) return 'g';
+    if (take("<")) return '<';
+    if (take(">")) return '>';
+    return 0;
+  }
+  NodePtr cmp() {
+    NodePtr n = sum();
+    char op = cmp_op();
+    if (!op) return n;
+    n = node(Node::compare, op, n, sum());
+    std::size_t before = i_;
+    if (cmp_op()) {
+      i_ = before;
+      syntax("comparisons do not chain (as in jq): group them with ( )");
+    }
+    return n;
+  }
+  NodePtr sum() {
+    NodePtr n = prod();
+    for (;;) {
+      if (take("+", "=")) n = node(Node::arith, '+', n, prod());
+      else if (take("-", "=")) n = node(Node::arith, '-', n, prod());
+      else return n;
+    }
+  }
+  NodePtr prod() {
+    NodePtr n = unary();
+    for (;;) {
+      if (take("*", "=")) n = node(Node::arith, '*', n, unary());
+      else if (take("/", "/=")) n = node(Node::arith, '/', n, unary());
+      else if (take("%", "=")) n = node(Node::arith, '%', n, unary());
+      else return n;
+    }
+  }
+  // jq's '-' Exp binds as its binary '-': -a * b is -(a * b), -a + b is (-a) + b
+  NodePtr unary() {
+    if (take("-")) return negated([this] { return prod(); });
+    std::size_t start = (skip_space(), i_);
+    return suffixes(term(), start);
+  }
+  template <class F>
+  NodePtr negated(F operand) {
+    if (++depth_ > max_nesting) fail(loopkit::format("nested deeper than {} levels", max_nesting));
+    NodePtr n = node(Node::negate, 0, operand());
+    --depth_;
+    return n;
+  }
+  // an object's value, jq's ExpD: terms (or -terms) joined by '|'; any other
+  // operator there is a syntax error in jq too ({a: (.x // 1)} groups it)
+  NodePtr object_value() {
+    NodePtr n = object_term();
+    while (take("|", "=")) n = node(Node::pipe, 0, n, object_term());
+    return n;
+  }
+  NodePtr object_term() {
+    if (take("-")) return negated([this] { return object_term(); });
+    std::size_t start = (skip_space(), i_);
+    return suffixes(term(), start);
   }
 
   NodePtr term() {
     if (++terms_ > max_terms) fail(loopkit::format("more than {} terms", max_terms));
     skip_space();
-    if (i_ == t_.size()) fail("expected a path, a literal, '{' or '(' at the end");
-    char c = t_[i_];
-    if (c == '.') return path();
+    if (i_ == t_.size()) syntax("expected a path, a literal, '{' or '(' at the end");
+    char c = at();
+    if (c == '.' && is_digit(at(1))) return number();
+    if (c == '.' && at(1) == '.') fail("'..' (jq's recurse) is not read");
+    if (c == '.') {
+      ++i_;
+      auto n = node(Node::path);
+      if (is_name_start(at()) || at() == '"') --i_;  // the suffix reads .NAME and ."NAME"
+      return n;
+    }
     if (c == '{') return object();
     if (c == '[') return collect();
     if (c == '(') {
       ++i_;
-      NodePtr n = pipe(true);
+      NodePtr n = pipe();
       expect(")");
       return n;
     }
-    if (c == '"' || c == '-' || (c >= '0' && c <= '9')) return literal(c == '"' ? string_end() : number_end());
+    if (c == '"') return literal_string();
+    if (is_digit(c)) return number();
+    if (c == '$') return variable();
+    if (c == '@') fail("jq's formats (@base64, ...) are not read");
     if (is_name_start(c)) return word();
-    fail(loopkit::format("unexpected {}", quoted(t_.substr(i_, 1))));
+    syntax(loopkit::format("unexpected {}", quoted(t_.substr(i_, 1))));
+  }
+
+  // .NAME, ."NAME", [..] and .[..] after a term: one path (from the term's
+  // value when the term is not itself a path)
+  NodePtr suffixes(NodePtr n, std::size_t start) {
+    for (;;) {
+      std::size_t before = i_;
+      skip_space();
+      Segment s{Segment::all, {}, 0};
+      if (at() == '.' && is_name_start(at(1))) {
+        std::size_t from = ++i_;
+        while (is_name_char(at())) ++i_;
+        s = {Segment::key, std::string(t_.substr(from, i_ - from)), 0};
+      } else if (at() == '.' && at(1) == '"') {
+        ++i_;
+        s = {Segment::key, string_value(), 0};
+      } else if (at() == '[' || (at() == '.' && at(1) == '[')) {
+        if (at() == '.') ++i_;
+        s = bracket();
+      } else {
+        i_ = before;
+        break;
+      }
+      if (n->kind != Node::path) n = node(Node::path, 0, n);
+      n->where.segments.push_back(std::move(s));
+      if (n->where.segments.size() > json::max_depth)
+        fail(loopkit::format("a path deeper than {} levels", json::max_depth));
+    }
+    if (n->kind == Node::path) n->where.text = std::string(t_.substr(start, i_ - start));
+    return n;
+  }
+
+  Segment bracket() {
+    ++i_;  // '['
+    skip_space();
+    Segment s{Segment::all, {}, 0};
+    if (at() == '"') {
+      s = {Segment::key, string_value(), 0};
+    } else if (at() == '$') {
+      s = {Segment::key, std::string(variable()->value.get_string()), 0};
+    } else if (at() == '-' || is_digit(at())) {
+      bool negative = at() == '-';
+      if (negative) ++i_;
+      if (!is_digit(at())) fail("an index that is not a number literal is not read");
+      for (; is_digit(at()); ++i_) {
+        if (s.index > 1000000000000000LL) fail("index too large");
+        s.index = s.index * 10 + (at() - '0');
+      }
+      s.kind = Segment::elem;
+      if (negative) s.index = -s.index;
+    } else if (at() != ']') {
+      fail("an index that is not a literal is not read");
+    }
+    if (!take("]")) fail("slices and computed indices are not read");
+    return s;
   }
 
   // [A]: one array of A's values; [] the empty array
@@ -143,86 +294,91 @@ private:
     ++i_;  // '['
     NodePtr n = node(Node::collect);
     if (take("]")) return n;
-    n->left = pipe(true);
+    n->left = pipe();
     expect("]");
     return n;
   }
 
   NodePtr word() {
     std::size_t start = i_;
-    while (i_ < t_.size() && is_name_char(t_[i_])) ++i_;
+    while (is_name_char(at())) ++i_;
     std::string_view w = t_.substr(start, i_ - start);
-    if (w == "true" || w == "false" || w == "null") {
-      i_ = start;
-      return literal(start + w.size());
-    }
+    if (w == "true" || w == "false" || w == "null") return literal(json::parse(w, "expression"));
     if (w == "empty") return node(Node::empty);
+    if (w == "not") return node(Node::not_);
     if (w == "select") {
       expect("(");
-      auto n = node(Node::select);
-      n->left = pipe(true);
+      NodePtr n = node(Node::select, 0, pipe());
       expect(")");
       return n;
     }
-    fail(loopkit::format("unknown function '{}' (paths, literals, {{...}}, select, ==, !=, //, empty and | are read)",
-                         w));
+    for (std::string_view k : {"and", "or", "as", "then", "elif", "else", "end", "catch", "__loc__"})
+      if (w == k) syntax(loopkit::format("unexpected '{}'", w));
+    fail(
+        loopkit::format("unknown function '{}' (paths, literals, [...], {{...}}, select, not, empty, | , // "
+                        "and or, == != < <= > >=, + - * / % are read)",
+                        w));
   }
 
-  // where the string literal starting at i_ ends (after its closing quote)
-  std::size_t string_end() const {
-    std::size_t j = i_ + 1;
-    while (j < t_.size() && t_[j] != '"') j += t_[j] == '\\' ? 2 : 1;
-    if (j >= t_.size()) fail("unterminated string");
-    return j + 1;
-  }
-  std::size_t number_end() const {
-    std::size_t j = i_;
-    while (j < t_.size() && (std::string_view("0123456789+-.eE").find(t_[j]) != std::string_view::npos)) ++j;
-    return j;
-  }
-  NodePtr literal(std::size_t end) {
+  NodePtr literal(json::value v) {
     auto n = node(Node::literal);
-    std::string_view text = t_.substr(i_, end - i_);
-    try {
-      n->value = json::parse(text, "expression", {}, json::Literals::big_integers);
-    } catch (const Error&) {
-      fail(loopkit::format("not a JSON literal: {}", text));
-    }
-    i_ = end;
+    n->value = std::move(v);
     return n;
   }
 
-  // A path runs to the first white space, operator or bracket of the
-  // expression outside its own brackets and quoted names.
-  NodePtr path() {
+  // jq's number: digits with an optional fraction, or .digits; an exponent
+  NodePtr number() {
     std::size_t start = i_;
-    int brackets = 0;
-    for (; i_ < t_.size(); ++i_) {
-      char c = t_[i_];
-      if (c == '"') {
-        i_ = string_end_at(i_) - 1;
-      } else if (c == '[') {
-        ++brackets;
-      } else if (c == ']') {
-        if (brackets-- == 0) break;  // the end of [A]
-      } else if (brackets == 0 && path_ends(i_)) {
-        break;
-      }
+    std::string text;
+    while (is_digit(at())) ++i_;
+    std::string_view whole = t_.substr(start, i_ - start);
+    whole.remove_prefix(std::min(whole.find_first_not_of('0'), whole.size()));
+    text = whole.empty() ? "0" : std::string(whole);
+    if (at() == '.') {
+      std::size_t from = ++i_;
+      while (is_digit(at())) ++i_;
+      if (i_ > from) text += "." + std::string(t_.substr(from, i_ - from));
     }
-    auto n = node(Node::path);
-    n->where = parse_path(t_.substr(start, i_ - start));
-    return n;
+    std::size_t e = (at(1) == '+' || at(1) == '-') ? 2 : 1;
+    if ((at() == 'e' || at() == 'E') && is_digit(at(e))) {
+      std::size_t from = i_;
+      i_ += e;
+      while (is_digit(at())) ++i_;
+      text += std::string(t_.substr(from, i_ - from));
+    }
+    try {
+      return literal(json::parse(text, "expression", {}, json::Literals::big_integers));
+    } catch (const Error&) {
+      fail(loopkit::format("not a number a reader takes: {}", t_.substr(start, i_ - start)));
+    }
   }
-  std::size_t string_end_at(std::size_t at) const {
-    std::size_t j = at + 1;
-    while (j < t_.size() && t_[j] != '"') j += t_[j] == '\\' ? 2 : 1;
-    return std::min(j + 1, t_.size());
+
+  // a JSON string literal at i_, its value
+  std::string string_value() {
+    std::size_t start = i_++;
+    while (i_ < t_.size() && t_[i_] != '"') {
+      if (t_[i_] == '\\' && at(1) == '(') fail("string interpolation \\(...) is not read");
+      i_ += t_[i_] == '\\' ? 2 : 1;
+    }
+    if (i_ >= t_.size()) syntax("unterminated string");
+    ++i_;
+    try {
+      return std::string(json::parse(t_.substr(start, i_ - start), "expression").get_string());
+    } catch (const Error&) {
+      fail("bad escape or text that is not UTF-8 in a quoted name");
+    }
   }
-  bool path_ends(std::size_t at) const {
-    char c = t_[at];
-    if (std::string_view(" \t\n\r|,)}:").find(c) != std::string_view::npos) return true;
-    char next = at + 1 < t_.size() ? t_[at + 1] : '\0';
-    return (c == '/' && next == '/') || ((c == '=' || c == '!') && next == '=');
+  NodePtr literal_string() { return literal(json::value(json::string(string_value()))); }
+
+  // $NAME, defined with --arg: a string
+  NodePtr variable() {
+    std::size_t start = ++i_;
+    while (is_name_char(at())) ++i_;
+    std::string_view name = t_.substr(start, i_ - start);
+    if (name.empty() || !is_name_start(name[0])) syntax("expected a variable name after '$'");
+    auto v = path_variable(name);
+    if (!v) fail(loopkit::format("undefined variable '${}' (define it with --arg {} VALUE)", name, name));
+    return literal(json::value(json::string(*v)));
   }
 
   NodePtr object() {
@@ -231,35 +387,27 @@ private:
     if (take("}")) return n;
     do {
       skip_space();
+      std::size_t start = i_;
       std::string key = member_name();
       NodePtr value;
       if (take(":")) {
-        value = pipe(false);
+        value = object_value();
       } else {
         // {name} is {name: .name}, {"a b"} is {"a b": .["a b"]}
         value = node(Node::path);
         value->where.segments.push_back({Segment::key, key, 0});
-        value->where.text = "." + key;
+        value->where.text = "." + std::string(t_.substr(start, i_ - start));
       }
       n->members.emplace_back(std::move(key), std::move(value));
     } while (take(","));
-    expect("}");
+    if (!take("}"))
+      syntax("expected '}' (a member's value is a term or terms joined by '|', as in jq: group the rest in ( ))");
     return n;
   }
   std::string member_name() {
-    if (i_ < t_.size() && t_[i_] == '"') {
-      std::size_t end = string_end();
-      json::value v;
-      try {
-        v = json::parse(t_.substr(i_, end - i_), "expression");
-      } catch (const Error&) {
-        fail("bad escape or text that is not UTF-8 in a quoted name");
-      }
-      i_ = end;
-      return std::string(v.get_string());
-    }
+    if (at() == '"') return string_value();
     std::size_t start = i_;
-    while (i_ < t_.size() && is_name_char(t_[i_])) ++i_;
+    while (is_name_char(at())) ++i_;
     if (i_ == start || !is_name_start(t_[start])) fail("expected a member name after '{' or ','");
     return std::string(t_.substr(start, i_ - start));
   }
@@ -267,114 +415,25 @@ private:
 
 }  // namespace
 
+Parsed try_parse(std::string_view text) {
+  Parsed p;
+  try {
+    p.expression = Expression{Parser(text).whole(), std::string(text)};
+  } catch (const Unread& u) {
+    p.error = loopkit::format("malformed expression {}: {}", quoted(text), u.why);
+    p.jq_cannot_read = u.syntax;
+  }
+  return p;
+}
+
 Expression parse(std::string_view text) {
-  Expression e;
-  e.text = std::string(text);
-  e.root = Parser(text).whole();
-  return e;
+  Parsed p = try_parse(text);
+  if (!p.expression) fail_usage(p.error);
+  return std::move(*p.expression);
 }
 
-// ---- evaluation ------------------------------------------------------------
-
-namespace {
-
-using Out = std::function<void(const json::value&)>;
-
-const json::value& null_value() {
-  static const json::value v;
-  return v;
+const Path* only_path(const Expression& e) {
+  return e.root->kind == Node::path && !e.root->left ? &e.root->where : nullptr;
 }
-
-bool truthy(const json::value& v) { return !v.is_null() && !(v.is_bool() && !v.get_bool()); }
-
-// The segments of p from the n-th on, as jq walks them.
-void walk(const Path& p, std::size_t n, const json::value& v, const Out& out) {
-  if (n == p.segments.size()) return out(v);
-  const Segment& s = p.segments[n];
-  const std::string at = path_prefix_text(p, n + 1);
-  switch (s.kind) {
-    case Segment::key:
-      if (v.is_null()) return walk(p, n + 1, v, out);
-      if (!v.is_object())
-        fail_data(loopkit::format("{}: cannot look up {} in a {}", at, json::quote(s.name), type_name(v)));
-      if (auto* m = v.get_object().if_contains(s.name)) return walk(p, n + 1, *m, out);
-      return walk(p, n + 1, null_value(), out);
-    case Segment::elem: {
-      if (v.is_null()) return walk(p, n + 1, v, out);
-      if (!v.is_array()) fail_data(loopkit::format("{}: cannot index a {} with [{}]", at, type_name(v), s.index));
-      const auto& a = v.get_array();
-      long long i = s.index < 0 ? s.index + static_cast<long long>(a.size()) : s.index;
-      return walk(p, n + 1, i >= 0 && i < static_cast<long long>(a.size()) ? a[i] : null_value(), out);
-    }
-    case Segment::all:
-      if (v.is_array()) {
-        for (const auto& e : v.get_array()) walk(p, n + 1, e, out);
-      } else if (v.is_object()) {
-        for (const auto& kv : v.get_object()) walk(p, n + 1, kv.value(), out);
-      } else {
-        fail_data(loopkit::format("{}: cannot list the elements of a {}", at, type_name(v)));
-      }
-      return;
-  }
-}
-
-void eval(const Node& n, const json::value& in, const Out& out);
-
-// {a: A, b: B}: one object per choice of a value of each member, the first
-// member's values the outer loop, as jq orders them.
-void build(const Node& n, std::size_t i, const json::object& sofar, const json::value& in, const Out& out) {
-  if (i == n.members.size()) return out(json::value(sofar));
-  eval(*n.members[i].second, in, [&](const json::value& v) {
-    json::object next = sofar;
-    next[n.members[i].first] = v;
-    build(n, i + 1, next, in, out);
-  });
-}
-
-// A == B: jq takes B's values as the outer loop, A's inside.
-void compare(const Node& n, const json::value& in, const Out& out) {
-  bool want_equal = n.kind == Node::equal;
-  eval(*n.right, in, [&](const json::value& r) {
-    eval(*n.left, in, [&](const json::value& l) { out(json::value(json::equal(l, r) == want_equal)); });
-  });
-}
-
-// A // B: A's values that are neither null nor false; if none, B's. An
-// error of A stops the whole, as in jq 1.6.
-void alternative(const Node& n, const json::value& in, const Out& out) {
-  std::vector<json::value> kept;
-  eval(*n.left, in, [&](const json::value& v) {
-    if (truthy(v)) kept.push_back(v);
-  });
-  if (kept.empty()) return eval(*n.right, in, out);
-  for (const auto& v : kept) out(v);
-}
-
-void eval(const Node& n, const json::value& in, const Out& out) {
-  switch (n.kind) {
-    case Node::path: return walk(n.where, 0, in, out);
-    case Node::literal: return out(n.value);
-    case Node::empty: return;
-    case Node::object: return build(n, 0, json::object(), in, out);
-    case Node::pipe: return eval(*n.left, in, [&](const json::value& v) { eval(*n.right, v, out); });
-    case Node::comma: eval(*n.left, in, out); return eval(*n.right, in, out);
-    case Node::alternative: return alternative(n, in, out);
-    case Node::equal:
-    case Node::not_equal: return compare(n, in, out);
-    case Node::collect: {
-      json::array a;
-      if (n.left) eval(*n.left, in, [&](const json::value& v) { a.push_back(v); });
-      return out(json::value(std::move(a)));
-    }
-    case Node::select:
-      return eval(*n.left, in, [&](const json::value& c) {
-        if (truthy(c)) out(in);
-      });
-  }
-}
-
-}  // namespace
-
-void evaluate(const Expression& e, const json::value& input, const Out& out) { eval(*e.root, input, out); }
 
 }  // namespace loopkit::query

@@ -72,16 +72,18 @@ void answer_expression(std::string_view text, std::string_view subject, const bo
   json::value doc = json::parse(text, subject, arena, json::Literals::big_integers);
   std::vector<std::string> values;
   const auto& fallback = item.default_value ? item.default_value : q.default_value;
-  bool any = false;
+  bool any = false, last_truthy = false;
   query::evaluate(*item.expr, doc, [&](const json::value& v) {
     any = true;
-    if (q.mode == Query::exists) return;
+    last_truthy = !v.is_null() && !(v.is_bool() && !v.get_bool());
+    if (q.mode == Query::exists || q.mode == Query::truthy) return;
     if (v.is_null() && fallback) values.push_back(*fallback);
     else if (q.mode == Query::keys) keys_of(v, item.path, r.out, q.terminator);
     else values.push_back(render(v, q));
   });
-  if (q.mode == Query::exists && !any) r.missing.push_back(item.path.text);
-  print_values(item, values, true, q, r, shell_out);
+  if ((q.mode == Query::exists && !any) || (q.mode == Query::truthy && !last_truthy))
+    r.missing.push_back(item.path.text);
+  print_values(item, values, !(item.single && values.size() == 1), q, r, shell_out);
 }
 
 // The query's answers from one document: one scan of its text for every
@@ -99,6 +101,12 @@ void answer(std::string_view text, std::string_view subject, const Query& q, con
       continue;
     }
     auto spans = textedit::lookup(text, root, item.path);
+    if (q.mode == Query::truthy) {
+      // jq -e: the last value decides; none, null and false are "no"
+      char first = spans.empty() || !spans.back() ? 'n' : text[spans.back()->first];
+      if (first == 'n' || first == 'f') r.missing.push_back(item.path.text);
+      continue;
+    }
     for (const auto& s : spans) {
       json::value v;
       if (s) v = json::parse(text.substr(s->first, s->second - s->first), subject, arena, json::Literals::big_integers);
@@ -111,7 +119,8 @@ void answer(std::string_view text, std::string_view subject, const Query& q, con
         continue;
       }
       switch (q.mode) {
-        case Query::exists: break;
+        case Query::exists:
+        case Query::truthy: break;
         case Query::keys: keys_of(v, item.path, r.out, q.terminator); break;
         case Query::values:
         case Query::shell: values.push_back(render(v, q)); break;

@@ -24,11 +24,14 @@ struct Query {
     // a jq expression (query.hpp) rather than a plain path: evaluated on the
     // whole document (path is then "." and its text the expression's)
     std::optional<query::Expression> expr = std::nullopt;
+    bool single = false;  // PATH//VALUE: --shell prints one value as NAME=VALUE
   };
   std::string file;  // "-" is stdin; etcd://HOST:PORT/KEY, etcds://... and etcd:///KEY are etcd keys
   std::vector<Item> items;
   std::optional<std::string> default_value;
-  enum Mode { values, exists, keys, shell } mode = values;
+  // exists: every PATH is there (null too); truthy: jq -e's test, every
+  // PATH's last value is neither null nor false (nothing printed for either)
+  enum Mode { values, exists, keys, shell, truthy } mode = values;
   bool must_exist = false;  // a missing file is the answer "no", not {}
   bool as_json = false;
   bool pretty = false;

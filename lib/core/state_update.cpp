@@ -49,7 +49,7 @@ std::vector<Edit> edits_to_apply(const Update& u) {
   std::vector<Edit> out = u.edits;
   for (Edit& e : out) {
     // a delete sets nothing; a sum's operand is a step, never the stored value
-    if (e.op == Edit::remove || e.op == Edit::add) continue;
+    if (e.op == Edit::remove || e.is_arithmetic()) continue;
     redact_member(e.operand, judged_name(e.path), e.path.text, [&](const std::string& what) {
       if (u.on_warning) u.on_warning("redacted " + what);
     });

@@ -60,7 +60,14 @@ public:
       case Edit::set_if_missing:
         if (is_null(v)) set(v, e);
         break;
-      case Edit::add: add(v, e); break;
+      case Edit::add:
+      case Edit::subtract:
+      case Edit::multiply:
+      case Edit::divide:
+      case Edit::remainder: compute(v, e); break;
+      case Edit::alternative:  // jq's //=: null and false are replaced
+        if (is_null(v) || ((v.kind == Overlay::orig || v.kind == Overlay::fresh) && v.text[0] == 'f')) set(v, e);
+        break;
       case Edit::append: {
         if (is_null(v)) {
           replace_with_container(v, Overlay::array);
@@ -106,14 +113,19 @@ private:
   std::deque<std::string>& texts_;  // new values' texts, at stable addresses
   bool& changed_;
 
-  // PATH+=NUMBER on the overlay, with the arithmetic of the reference
-  void add(Overlay& v, const Edit& e) {
+  // PATH+=N, -=, *=, /=, %= on the overlay, with the arithmetic of the reference
+  void compute(Overlay& v, const Edit& e) {
     char c = v.kind <= Overlay::fresh ? v.text[0] : '{';
-    if (c != 'n' && c != '-' && (c < '0' || c > '9')) rules::cannot_change(e.path, "add to", type_of(v));
+    bool number = c == '-' || (c >= '0' && c <= '9');
+    if (e.op == Edit::add && !number && c != 'n') rules::cannot_change(e.path, "add to", type_of(v));
+    if (e.op != Edit::add && !number) rules::cannot_compute(e.path, e.symbol(), type_of(v));
     // adding zero keeps the value and so its text (1.0 stays 1.0)
-    if (c != 'n' && json::nearest_double(json::number_text(e.operand)) == 0) return;
+    bool zero = json::nearest_double(json::number_text(e.operand)) == 0;
+    if (number && zero && (e.op == Edit::add || e.op == Edit::subtract)) return;
     json::value have = c == 'n' ? json::value(0) : json::parse(v.text, "value", {}, json::Literals::as_written);
-    replace(v, keep(json::compact(rules::number_sum(have, e.operand, e.path))));
+    json::value result = e.op == Edit::add ? rules::number_sum(have, e.operand, e.path)
+                                           : rules::number_op(e.symbol(), have, e.operand, e.path);
+    replace(v, keep(json::compact(result)));
   }
 
   std::string_view keep(std::string s) {

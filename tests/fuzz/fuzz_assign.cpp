@@ -20,6 +20,11 @@ const char* op_text(Edit::Op op) {
     case Edit::append: return "[]:=";
     case Edit::set_if_missing: return "?:=";
     case Edit::merge: return "*=";
+    case Edit::subtract: return "-=";
+    case Edit::multiply: return "*=";
+    case Edit::divide: return "/=";
+    case Edit::remainder: return "%=";
+    case Edit::alternative: return "//=";
     case Edit::remove: break;
   }
   return "";
@@ -36,7 +41,8 @@ void check_assignment(std::string_view text) {
   fuzz::check(e.op != Edit::remove, "parse_assignment made a delete");
   fuzz::check(e.source == text, "parse_assignment: source is not the input");
   fuzz::check(!e.path.has_all(), "parse_assignment kept a [] in the path");
-  if (e.op == Edit::add) fuzz::check(json::is_numeric(e.operand), "+= with an operand that is not a number");
+  if (e.is_arithmetic())
+    fuzz::check(json::is_numeric(e.operand), "+= -= *= /= %= with an operand that is not a number");
   fuzz::check(fuzz::is_known("overflow") || fuzz::finite_everywhere(e.operand),
               "an operand that is not finite was accepted: " + std::string(text));
   if (!fuzz::names_are_utf8(e.path)) return;

@@ -71,3 +71,10 @@ TEST_CASE("complete_path: an assignment's value is a JSON literal after :=, else
   // the value needs no file
   CHECK(complete_path(s.path("missing.json"), "x:=t") == Paths{"x:=true"});
 }
+
+TEST_CASE("issue 39: a name holding jq's operators is offered quoted: .bd-001 would be .bd - 1", "[complete]") {
+  loopkit::testing::Scratch s;
+  s.write("s.json", R"({"history":{"bd-001":1,"a<b":2,"ok_1":3}})");
+  CHECK(complete_path(s.path("s.json"), ".history.") ==
+        Paths{R"(.history.["bd-001"])", R"(.history.["a<b"])", ".history.ok_1"});
+}

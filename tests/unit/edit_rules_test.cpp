@@ -79,3 +79,79 @@ TEST_CASE("where an index lands", "[edit_rules]") {
   CHECK(!edit_rules::landing(4, 3, true));
   CHECK(edit_rules::landing(0, 0, true) == 0u);
 }
+
+namespace {
+
+std::string op_text(char op, const std::string& a, const std::string& b) {
+  Path p = parse_path("x");
+  json::value va = json::parse(a, "a", {}, json::Literals::as_written);
+  json::value vb = json::parse(b, "b", {}, json::Literals::as_written);
+  return json::compact(edit_rules::number_op(op, va, vb, p));
+}
+
+Exit op_code(char op, const std::string& a, const std::string& b) {
+  try {
+    op_text(op, a, b);
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return Exit::ok;
+}
+
+}  // namespace
+
+TEST_CASE("issue 39: -= *= /= %= on exact decimals, jq's remainder, division by zero exit 3", "[edit_rules]") {
+  CHECK(op_text('-', "0.3", "0.1") == "0.2");
+  CHECK(op_text('-', "5", "-1") == "6");
+  CHECK(op_text('*', "0.1", "3") == "0.3");
+  CHECK(op_text('*', "2.5", "0.4") == "1");
+  CHECK(op_text('*', "-1.5", "2") == "-3");
+  CHECK(op_text('*', "123456789", "1000000000") == "123456789000000000");
+  CHECK(op_text('/', "1", "8") == "0.125");
+  CHECK(op_text('/', "1", "3") == "0.3333333333333333333333333333333333");
+  CHECK(op_text('/', "2", "3") == "0.6666666666666666666666666666666667");  // rounded half to even
+  CHECK(op_text('/', "-10", "4") == "-2.5");
+  CHECK(op_text('/', "1e-3", "8") == "0.000125");
+  CHECK(op_text('/', "6", "3") == "2");
+  CHECK(op_text('%', "7", "3") == "1");
+  CHECK(op_text('%', "-7", "3") == "-1");
+  CHECK(op_text('%', "7", "-3") == "1");
+  CHECK(op_text('%', "5.5", "2") == "1");
+  CHECK(op_text('%', "-4", "2") == "0");
+  CHECK(op_text('%', "123456789012345678901234567891", "7") == "1");  // exact past 64 bits
+  CHECK(op_code('/', "1", "0") == Exit::data);
+  CHECK(op_code('/', "1", "0.0") == Exit::data);
+  CHECK(op_code('%', "1", "0.5") == Exit::data);
+  CHECK(op_code('*', "1e300", "1e300") == Exit::data);
+  CHECK(edit_rules::decimal_quotient("1", "0") == std::nullopt);
+  CHECK(edit_rules::decimal_product("0.5", "0.2") == "0.1");
+}
+
+TEST_CASE("issue 39: state-set's operators: n-=1 is n -= 1, |= is exit 2, never a member named \"n-\"",
+          "[edit_rules]") {
+  Edit e = parse_assignment("iteration-=1");
+  CHECK(e.op == Edit::subtract);
+  CHECK(e.path.text == "iteration");
+  CHECK(e.path.segments.back().name == "iteration");
+  CHECK(parse_assignment("total/=2").op == Edit::divide);
+  CHECK(parse_assignment("n%=2").op == Edit::remainder);
+  CHECK(parse_assignment("n*=2").op == Edit::multiply);
+  CHECK(parse_assignment("n*={\"a\":1}").op == Edit::merge);
+  CHECK(parse_assignment("c//=null").op == Edit::alternative);
+  CHECK(parse_assignment("history.bd-1.status=x").path.segments[1].name == "bd-1");
+  CHECK(parse_assignment("[\"x-\"]=1").path.segments[0].name == "x-");
+  for (const char* bad : {"x|=1", "x^=1", "created_at//=now", "x-=a", "l[]-=1", "-=1", "x--=1"}) {
+    Exit code = Exit::ok;
+    try {
+      parse_assignment(bad);
+    } catch (const Error& err) {
+      code = err.code();
+    }
+    CHECK(code == Exit::usage);
+  }
+  json::value doc = json::parse(R"({"n":7,"f":false,"s":"x"})", "doc");
+  apply(doc, parse_assignment("n-=2"));
+  apply(doc, parse_assignment("f//=1"));
+  apply(doc, parse_assignment("s//=1"));
+  CHECK(json::compact(doc) == R"({"n":5,"f":1,"s":"x"})");
+}

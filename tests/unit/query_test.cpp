@@ -117,3 +117,54 @@ TEST_CASE("malformed expressions are exit 2 and name themselves", "[query]") {
   CHECK_NOTHROW(query::parse(chain(" // ", 900)));
   CHECK_THROWS_AS(query::parse(chain("|", 2000)), Error);
 }
+
+TEST_CASE("issue 39: operators with or without spaces, jq's precedence and order", "[query]") {
+  const char* d = R"({"it":5,"n":3,"pid":null,"s":"abc","l":[1,2,3]})";
+  CHECK(run(".n-1", d) == Lines{"2"});
+  CHECK(run("select(.it>3)|.n", d) == Lines{"3"});
+  CHECK(run("select(.it<3)", d).empty());
+  CHECK(run("select(.it%2 == 1)|.it", d) == Lines{"5"});
+  CHECK(run(".pid//empty", d).empty());
+  CHECK(run("2+3*4", d) == Lines{"14"});
+  CHECK(run("1-2-3", d) == Lines{"-4"});
+  CHECK(run("8/2/2", d) == Lines{"2"});
+  CHECK(run("-.n*2", d) == Lines{"-6"});
+  CHECK(run("(1,2)+(10,20)", d) == Lines{"11", "12", "21", "22"});
+  CHECK(run("true or false and false", d) == Lines{"true"});
+  CHECK(run("(true,false) and (true,false)", d) == Lines{"true", "false", "false"});
+  CHECK(run(".n|not", d) == Lines{"false"});
+  CHECK(run("[null,false,true,0,\"a\",[],{}]|[.[0]<.[1],.[3]<.[4],.[5]<.[6]]", d) == Lines{"[true,true,true]"});
+  CHECK(run("{\"a\":2}<{\"b\":1}", d) == Lines{"true"});
+  CHECK(run(".s/\"b\"", d) == Lines{R"(["a","c"])"});
+  CHECK(run(".l-[2]", d) == Lines{"[1,3]"});
+  CHECK(run(".s*0", d) == Lines{"null"});
+  CHECK(run(".it % -2", d) == Lines{"1"});
+  CHECK(run(".it#note", d) == Lines{"5"});
+  CHECK(run(R"(.["a-b"])", R"({"a-b":7})") == Lines{"7"});
+  CHECK(code_of(".it/0") == Exit::data);
+  CHECK(code_of(".none-1") == Exit::data);
+  CHECK(code_of(".a-b") == Exit::usage);
+  CHECK(code_of("1<2<3") == Exit::usage);
+  CHECK(code_of("{a: .x // 1}") == Exit::usage);  // jq's object values are terms
+  CHECK(code_of(".a |= 1") == Exit::usage);
+  CHECK(query::try_parse(".history.bd-001.attempts").jq_cannot_read);
+  CHECK_FALSE(query::try_parse(".a-b").jq_cannot_read);
+}
+
+TEST_CASE("issue 39: read_operand: jq's reading wherever jq has one, loopkit's paths elsewhere", "[query]") {
+  CHECK(query::read_operand(".n-1").expression);
+  CHECK(query::read_operand(".a.b").path.segments.size() == 2);
+  CHECK(query::read_operand(".history.bd-001.status").path.segments[1].name == "bd-001");
+  CHECK(query::read_operand("history.bd-001").path.segments[1].name == "bd-001");
+  CHECK(query::read_operand(R"(["a b"])").path.segments[0].name == "a b");
+  CHECK(query::read_operand("status//running").text_default == "running");
+  CHECK(query::read_operand(".status//running").text_default == "running");
+  CHECK(query::read_operand("pid//empty").expression);
+  Exit code = Exit::ok;
+  try {
+    query::read_operand(".a-b");
+  } catch (const Error& e) {
+    code = e.code();
+  }
+  CHECK(code == Exit::usage);
+}
