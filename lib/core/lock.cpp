@@ -234,8 +234,8 @@ RefreshResult keep_heartbeat(LockStore& store, const Owner& owner, double every)
       return r;
     }
     if (r.outcome != RefreshResult::refreshed || termination_signal() ||
-        owner_exited_before_beat(store, owner, every) ||
-        termination_signal() || !is_same_process_alive(owner.pid, owner.start))
+        owner_exited_before_beat(store, owner, every) || termination_signal() ||
+        !is_same_process_alive(owner.pid, owner.start))
       return r;
   }
 }
