@@ -46,7 +46,15 @@ function __loopkit_paths
     set -l raw (commandline -ct)
     set -l word (string unescape -- "$raw")
     set word (string replace -r -- '^--[^=]*=' '' "$word")
-    state-get --complete-path "$word" $file 2>/dev/null
+    set -l paths (state-get --complete-path "$word" $file 2>/dev/null)
+    # fish shows only the best kind of match: when a name needs .["..."]
+    # (it does not begin with the word), the bare ones are given the same
+    # spelling, so that all are shown together
+    if string match -q -v -- "$word*" $paths
+        string replace -r -- '(^|\.)([A-Za-z_][A-Za-z0-9_]*)$' '$1["$2"]' $paths
+    else
+        printf '%s\n' $paths
+    end
 end
 
 # __loopkit_nth N OPTION...: whether the word being typed is the N-th
@@ -278,7 +286,7 @@ complete -c drain-engine -l locks -d 'claim items by lock files or keys here, so
 complete -c drain-engine -l max-attempts -d 'failures before an item is abandoned (default 3)' -x
 complete -c drain-engine -l idle-wait -d 'when the queue is empty, keep asking CMD (every' -x
 complete -c drain-engine -l poll -d 'how often a paused drain looks again (default 1)' -x
-complete -c drain-engine -l retries -d 'run an agent that exits non-zero again at once, up to N times, for the same attempt (default 0)' -x
+complete -c drain-engine -l retries -d 'run an agent that exits non-zero again, up to N times, for the same attempt, each after the back-off of --retry-delay (default 0)' -x
 complete -c drain-engine -l retry-delay -d 'the first retry\'s wait, doubled for each next one (default 1, or $LOOPKIT_RETRY_DELAY)' -x
 complete -c drain-engine -l max-failures -d 'stop after N consecutive failed items, with completion_reason too-many-failures (default 0: off)' -x
 complete -c drain-engine -l iteration-timeout -d 'end an agent run that takes longer (SIGTERM to its process group, SIGKILL after --kill-after): a failed attempt (default 0: no limit)' -x

@@ -394,3 +394,69 @@ sessions() {
   fish_offers 'engine-status r'
   assert_output roots/
 }
+
+# --- the README's set-up under another prefix (issue 39) ----------------------
+
+# loads_in_bash ENV...: whether bash-completion, started as ~/.profile and
+# ~/.bashrc would start it with ENV, finds state-set's completion
+loads_in_bash() {
+  env -i HOME="$HOME" PATH="$PATH" "$@" bash -c 'source /usr/share/bash-completion/bash_completion
+    __load_completion state-set && declare -F _loopkit_state_set >/dev/null'
+}
+
+@test "installed under another prefix: bash finds the completions as the README says" {
+  [[ -n ${LOOPKIT_BUILD:-} && -f $LOOPKIT_BUILD/completions/cmake_install.cmake ]] ||
+    skip "LOOPKIT_BUILD is not set (CTest sets it)"
+  [[ -r /usr/share/bash-completion/bash_completion ]] || skip "bash-completion is not installed"
+  # ~/.local: nothing to set
+  run -0 cmake -DCMAKE_INSTALL_PREFIX="$HOME/.local" -P "$LOOPKIT_BUILD/completions/cmake_install.cmake"
+  loads_in_bash
+  # another prefix: not found beside the command, found once the README's
+  # line (with that prefix) has put it in XDG_DATA_DIRS
+  rm -rf "$HOME/.local"
+  run -0 cmake -DCMAKE_INSTALL_PREFIX="$W/opt" -P "$LOOPKIT_BUILD/completions/cmake_install.cmake"
+  mkdir -p "$W/opt/bin" && cp "$LOOPKIT_BIN/state-set" "$W/opt/bin/"
+  run -1 loads_in_bash PATH="$W/opt/bin:$PATH"
+  line=$(grep '^export XDG_DATA_DIRS=' "$LOOPKIT_SOURCE/README.md")
+  [[ $line == *'$HOME/.local/share:'* ]]
+  line=${line//\$HOME\/.local/$W/opt}
+  run -0 env -i HOME="$HOME" PATH="$PATH" bash -c "$line"'
+    source /usr/share/bash-completion/bash_completion
+    __load_completion state-set && declare -F _loopkit_state_set >/dev/null'
+  # and not at all before it was set: the set-up is what finds it
+  run -1 loads_in_bash
+}
+
+# --- names a bare path cannot spell, begun bare (issue 39) ----------------------
+
+@test "bash: .od<TAB> offers the member 'odd key' as .[\"odd key\"], and a|b as .[\"a|b\"], which state-get reads" {
+  printf '%s\n' '{"odd key":1,"a|b":2,"ab":3}' >t.json
+  bash_offers 'state-get t.json .od'
+  assert_output '.["odd key"]'
+  bash_offers 'state-get t.json .a'
+  assert_output $'.["a|b"]\n.ab'
+  run -0 state-get t.json '.["a|b"]' '.["odd key"]'
+  assert_output $'2\n1'
+  bash_types 'state-get t.json .od'
+  assert_output 'buffer: state-get t.json .\[\"odd\ key\"\]'
+}
+
+@test "zsh: .od<TAB> inserts .[\"odd key\"] quoted, and .a offers .[\"a|b\"]" {
+  printf '%s\n' '{"odd key":1,"a|b":2,"ab":3}' >t.json
+  zsh_types 'state-get t.json .od'
+  [ "${lines[0]}" = 'buffer: state-get t.json .\[\"odd\ key\"\]' ]
+  run -0 zsh -f -c 'state-get t.json .\[\"odd\ key\"\]'
+  assert_output 1
+  zsh_types 'state-get t.json .a'
+  [[ ${lines[1]} == *'.["a|b"]'* ]]
+  [[ ${lines[1]} != *'.a|b'* ]]
+}
+
+@test "fish: .od<TAB> offers .[\"odd key\"], and .a offers .[\"a|b\"]" {
+  printf '%s\n' '{"odd key":1,"a|b":2,"ab":3}' >t.json
+  fish_offers 'state-get t.json .od'
+  assert_output '.["odd key"]'
+  fish_offers 'state-get t.json .a'
+  assert_line '.["a|b"]'
+  refute_line '.a|b'
+}

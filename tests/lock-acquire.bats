@@ -230,13 +230,23 @@ wait_for_file() {
 @test "-- COMMAND: the heartbeat is refreshed while the command runs" {
   unset LOOPKIT_NOW
   run -0 lock-acquire --heartbeat 0.1 r.lock -- sh -c '
-    a=$(state-get r.lock heartbeat_epoch); sleep 2.2; b=$(state-get r.lock heartbeat_epoch); test "$b" -gt "$a"'
+    a=$(state-get r.lock heartbeat_epoch)
+    for i in $(seq 300); do
+      [ "$(state-get r.lock heartbeat_epoch)" -gt "$a" ] && exit 0
+      sleep 0.1
+    done
+    exit 1'
 }
 
 @test "-- COMMAND: a lock lost meanwhile is reported and not released" {
-  run -0 --separate-stderr lock-acquire --heartbeat 0.05 r.lock -- sh -c '
-    lock-release --force r.lock; lock-acquire --pid '$$' r.lock; sleep 2'
-  [[ $stderr == *"warning: lost the lock 'r.lock'"* ]]
+  # the command ends once the heartbeat has said so (bounded: 30 s)
+  rc=0
+  lock-acquire --heartbeat 0.05 r.lock -- sh -c '
+    lock-release --force r.lock; lock-acquire --pid '$$' r.lock
+    for i in $(seq 300); do grep -q "lost the lock" err && exit 0; sleep 0.1; done
+    exit 1' 2>err || rc=$?
+  assert_equal "$rc" 0
+  [[ $(cat err) == *"warning: lost the lock 'r.lock'"* ]]
   assert_equal "$(state-get r.lock pid)" "$$"
 }
 
@@ -506,7 +516,9 @@ lock-acquire: try 'lock-acquire --help'"
   lock-acquire --pid "$holder" h.lock
   strace -o trace -e trace=inotify_init1,inotify_add_watch,inotify_rm_watch,linkat,close \
     lock-acquire --wait 30 --pid "$waiter" h.lock & acq=$!
-  for _ in $(seq 200); do grep -q inotify_add_watch trace 2>/dev/null && break; sleep 0.05; done
+  # the release must come after the watch is in place, however slow the
+  # waiter is to get there (a bound that fails, not one that goes on)
+  wait_grep inotify_add_watch trace
   lock-release --pid "$holder" h.lock
   rc=0; wait "$acq" || rc=$?
   assert_equal "$rc" 0

@@ -12,6 +12,13 @@ setup() {
 
 etcdctl3() { ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" "$@"; }
 
+# within_seconds S SINCE: less than S seconds have passed since SINCE (an
+# $EPOCHREALTIME), in bash's integer arithmetic: no bc(1) on a bare Debian
+within_seconds() {
+  local now=$EPOCHREALTIME since=$2
+  ((${now/./} - ${since/./} < $1 * 1000000))
+}
+
 # keepers of this test's keys still running
 keepers() { pgrep -f "lock-acquire .*lk-test/$BATS_TEST_NUMBER/" || true; }
 
@@ -419,7 +426,7 @@ tickets_reach() {
   # both judge the dead ticket at the release and race to remove it; the
   # second's line is clear either way, not held for the grace (2 s)
   assert_equal "$(cat order)" $'2\n3'
-  (($(bc <<<"$EPOCHREALTIME - $released < 2")))
+  within_seconds 2 "$released"
   [ -z "$(tickets)" ]
 }
 
@@ -450,7 +457,7 @@ tickets_reach() {
   wait "$waiter"
   # taken at the release: before, that key held this line for the grace
   # (2 s from the release's delete), as a waiter ahead in it
-  (($(bc <<<"$EPOCHREALTIME - $released < 2")))
+  within_seconds 2 "$released"
   run -0 lock-status -q "$U"
   assert_equal "$(tickets)" "$other"
 }

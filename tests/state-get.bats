@@ -253,10 +253,12 @@ JSON
   assert_output $'.history[0]\n.history[1]'
   run -0 state-get --complete-path '.history[1].r' state.json
   assert_output '.history[1].reasoning'
-  # a name that a bare path cannot spell comes quoted
+  # a name that is not a jq identifier comes quoted ("bd-001" bare would
+  # read as a subtraction in jq, a space ends a path)
   run -0 state-get --complete-path 'tags.' state.json
-  # (bd-001 too, issue 39: .tags.bd-001 is jq's .tags.bd - 1)
   assert_output $'tags.["bd-001"]\ntags.["odd key"]'
+  run -0 state-get --complete-path 'tags.b' state.json
+  assert_output 'tags.["bd-001"]'
   run -0 state-get --complete-path 'tags["o' state.json
   assert_output 'tags["odd key"]'
 }

@@ -47,7 +47,9 @@ static int run(event::ShowOptions& s, const Args& a) {
   };
   switch (event::show(file, s, out, [](std::string_view message) { cli::warn(message); })) {
     case event::Shown::selected: return 0;
-    case event::Shown::none: return cli::no("no event selected in " + quoted(file));
+    // a poll for what came since SEQ: nothing yet is its normal answer,
+    // printed as nothing, not a "no" a script would have to tell apart
+    case event::Shown::none: return s.since ? 0 : cli::no("no event selected in " + quoted(file));
     case event::Shown::no_file: break;
   }
   return cli::no("no such event log " + quoted(file));

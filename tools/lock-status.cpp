@@ -59,7 +59,9 @@ static int status_store(const std::string& url, const Config& c, bool& any) {
 }
 
 static int run_files(const Config& c, const std::vector<std::string>& operands, bool& any) {
-  const LockFiles named = lock_files_named(operands);
+  // nothing there is a free lock, as the page says: `lock-status -q
+  // .claude/locks/x.lock || start` works before the folder is made
+  const LockFiles named = lock_files_named(operands, true);
   const bool one = named.one;
   int code = 0;
   for (const auto& [file, listed_regular] : named.files) {

@@ -22,20 +22,16 @@ std::size_t last_segment_start(std::string_view word) {
   return start;
 }
 
-// A member name that a bare segment (.name) spells as it is: what the path
-// parser reads back as one bare name, and nothing a shell word or an
-// assignment operator would take apart.
+// A member name that a bare segment (.name) spells as it is: jq's
+// identifiers (letters, digits and '_', not starting with a digit), which
+// state-get and state-set read back as one name whatever else their
+// expressions and operators take (a '|', a '-', a space); any other name
+// is offered as .["name"], as it must be typed.
 bool bare_safe(std::string_view name) {
-  if (name.empty() || name[0] == '"' || name[0] == '-') return false;
-  for (char c : name) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f || ends_bare_name(c)) return false;
-    // what would start another operator (*=, //), a variable ($x) or a shell quote
-    if (c == '*' || c == '/' || c == '$' || c == '"' || c == '\'' || c == '\\') return false;
-    // what jq reads as an operator or a comment after a dot (.bd-001 is .bd - 1)
-    if (std::string_view("-%<>|,&^~#(){};@").find(c) != std::string_view::npos) return false;
-  }
-  return true;
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
 }
 
 std::string quoted_segment(std::string_view name) {
@@ -139,7 +135,11 @@ std::vector<std::string> complete_path(const std::string& file, std::string_view
       if (array) candidate += dot + "[" + key + "]";
       else if (bracket) candidate += quoted_segment(key);
       else candidate += dot + (bare_safe(key) ? key : quoted_segment(key));
-      if (std::string_view(candidate).substr(0, word.size()) == word) out.push_back(std::move(candidate));
+      // a name begun bare (.ke, ke) matches by the name: "key b" is offered
+      // for .ke as .["key b"], the spelling it needs
+      const bool matches = array || bracket ? std::string_view(candidate).substr(0, word.size()) == word
+                                            : key.starts_with(tail.substr(dot.size()));
+      if (matches) out.push_back(std::move(candidate));
     }
   } catch (const Error&) {
     // a malformed path, a missing or invalid file: nothing to offer

@@ -17,12 +17,13 @@ std::optional<std::size_t> landing(long long index, std::size_t n, bool past_end
 }
 
 void cannot_set_member(const Path& p, std::size_t at, const char* type_in_way) {
-  fail_data(loopkit::format("{}: cannot set {} in a {} at {}", p.text, json::quote(p.segments[at].name), type_in_way,
-                            quoted(path_prefix_text(p, at))));
+  fail_data(loopkit::format("{}: cannot set {} in {} at {}", p.text, json::quote(p.segments[at].name),
+                            with_article(type_in_way), quoted(path_prefix_text(p, at))));
 }
 
 void cannot_index(const Path& p, std::size_t at, const char* type_in_way) {
-  fail_data(loopkit::format("{}: cannot index a {} at {}", p.text, type_in_way, quoted(path_prefix_text(p, at))));
+  fail_data(
+      loopkit::format("{}: cannot index {} at {}", p.text, with_article(type_in_way), quoted(path_prefix_text(p, at))));
 }
 
 void index_out_of_range(const Path& p, long long index, std::size_t n) {
@@ -34,16 +35,17 @@ void all_names_many(const Path& p) {
 }
 
 void cannot_delete_through(const Path& p, const char* type_in_way) {
-  fail_data(loopkit::format("{}: cannot delete through a {}", p.text, type_in_way));
+  fail_data(loopkit::format("{}: cannot delete through {}", p.text, with_article(type_in_way)));
 }
 
 void cannot_delete_in(const Path& p, const char* type_in_way) {
   bool member = p.segments.back().kind == Segment::key;
-  fail_data(loopkit::format("{}: cannot delete {} of a {}", p.text, member ? "a member" : "an element", type_in_way));
+  fail_data(loopkit::format("{}: cannot delete {} of {}", p.text, member ? "a member" : "an element",
+                            with_article(type_in_way)));
 }
 
 void cannot_change(const Path& p, const char* verb, const char* type) {
-  fail_data(loopkit::format("{}: cannot {} a {}", p.text, verb, type));
+  fail_data(loopkit::format("{}: cannot {} {}", p.text, verb, with_article(type)));
 }
 
 void cannot_compute(const Path& p, char op, const char* type) {

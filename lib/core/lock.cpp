@@ -196,6 +196,33 @@ RefreshResult beat_once(LockStore& store, const Owner& owner, double every, cons
 }
 }  // namespace
 
+LockStore::Pause LockStore::pause_between_beats(const Owner& owner, double seconds) {
+  return wait_for_exit(owner.pid, seconds) ? Pause::owner_exited : Pause::time_up;
+}
+
+namespace {
+// Until the next beat is due (false) or the owner exited (true). A change
+// of the lock that leaves it ours (another beater of the same owner) goes
+// on waiting; one that does not (a release, a takeover) is for the beat,
+// at once, to tell apart.
+bool owner_exited_before_beat(LockStore& store, const Owner& owner, double every) {
+  const double end = monotonic_seconds() + every;
+  for (;;) {
+    const double left = end - monotonic_seconds();
+    if (left <= 0 || termination_signal()) return false;
+    switch (store.pause_between_beats(owner, left)) {
+      case LockStore::Pause::owner_exited: return true;
+      case LockStore::Pause::time_up: break;
+      case LockStore::Pause::changed: {
+        LockEntry now = store.read();
+        if (now.state != LockFile::readable || !is_ours(now, owner)) return false;
+        break;
+      }
+    }
+  }
+}
+}  // namespace
+
 RefreshResult keep_heartbeat(LockStore& store, const Owner& owner, double every) {
   std::optional<std::string> taken_at;  // started_at of the lock last refreshed
   for (;;) {
@@ -206,8 +233,9 @@ RefreshResult keep_heartbeat(LockStore& store, const Owner& owner, double every)
       r.outcome = RefreshResult::released;
       return r;
     }
-    if (r.outcome != RefreshResult::refreshed || termination_signal() || wait_for_exit(owner.pid, every) ||
-        termination_signal() || !is_same_process_alive(owner.pid, owner.start)) {
+    if (r.outcome != RefreshResult::refreshed || termination_signal() ||
+        owner_exited_before_beat(store, owner, every) || termination_signal() ||
+        !is_same_process_alive(owner.pid, owner.start)) {
       // ended by its owner's exit or a signal, not by a beat: a release made
       // since the last beat left its mark for this beater, which takes it
       if (r.outcome == RefreshResult::refreshed && store.was_released(owner, *taken_at, false))

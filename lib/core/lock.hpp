@@ -106,7 +106,11 @@ struct LockFiles {
   std::vector<File> files;
   bool one = false;
 };
-LockFiles lock_files_named(const std::vector<std::string>& operands);
+// missing_is_free: a name that is not there, in a folder that is not there
+// either, is a free lock when it ends in ".lock" and an empty folder
+// otherwise (lock-status in a fresh project), not a mistake (lock-reap's
+// wrong LOCK_DIRS)
+LockFiles lock_files_named(const std::vector<std::string>& operands, bool missing_is_free = false);
 // Whether operands name one lock file alone (not a folder): then the exit
 // status answers for that lock, and a file that cannot be read at all (a
 // link, a FIFO) is refused with exit 4; in a sweep it is a warning.

@@ -17,6 +17,7 @@
 #include "sys/format.hpp"
 #include "sys/link.hpp"
 #include "sys/proc.hpp"
+#include "sys/watch.hpp"
 
 // Why takeover and reaping are race-free
 // ---------------------------------------
@@ -146,7 +147,12 @@ public:
     static_cast<LockFile&>(e) = read_lock_file(path_, listed_regular_);
     return e;
   }
-  Fd hold() override { return lock_folder(dir_name(path_)); }
+  Fd hold() override {
+    // no folder, no lock in it (a fresh project): nothing to hold, and the
+    // read that follows finds none; lock-release says "no lock", exit 1
+    if (!path_exists(dir_name(path_))) return Fd();
+    return lock_folder(dir_name(path_));
+  }
   bool held_through(int folder_fd) const override { return is_same_folder(folder_fd, dir_name(path_)); }
   bool replace(const LockEntry& seen, const JsonMembers& record) override {
     return replace_lock_under_flock(path_, record, seen.text);
@@ -162,10 +168,21 @@ public:
   bool was_released(const Owner& owner, const std::string& taken_at, bool) override {
     return take_released_mark(path_, owner, taken_at);
   }
+  Pause pause_between_beats(const Owner& owner, double seconds) override {
+    // armed after the beat, so that its own rename does not count, and
+    // disarmed before the next (see sys/watch.hpp)
+    if (!watch_) watch_.emplace(dir_name(path_), base_name(path_));
+    watch_->arm();
+    NameWatch::Woke woke = watch_->wait_or_exit(seconds, owner.pid);
+    watch_->disarm();
+    if (woke == NameWatch::Woke::exited) return Pause::owner_exited;
+    return woke == NameWatch::Woke::changed ? Pause::changed : Pause::time_up;
+  }
 
 private:
   std::string path_;
   bool listed_regular_;
+  std::optional<NameWatch> watch_;  // the lock's name, between two beats
 };
 
 // A mark whose beater is gone (killed -9 before its next beat) serves
@@ -258,15 +275,17 @@ std::vector<std::string> lock_files_in(const std::vector<std::string>& operands)
   return paths;
 }
 
-LockFiles lock_files_named(const std::vector<std::string>& operands) {
+LockFiles lock_files_named(const std::vector<std::string>& operands, bool missing_is_free) {
   LockFiles named;
   auto& files = named.files;
   for (const auto& op : operands) {
     // a lock file may be gone (released): nothing to reap; a folder that is
     // not there is a mistake (a wrong LOCK_DIRS), never a quiet success
     const PathKind kind = path_kind(lock_operand(op));
-    if (kind == PathKind::missing && (!op.ends_with(".lock") || !path_exists(dir_name(op))))
+    if (kind == PathKind::missing && !missing_is_free && (!op.ends_with(".lock") || !path_exists(dir_name(op))))
       fail_system(ENOENT, "read", op);
+    // a LOCKFILE not there is free; a folder not there holds none
+    if (kind == PathKind::missing && missing_is_free && !op.ends_with(".lock")) continue;
     if (kind != PathKind::folder) {
       files.push_back({op});
       named.one = operands.size() == 1;

@@ -259,6 +259,16 @@ const char* text_type_name(char c) {
   }
 }
 
+const char* with_article(const char* type) {
+  std::string_view t = type;
+  if (t == "array") return "an array";
+  if (t == "object") return "an object";
+  if (t == "null") return "null";
+  if (t == "string") return "a string";
+  if (t == "boolean") return "a boolean";
+  return "a number";
+}
+
 std::string path_prefix_text(const Path& p, std::size_t upto) {
   std::string s;
   for (std::size_t i = 0; i < upto; ++i) {

@@ -45,6 +45,9 @@ std::size_t parse_path_prefix(std::string_view text, Path& out);
 const char* type_name(const json::value& v);
 // the same for a value known only by the first byte of its JSON text
 const char* text_type_name(char first);
+// a type name of those two with its article, as a message says it: "an
+// array", "an object", "a string", and "null" alone
+const char* with_article(const char* type);
 // the first `upto` segments of p as text (".a[2]", "." for none), for messages
 std::string path_prefix_text(const Path& p, std::size_t upto);
 

@@ -33,12 +33,12 @@ void walk(const Path& p, std::size_t n, const json::value& v, const Out& out) {
     case Segment::key:
       if (v.is_null()) return walk(p, n + 1, v, out);
       if (!v.is_object())
-        fail_data(loopkit::format("{}: cannot look up {} in a {}", at, json::quote(s.name), type_name(v)));
+        fail_data(loopkit::format("{}: cannot look up {} in {}", at, json::quote(s.name), with_article(type_name(v))));
       if (auto* m = v.get_object().if_contains(s.name)) return walk(p, n + 1, *m, out);
       return walk(p, n + 1, null_value(), out);
     case Segment::elem: {
       if (v.is_null()) return walk(p, n + 1, v, out);
-      if (!v.is_array()) fail_data(loopkit::format("{}: cannot index a {} with [{}]", at, type_name(v), s.index));
+      if (!v.is_array()) fail_data(loopkit::format("{}: cannot index {} with [{}]", at, with_article(type_name(v)), s.index));
       const auto& a = v.get_array();
       long long i = s.index < 0 ? s.index + static_cast<long long>(a.size()) : s.index;
       return walk(p, n + 1, i >= 0 && i < static_cast<long long>(a.size()) ? a[i] : null_value(), out);
@@ -49,7 +49,7 @@ void walk(const Path& p, std::size_t n, const json::value& v, const Out& out) {
       } else if (v.is_object()) {
         for (const auto& kv : v.get_object()) walk(p, n + 1, kv.value(), out);
       } else {
-        fail_data(loopkit::format("{}: cannot list the elements of a {}", at, type_name(v)));
+        fail_data(loopkit::format("{}: cannot list the elements of {}", at, with_article(type_name(v))));
       }
       return;
   }

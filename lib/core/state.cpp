@@ -40,7 +40,7 @@ void keys_of(const json::value& v, const Path& p, std::string& out, char term) {
       out += term;
     }
   } else {
-    fail_data(loopkit::format("{}: a {} has no keys", p.text, type_name(v)));
+    fail_data(loopkit::format("{}: {} has no keys", p.text, with_article(type_name(v))));
   }
 }
 

@@ -100,6 +100,13 @@ public:
   // Whether a failed beat of keep_heartbeat is said and tried again at the
   // next (etcd out of reach: the lease may live on) rather than the end.
   virtual bool tolerates_outage() const { return false; }
+  // The pause of keep_heartbeat between two beats: up to `seconds`, ended
+  // early by the owner's exit (true) and, where the store can see it (files:
+  // the lock's name is watched), by a change of the lock, after which the
+  // caller reads it again: the owner's lock-release then ends its beater at
+  // once, not at the next beat.
+  enum class Pause { time_up, changed, owner_exited };
+  virtual Pause pause_between_beats(const Owner& owner, double seconds);
   // What holding a lock while a command runs means here: how often a beat
   // is due for a --heartbeat of `asked` seconds, how long beats may fail
   // before the lock counts as lost, and whether a lost lock ends the

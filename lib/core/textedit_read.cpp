@@ -100,15 +100,16 @@ std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::stri
       switch (seg.kind) {
         case Segment::key: {
           if (c != '{')
-            fail_data(
-                loopkit::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), text_type_name(c)));
+            fail_data(loopkit::format("{}: cannot look up {} in {}", path.text, json::quote(seg.name),
+                                      with_article(text_type_name(c))));
           const scan::Child* m = scan::member(text, *n, seg.name);
           next.push_back(m ? &m->node : nullptr);
           break;
         }
         case Segment::elem: {
           if (c != '[')
-            fail_data(loopkit::format("{}: cannot index a {} with [{}]", path.text, text_type_name(c), seg.index));
+            fail_data(loopkit::format("{}: cannot index {} with [{}]", path.text, with_article(text_type_name(c)),
+                                      seg.index));
           const scan::Child* m = scan::element(*n, seg.index);
           next.push_back(m ? &m->node : nullptr);
           break;
@@ -127,7 +128,8 @@ std::vector<std::optional<std::pair<std::size_t, std::size_t>>> lookup(std::stri
             }
             next.insert(next.end(), order.begin(), order.end());
           } else {
-            fail_data(loopkit::format("{}: cannot list the elements of a {}", path.text, text_type_name(c)));
+            fail_data(
+                loopkit::format("{}: cannot list the elements of {}", path.text, with_article(text_type_name(c))));
           }
           break;
       }

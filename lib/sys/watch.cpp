@@ -4,10 +4,12 @@
 #include <cstring>
 #include <poll.h>
 #include <sys/inotify.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <utility>
 
 #include "sys/clock.hpp"
+#include "sys/proc.hpp"
 
 namespace loopkit {
 
@@ -67,6 +69,28 @@ bool NameWatch::wait(double seconds) {
     pollfd p{fd_.get(), POLLIN, 0};
     const int ms = left > 1e6 ? 1000000000 : static_cast<int>(left * 1000) + 1;
     if (poll(&p, 1, ms) < 0) return false;  // a signal: the caller looks at it
+  }
+}
+
+NameWatch::Woke NameWatch::wait_or_exit(double seconds, pid_t pid) {
+  Fd process;
+#ifdef SYS_pidfd_open
+  process = Fd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  if (!process && errno == ESRCH) return Woke::exited;
+#endif
+  const double end = monotonic_seconds() + seconds;
+  for (;;) {
+    if (wd_ >= 0 && drain()) return Woke::changed;
+    if (!process && !is_pid_alive(pid)) return Woke::exited;
+    const double left = end - monotonic_seconds();
+    if (left <= 0) return Woke::time_up;
+    pollfd p[2] = {{process ? process.get() : -1, POLLIN, 0}, {wd_ >= 0 ? fd_.get() : -1, POLLIN, 0}};
+    // without a pidfd the process is looked at again after a second at most
+    const double slice = process ? left : (left < 1 ? left : 1);
+    const int ms = slice > 1e6 ? 1000000000 : static_cast<int>(slice * 1000) + 1;
+    int rc = poll(p, 2, ms);
+    if (rc < 0) return Woke::time_up;  // a signal: the caller looks at it
+    if (p[0].revents != 0) return Woke::exited;
   }
 }
 

@@ -13,6 +13,7 @@
 // attempt, the watch is freed while the attempt syncs to disk.
 #pragma once
 #include <string>
+#include <sys/types.h>
 
 #include "sys/fd.hpp"
 
@@ -35,6 +36,12 @@ public:
   // false when the time ran out or a signal came; at once false when not
   // armed. Changes since arming that were not yet waited for count.
   bool wait(double seconds);
+  // What wait_or_exit saw first.
+  enum class Woke { time_up, changed, exited };
+  // As wait, and ends too when process pid exits (a pidfd; where there is
+  // none, the process is looked at once a second). Not armed, it waits for
+  // the exit alone. A signal ends it as time_up: the caller looks at it.
+  Woke wait_or_exit(double seconds, pid_t pid);
 
 private:
   bool drain();

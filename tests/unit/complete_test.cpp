@@ -22,7 +22,7 @@ TEST_CASE("complete_path: names and indices after the word's last segment, as ty
   // what a bare segment cannot spell is quoted, escapes and all
   CHECK(complete_path(f, "[") == Paths{R"(["status"])", R"(["stages"])", R"(["odd key"])", R"(["q\"x"])", R"(["a.b"])",
                                        R"(["$v"])", R"(["st"])"});
-  CHECK(complete_path(f, ".o").empty());  // its quoted form begins ".["
+  CHECK(complete_path(f, ".o") == Paths{R"(.["odd key"])"});  // matched by its name, offered quoted
   CHECK(complete_path(f, ".[\"o") == Paths{R"(.["odd key"])"});
   CHECK(complete_path(f, "[\"o") == Paths{R"(["odd key"])"});
   CHECK(complete_path(f, ".") ==

@@ -27,13 +27,14 @@ inline std::vector<const json::value*> lookup(const json::value& doc, const Path
       switch (seg.kind) {
         case Segment::key:
           if (!v->is_object())
-            fail_data(
-                loopkit::format("{}: cannot look up {} in a {}", path.text, json::quote(seg.name), type_name(*v)));
+            fail_data(loopkit::format("{}: cannot look up {} in {}", path.text, json::quote(seg.name),
+                                      with_article(type_name(*v))));
           next.push_back(v->get_object().if_contains(seg.name));
           break;
         case Segment::elem: {
           if (!v->is_array())
-            fail_data(loopkit::format("{}: cannot index a {} with [{}]", path.text, type_name(*v), seg.index));
+            fail_data(
+                loopkit::format("{}: cannot index {} with [{}]", path.text, with_article(type_name(*v)), seg.index));
           const auto& a = v->get_array();
           long long n = static_cast<long long>(a.size());
           long long i = seg.index < 0 ? n + seg.index : seg.index;
