@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Random kills of a running loop-engine: bench/kill-loop.sh [BINDIR [ROUNDS]]
-# (default build/bin and 200; run from the project root). Issue 36, section
+# Random kills of a running loop-engine: bench/kill-loop.sh [BINDIR [ROUNDS
+# [SECONDS]]] (default build/bin, 200 rounds, at most 1800 s of rounds; run
+# from the project root). Issue 36, section
 # 1: an iteration never runs twice at once, on every way out.
 #
 # Each round waits for an agent to run, then does one of: kill -9 of the
@@ -20,6 +21,7 @@ set -uo pipefail
 bin=$(cd "${1:-build/bin}" && pwd)
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rounds=${2:-200}
+limit=${3:-1800} # seconds: the rounds stop there, and what ran is reported
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-kill-loop.XXXXXX")
 export PATH="$bin:$PATH" LOOPKIT_BIN=$bin
 cd "$work" || exit 4
@@ -27,13 +29,18 @@ st=.claude/pipeline-runs/kl/state.json
 
 cat >agent.sh <<'EOF'
 #!/usr/bin/env bash
-for p in $(cat agents.live 2>/dev/null); do
-  # alive and not a zombie (one whose parent died waits for a reaper)
-  if [[ $(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$p/stat" 2>/dev/null) == [^ZX] ]]; then
-    echo "double $$ beside $p" >>agents.log
-  fi
-done
-echo "$$" >>agents.live
+# alive_agent PID START: that process (not a later one with its pid: pids
+# wrap on a busy machine), not a zombie (one whose parent died waits)
+alive_agent() {
+  local f
+  read -r -a f < <(awk '{ sub(/^.*\) /, ""); print $1, $20 }' "/proc/$1/stat" 2>/dev/null)
+  [[ ${f[0]:-Z} != [ZX] && ${f[1]:-} == "$2" ]]
+}
+while read -r p s; do
+  if alive_agent "$p" "$s"; then echo "double $$ beside $p" >>agents.log; fi
+done < <(cat agents.live 2>/dev/null)
+read -r -a me < <(awk '{ sub(/^.*\) /, ""); print $20 }' /proc/$$/stat)
+echo "$$ ${me[0]}" >>agents.live
 echo "start $$ $LOOPKIT_ITERATION" >>agents.log
 trap 'sleep 0.3; exit 143' TERM
 echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
@@ -66,7 +73,7 @@ engine_alive() { kill -0 "$job" 2>/dev/null; }
 declare -A did=()
 t0=$SECONDS
 start_engine
-for ((round = 1; round <= rounds; round++)); do
+for ((round = 1; round <= rounds && SECONDS - t0 < limit; round++)); do
   if ! wait_agent; then
     echo "round $round: no agent ran within 30 s" >&2
     engine_alive || start_engine
@@ -89,8 +96,9 @@ kill -INT "$job" 2>/dev/null
 for ((w = 0; w < 200; w++)); do engine_alive || break; sleep 0.05; done
 sleep 3 # the grace: --kill-after 1, the agent's 0.3 s
 orphans=0
-while read -r p; do
-  if [[ $(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$p/stat" 2>/dev/null) == [^ZX] ]]; then
+while read -r p s; do
+  f=$(awk '{ sub(/^.*\) /, ""); print $1, $20 }' "/proc/$p/stat" 2>/dev/null)
+  if [[ -n $f && $f != [ZX]* && ${f#* } == "$s" ]]; then
     orphans=$((orphans + 1))
     kill -9 "$p" 2>/dev/null
   fi
@@ -109,7 +117,7 @@ for ((i = 0; i < ${#its[@]}; i++)); do
     break
   fi
 done
-printf 'rounds %d in %d s: kill -9 engine %d, agent-run %d, group %d; stop/cont %d\n' "$rounds" \
+printf 'rounds %d of %d in %d s: kill -9 engine %d, agent-run %d, group %d; stop/cont %d\n' $((round - 1)) "$rounds" \
   $((SECONDS - t0)) "${did[engine]:-0}" "${did[agent-run]:-0}" "${did[group]:-0}" "${did[stop]:-0}"
 printf 'agents started %d, iterations completed %d\n' "$starts" "$n"
 printf 'double runs %d, orphans %d, state exact: %s\n' "$doubles" "$orphans" "$exact"

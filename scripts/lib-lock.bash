@@ -83,7 +83,8 @@ lk_check_ttl() {
 # (lk_lock_lost said so). etcd out of reach is a warning while the beat
 # policy allows (lock-heartbeat --confirmed-at: core/lock.hpp, the one
 # rule): until the lease may run out, counted from the last beat etcd
-# confirmed, less the --kill-after the agent may take to end and a second;
+# confirmed, less the --kill-after the agent may take to end and a second
+# (at most a third of the TTL);
 # each beat's own timeout is cut to what is left, so that the agent is
 # gone before another host can take the lock. -q: an out-of-reach beat
 # is not said.
@@ -91,7 +92,10 @@ lk_beat() {
   [[ -n $LK_LOCK ]] || return 0
   local rc=0 err sent=$EPOCHREALTIME policy=()
   if lk_is_url "$LK_LOCK"; then
-    policy=(--ttl "$(lk_ttl)" --confirmed-at "$LK_BEAT_OK" --margin "$(awk -v k="$LK_KILL_AFTER" 'BEGIN { print k + 1 }')")
+    # the margin: --kill-after and a second, at most a third of the TTL
+    # (a --kill-after that long is warned about: lk_check_ttl)
+    policy=(--ttl "$(lk_ttl)" --confirmed-at "$LK_BEAT_OK"
+      --margin "$(awk -v k="$LK_KILL_AFTER" -v t="$(lk_ttl)" 'BEGIN { m = k + 1; if (m > t / 3) m = t / 3; print m }')")
   fi
   err=$(lock-heartbeat -q --pid $$ "${policy[@]}" "$LK_LOCK" 2>&1) || rc=$?
   case $rc in

@@ -33,7 +33,7 @@ static void options(cli::Options& o, Config& c) {
       .integer("ttl", "for an etcd URL: the lease's TTL in SECONDS (default 60), for --confirmed-at", "SECONDS", c.ttl,
                2, INT32_MAX)
       .number("confirmed-at", "the beat policy: the epoch SECONDS the last confirmed beat was sent", "SECONDS",
-              c.confirmed_at, 0)
+              c.confirmed_at, 0, static_cast<double>(max_epoch))
       .number("margin", "with --confirmed-at: the lock is lost this long before the lease can run out", "SECONDS",
               c.margin, 0)
       .etcd_timeout(c.timeout);
