@@ -7,6 +7,7 @@
 #include <utility>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -370,6 +371,21 @@ bool end_group(pid_t pgid, std::optional<uint64_t> start, double kill_after) {
     sleep_seconds(0.05);
   }
   return !group_exists(pgid);
+}
+
+bool end_hold(const std::string& path, double kill_after) {
+  if (!is_hold_taken(path)) return true;
+  if (auto r = read_hold_record(path)) end_group(r->pgid, r->pgid_start, kill_after);
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return !is_hold_taken(path);
+  // members that left the group (setsid) still holding the file
+  double give_up = monotonic_seconds() + kill_after + 1;
+  while (is_hold_taken(path)) {
+    if (monotonic_seconds() >= give_up) return false;
+    kill_hold_holders(st.st_dev, st.st_ino);
+    sleep_seconds(0.05);
+  }
+  return true;
 }
 
 }  // namespace loopkit

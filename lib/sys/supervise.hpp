@@ -51,4 +51,9 @@ bool is_group_alive(pid_t pgid, std::optional<uint64_t> start);
 // member is left (false: some survived SIGKILL for kill_after more seconds).
 bool end_group(pid_t pgid, std::optional<uint64_t> start, double kill_after);
 
+// End whoever holds the hold file at path (sys/supervise_hold.hpp): the
+// recorded group (SIGTERM and SIGCONT, SIGKILL after kill_after), then any
+// process still holding the file open (SIGKILL). True once its lock is free.
+bool end_hold(const std::string& path, double kill_after);
+
 }  // namespace loopkit

@@ -14,7 +14,6 @@
 #include "sys/clock.hpp"
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
-#include "sys/supervise.hpp"
 
 namespace loopkit {
 
@@ -91,9 +90,7 @@ bool is_hold_taken(const std::string& path) {
   return taken;
 }
 
-namespace {
-// SIGKILL to every process with a descriptor on the file (dev, ino), but us.
-void kill_holders(dev_t dev, ino_t ino) {
+void kill_hold_holders(dev_t dev, ino_t ino) {
   DIR* proc = opendir("/proc");
   if (!proc) return;
   while (dirent* p = readdir(proc)) {
@@ -114,22 +111,6 @@ void kill_holders(dev_t dev, ino_t ino) {
     closedir(fds);
   }
   closedir(proc);
-}
-}  // namespace
-
-bool end_hold(const std::string& path, double kill_after) {
-  if (!is_hold_taken(path)) return true;
-  if (auto r = read_hold_record(path)) end_group(r->pgid, r->pgid_start, kill_after);
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return !is_hold_taken(path);
-  // members that left the group (setsid) still holding the file
-  double give_up = monotonic_seconds() + kill_after + 1;
-  while (is_hold_taken(path)) {
-    if (monotonic_seconds() >= give_up) return false;
-    kill_holders(st.st_dev, st.st_ino);
-    sleep_seconds(0.05);
-  }
-  return true;
 }
 
 }  // namespace loopkit

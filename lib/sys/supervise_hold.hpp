@@ -43,9 +43,8 @@ std::optional<HoldRecord> read_hold_record(const std::string& path);
 // Some process holds the lock of the file at path (a missing file: none).
 bool is_hold_taken(const std::string& path);
 
-// End whoever holds the file at path: the recorded group (SIGTERM and
-// SIGCONT, SIGKILL after kill_after), then any process still holding the
-// file open (SIGKILL), found in /proc. True once the lock is free.
-bool end_hold(const std::string& path, double kill_after);
+// SIGKILL to every process but us with a descriptor on the file (dev, ino),
+// found in /proc.
+void kill_hold_holders(dev_t dev, ino_t ino);
 
 }  // namespace loopkit
