@@ -202,6 +202,7 @@ _loopkit_agent_run() {
   _loopkit_complete 1 0 '' \
     '|--timeout|none' \
     '|--kill-after|none' \
+    '|--hold|file' \
     '|--alive|none' \
     '|--end|none' \
     '-q|--quiet|flag' \
@@ -296,6 +297,9 @@ _loopkit_lock_heartbeat() {
   _loopkit_complete 0 0 '' \
     '|--pid|none' \
     '|--every|none' \
+    '|--ttl|none' \
+    '|--confirmed-at|none' \
+    '|--margin|none' \
     '|--timeout|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \

@@ -99,8 +99,9 @@ end
 complete -c agent-run -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
 complete -c agent-run -l timeout -d 'end the group after SECONDS (exit 124; default 0: never)' -x
 complete -c agent-run -l kill-after -d 'SIGKILL this long after a SIGTERM (default 10)' -x
-complete -c agent-run -l alive -d 'exit 0 if the group PGID still has a member, else 1' -x
-complete -c agent-run -l end -d 'end the group PGID (SIGTERM, SIGKILL after --kill-after)' -x
+complete -c agent-run -l hold -d 'take FILE\'s flock before COMMAND starts; its processes hold it while any lives' -r -F
+complete -c agent-run -l alive -d 'exit 0 if the group PGID, or a holder of FILE, still lives, else 1' -x
+complete -c agent-run -l end -d 'end the group PGID, or FILE\'s holders (SIGTERM, SIGKILL after --kill-after)' -x
 complete -c agent-run -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c agent-run -s h -l help -d 'print this help and exit'
 complete -c agent-run -s V -l version -d 'print the version and exit'
@@ -176,6 +177,9 @@ complete -c lock-acquire -s V -l version -d 'print the version and exit'
 # lock-heartbeat
 complete -c lock-heartbeat -l pid -d 'the owner process (default: the calling shell)' -x
 complete -c lock-heartbeat -l every -d 'keep beating every SECONDS until the owner dies or the lock is lost' -x
+complete -c lock-heartbeat -l ttl -d 'for an etcd URL: the lease\'s TTL in SECONDS (default 60), for --confirmed-at' -x
+complete -c lock-heartbeat -l confirmed-at -d 'the beat policy: the epoch SECONDS the last confirmed beat was sent' -x
+complete -c lock-heartbeat -l margin -d 'with --confirmed-at: the lock is lost this long before the lease can run out' -x
 complete -c lock-heartbeat -l timeout -d 'for an etcd URL: seconds each call to etcd may take (default 5)' -x
 complete -c lock-heartbeat -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c lock-heartbeat -s h -l help -d 'print this help and exit'

@@ -51,6 +51,16 @@ lk_proc_start() {
   printf '%s' "${stat[19]:-}"
 }
 
+# lk_proc_lives PID START: PID is the process that started at START (field
+# 22 of /proc/PID/stat) and has not exited (a zombie has).
+lk_proc_lives() {
+  local stat rest
+  { IFS= read -r stat </proc/"$1"/stat; } 2>/dev/null || return 1
+  rest=${stat##*) }
+  read -r -a stat <<<"$rest"
+  [[ ${stat[0]} != [ZX] && ${stat[19]:-} == "$2" ]]
+}
+
 # This boot of this machine (Linux; empty elsewhere), recorded with the
 # agent's pid as LK_BOOT_JSON: a pid means nothing on another machine (a
 # state on etcd) or after a reboot.
@@ -60,7 +70,62 @@ LK_BOOT_ID=""
 LK_BOOT_JSON=null
 [[ -z $LK_BOOT_ID ]] || LK_BOOT_JSON="\"$LK_BOOT_ID\""
 
-# lk_stale_agent STATE PREFIX WHAT: an agent recorded by an earlier engine in
+# lk_hold_file LOCK: sets LK_HOLD, the hold file (agent-run --hold) of the
+# agents run under LOCK: a lock file's LOCK.agent beside it; an etcd key's
+# in a folder of this user's on this host (a hold is the host's: another
+# host's agent is fenced by the lease, and ended before it can run out).
+lk_hold_file() {
+  if ! lk_is_url "$1"; then
+    LK_HOLD=$1.agent
+    return 0
+  fi
+  local dir=${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/loopkit-agents-$EUID name
+  [[ -d $dir ]] || mkdir -m 700 "$dir" 2>/dev/null || true
+  [[ -d $dir && -O $dir && ! -L $dir ]] || lk_die 4 "cannot use '$dir' for the agents' hold files: not a folder of this user's"
+  name=$(lk_safe_name "$1")
+  ((${#name} <= 200)) || name=${name:0:150}-$(cksum <<<"$1" | tr ' ' -)
+  LK_HOLD=$dir/$name
+}
+
+# lk_stale_holder WHAT: the kernel's answer to "an agent of WHAT still
+# runs on this host": a holder of LK_HOLD, which agent-run takes before the
+# agent starts and the agent's processes hold while any of them lives (no
+# window between its start and any record). Its engine still alive means
+# that engine lost the lock we now hold (its lease ran out while it was
+# stopped): its agent is ended at once. Else it is waited for, or ended
+# with --kill-stale-agent.
+lk_stale_holder() {
+  local hold=$LK_HOLD said=0 rec=() engine
+  [[ -n $hold ]] || return 0
+  while agent-run -q --alive "$hold"; do
+    rec=()
+    { read -r -a rec <"$hold"; } 2>/dev/null || true
+    engine=${rec[2]:-}
+    if [[ $engine =~ ^[0-9]+$ && $engine != "$$" && ${rec[3]:-0} != 0 ]] && lk_proc_lives "$engine" "${rec[3]}"; then
+      lk_event stale-agent "pgid:=${rec[0]}" action=lost
+      lk_warn "ending the agent of $1 (process group ${rec[0]}) whose engine (pid $engine) lost the lock"
+      agent-run -q --kill-after "$LK_KILL_AFTER" --end "$hold" || true
+      continue
+    fi
+    if ((LK_KILL_STALE)); then
+      lk_event stale-agent "pgid:=${rec[0]:-0}" action=kill
+      lk_warn "ending the previous agent of $1 (process group ${rec[0]:-unknown}): --kill-stale-agent"
+      agent-run -q --kill-after "$LK_KILL_AFTER" --end "$hold" || true
+      continue
+    fi
+    if ((!said)); then
+      said=1
+      lk_event stale-agent "pgid:=${rec[0]:-0}" action=wait
+      lk_say "waiting for the previous agent of $1 (process group ${rec[0]:-unknown}) to end (--kill-stale-agent ends it)"
+    fi
+    lk_lock_check
+    ((!LK_LOST)) || return 0
+    lk_sleep "$LK_POLL"
+  done
+}
+
+# lk_stale_agent STATE PREFIX WHAT: a live holder of the hold first
+# (lk_stale_holder), then an agent recorded by an earlier engine in
 # STATE's PREFIXagent_pid, agent_start and agent_boot (read in one call; no
 # pid: none). Alive, it is waited for, or ended with
 # --kill-stale-agent, before WHAT runs again: never two agents at once. One
@@ -69,6 +134,8 @@ LK_BOOT_JSON=null
 # waited for nor ended (another machine's engine ends its agent when it
 # loses the lock, and its writes are fenced).
 lk_stale_agent() {
+  lk_stale_holder "$3"
+  ((!LK_LOST)) || return 0
   local -a rec=()
   mapfile -t rec < <(state-get -q -d '' "$1" "$2agent_pid" "$2agent_start" "$2agent_boot" 2>/dev/null || true)
   local pgid=${rec[0]:-} start=${rec[1]:-} boot=${rec[2]:-} what=$3 said=0
@@ -107,7 +174,7 @@ lk_stale_agent() {
 # The terminal is the agent's meanwhile: no status line is drawn.
 lk_run_agent() {
   LK_RC=0 LK_TIMED_OUT=0
-  local -a sup=(agent-run --kill-after "$LK_KILL_AFTER")
+  local -a sup=(agent-run --kill-after "$LK_KILL_AFTER" ${LK_HOLD:+--hold "$LK_HOLD"})
   [[ $LK_TIMEOUT == 0 ]] || sup+=(--timeout "$LK_TIMEOUT")
   # the status line stays, as the heading of the output that follows
   if ((LK_LINE_SHOWN)); then printf '\n' >&2; LK_LINE_SHOWN=0; fi

@@ -441,7 +441,7 @@ lk_on_signal() {
   # a child of ours signalled between its fork and its exec (lk_wait_agent's
   # sleeper) is not the engine: it has nothing to clean up
   ((BASHPID == $$)) || exit 1
-  trap '' INT TERM HUP
+  trap '' INT TERM HUP QUIT
   LK_SIGNAL=$1
   lk_stop_agent "$1"
   if declare -F lk_interrupted >/dev/null; then lk_interrupted "$1" >/dev/null 2>&1 || true; fi
@@ -450,13 +450,13 @@ lk_on_signal() {
   lk_clear_line
   printf '%s: interrupted by SIG%s%s; the state says interrupted and the lock is released (run again to resume)\n' \
     "$LK_PROG" "$1" "${LK_LABEL:+ ($LK_LABEL)}" >&2
-  case $1 in INT) exit 130 ;; TERM) exit 143 ;; HUP) exit 129 ;; *) exit 1 ;; esac
+  case $1 in INT) exit 130 ;; TERM) exit 143 ;; HUP) exit 129 ;; QUIT) exit 131 ;; *) exit 1 ;; esac
 }
 
 lk_on_exit() {
   local rc=$?
   ((BASHPID == $$)) || return "$rc" # as in lk_on_signal
-  trap '' INT TERM HUP
+  trap '' INT TERM HUP QUIT
   set +e
   lk_stop_agent
   lk_lock_drop
@@ -472,6 +472,7 @@ lk_setup() {
   trap 'lk_on_signal INT' INT
   trap 'lk_on_signal TERM' TERM
   trap 'lk_on_signal HUP' HUP
+  trap 'lk_on_signal QUIT' QUIT # Ctrl-\ ends the run as Ctrl-C does
   LK_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-engine.XXXXXX") ||
     lk_die 4 "cannot create a temporary folder"
   if { true <&0; } 2>/dev/null; then exec {LK_STDIN}<&0; else exec {LK_STDIN}</dev/null; fi

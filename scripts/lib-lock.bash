@@ -15,10 +15,12 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 fi
 
 LK_LOCK=""         # the lock we hold (a file or an etcd key)
+LK_HOLD=""         # the hold file of its agents (lk_hold_file, lib-agent.bash)
 LK_TTL=""          # --ttl: the etcd lease's TTL in seconds (empty: lock-acquire's 60)
 LK_LOST=0          # the lock we held was lost: nothing more is written under it
 LK_LOST_EXIT=""    # set: a lost lock ends the engine with this status (loop, pipeline)
-LK_BEAT_OK=""      # $EPOCHREALTIME of the last beat that reached the lock
+LK_BEAT_OK=""      # $EPOCHREALTIME when the last beat that the lock's store confirmed was sent
+LK_BEAT_FAILING=0  # the last beat failed (store out of reach): the next is tried within a second
 LK_BEAT_EVERY=10   # seconds between beats (lk_beat_every, set when a lock is taken)
 LK_ERR=""          # what the last lk_fenced said on stderr
 LK_TTL_SAID=0      # lk_check_ttl has spoken
@@ -58,6 +60,7 @@ lk_lock_try() {
   ((rc == 1)) && return 1
   ((rc == 0)) || lk_die "$rc" "cannot acquire the lock $1"
   LK_LOCK=$1 LK_LOST=0 LK_BEAT_OK=$EPOCHREALTIME
+  lk_hold_file "$1"
   LK_BEAT_EVERY=$(lk_beat_every)
   lk_is_url "$1" && lk_check_ttl
   return 0
@@ -75,30 +78,39 @@ lk_check_ttl() {
   fi
 }
 
-# lk_lease_over: the lock's lease (etcd) may have run out: no beat reached
-# it for a whole TTL.
-lk_lease_over() {
-  lk_is_url "$LK_LOCK" &&
-    awk -v a="$LK_BEAT_OK" -v b="$EPOCHREALTIME" -v t="$(lk_ttl)" 'BEGIN { exit !(b - a >= t) }'
-}
-
-# lk_beat: the engine's proof that it works: refresh the lock now (a lock
+# lk_beat [-q]: the engine's proof that it works: refresh the lock now (a lock
 # file's heartbeat, an etcd lease's keep-alive). 1 when the lock is lost
-# (lk_lock_lost said so). etcd out of reach is a warning until the lease
-# may have run out.
+# (lk_lock_lost said so). etcd out of reach is a warning while the beat
+# policy allows (lock-heartbeat --confirmed-at: core/lock.hpp, the one
+# rule): until the lease may run out, counted from the last beat etcd
+# confirmed, less the --kill-after the agent may take to end and a second
+# (at most a third of the TTL);
+# each beat's own timeout is cut to what is left, so that the agent is
+# gone before another host can take the lock. -q: an out-of-reach beat
+# is not said.
 lk_beat() {
   [[ -n $LK_LOCK ]] || return 0
-  local rc=0 err
-  err=$(lock-heartbeat -q --pid $$ "$LK_LOCK" 2>&1) || rc=$?
-  case $rc in
-    0) LK_BEAT_OK=$EPOCHREALTIME; return 0 ;;
-    1) lk_lock_lost "removed or taken over by someone else"; return 1 ;;
-  esac
-  if lk_lease_over; then
-    lk_lock_lost "its lease was not renewed for $(lk_ttl)s: ${err#lock-heartbeat: }"
-    return 1
+  local rc=0 err sent=$EPOCHREALTIME policy=()
+  if lk_is_url "$LK_LOCK"; then
+    # the margin: --kill-after and a second, at most a third of the TTL
+    # (a --kill-after that long is warned about: lk_check_ttl)
+    policy=(--ttl "$(lk_ttl)" --confirmed-at "$LK_BEAT_OK"
+      --margin "$(awk -v k="$LK_KILL_AFTER" -v t="$(lk_ttl)" 'BEGIN { m = k + 1; if (m > t / 3) m = t / 3; print m }')")
   fi
-  lk_warn "could not refresh the lock $LK_LOCK: ${err#lock-heartbeat: }"
+  err=$(lock-heartbeat -q --pid $$ "${policy[@]}" "$LK_LOCK" 2>&1) || rc=$?
+  case $rc in
+    0) LK_BEAT_OK=$sent LK_BEAT_FAILING=0; return 0 ;;
+    1)
+      if [[ $err == *"no beat confirmed"* ]]; then
+        lk_lock_lost "etcd out of reach until its lease may run out: ${err#lock-heartbeat: }"
+      else
+        lk_lock_lost "removed or taken over by someone else"
+      fi
+      return 1
+      ;;
+  esac
+  LK_BEAT_FAILING=1
+  [[ ${1:-} == -q ]] || lk_warn "could not refresh the lock $LK_LOCK: ${err#lock-heartbeat: }"
 }
 
 # lk_lock_check: between iterations and items: beat now; a lost lock ends
@@ -148,7 +160,7 @@ lk_wait_agent() {
   if [[ -z $LK_AGENT_PID ]]; then LK_RC=143; return 0; fi # ended already: the lock was lost
   while :; do
     if [[ -n $LK_LOCK && -z $sl ]]; then
-      lk_timer "$LK_BEAT_EVERY" # no program: see lk_timer
+      if ((LK_BEAT_FAILING)); then lk_timer 1; else lk_timer "$LK_BEAT_EVERY"; fi # no program: see lk_timer
       sl=$!
     fi
     LK_RC=0 got=""
@@ -238,7 +250,7 @@ lk_set() {
 # so that a write that did commit is not applied twice; "" for a write that
 # is the same applied twice. Never written unfenced.
 lk_set_outlasting() {
-  local guard=$1 what=$2 rc tries=0
+  local guard=$1 what=$2 rc tries=0 keep
   shift 2
   while :; do
     rc=0
@@ -248,11 +260,12 @@ lk_set_outlasting() {
     # a retry's guard no longer holds: the write that failed had committed
     if ((rc == 1 && tries > 0)) && [[ -n $guard ]]; then return 0; fi
     ((rc == 4)) && { lk_is_url "$1" || lk_is_url "$LK_LOCK"; } || exit "$rc"
-    if lk_lease_over; then
-      LK_LOST_EXIT=""
-      lk_lock_lost "etcd out of reach for the lease's $(lk_ttl)s"
+    keep=$LK_LOST_EXIT
+    LK_LOST_EXIT=""
+    if ! lk_beat -q; then # the beat policy: the lease may run out
       lk_die 4 "gave up recording $what in $1 after $tries tries: etcd was out of reach until the lock's lease may have run out; not recorded, it will run again"
     fi
+    LK_LOST_EXIT=$keep
     ((tries > 0)) || lk_warn "could not record $what in $1; trying again while the lock's lease may live"
     tries=$((tries + 1))
     sleep 0.5

@@ -35,7 +35,7 @@ loopkit_build_packages=(build-essential cmake ninja-build libfmt-dev
 #   tzdata                    the time zones sys/tz is checked in (not Essential)
 # shellcheck disable=SC2034
 loopkit_test_packages=(bats-assert bats-support mandoc strace python3 perl-base
-  procps tmux openssl iproute2 etcd-server etcd-client lintian man-db systemd clang-format chromium
+  procps tmux openssl iproute2 nftables etcd-server etcd-client lintian man-db systemd clang-format chromium
   bash-completion zsh fish jq tzdata)
 
 loopkit_need_packages() { # loopkit_need_packages NAME PKG...

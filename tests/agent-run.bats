@@ -81,3 +81,105 @@ EOF2
   script -qec "agent-run -- sh -c 'cat; echo read-done'" /dev/null </dev/null >out.txt
   grep -q read-done out.txt
 }
+
+# a process's state letter (R, S, T for stopped, ...); empty when gone
+proc_state() { awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null || true; }
+# wait_state PID STATE: until PID is in STATE (T: stopped), bounded: 30 s
+wait_state() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") == "$2" ]] && return 0; sleep 0.1; done
+  echo "process $1 never reached state $2 (it is '$(proc_state "$1")')" >&2
+  return 1
+}
+# wait_not_state PID STATE: until PID is in another state than STATE
+wait_not_state() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") != "$2" ]] && return 0; sleep 0.1; done
+  echo "process $1 stayed in state $2" >&2
+  return 1
+}
+# wait_free FILE: until no process holds FILE's hold (agent-run --alive), bounded: 40 s
+wait_free() {
+  local i
+  for ((i = 0; i < 400; i++)); do agent-run -q --alive "$1" || return 0; sleep 0.1; done
+  echo "$1 is still held" >&2
+  return 1
+}
+
+@test "--hold: the agent's processes hold FILE while any of them lives; --alive FILE says so" {
+  run -1 agent-run --alive h # no file: no holder
+  agent-run --hold h -- sh -c 'sleep 300 & echo $! >child; echo $$ >agent.tmp; mv agent.tmp agent; wait' &
+  sup=$!
+  wait_for agent
+  run -0 agent-run --alive h
+  read -r pgid _ engine _ <h
+  [ "$pgid" = "$sup" ]
+  [ "$engine" = "$$" ]
+  kill -TERM "$sup"
+  wait "$sup" || true
+  run -1 agent-run -q --alive h
+  [ -z "$output" ]
+  run -2 agent-run --hold h --alive h
+}
+
+@test "--hold waits while another holds FILE: the second command starts only when the first has ended" {
+  agent-run --hold h -- sh -c 'echo $$ >first.tmp; mv first.tmp first; sleep 300' &
+  one=$!
+  wait_for first
+  agent-run --hold h -- sh -c 'echo started >second' &
+  two=$!
+  wait_exec "$two" agent-run
+  [ ! -e second ] # the first still lives
+  kill -TERM "$one"
+  wait "$two"
+  [ "$(cat second)" = started ]
+}
+
+@test "kill -9 of agent-run itself: its sentinel ends the group, and the hold is freed" {
+  agent-run --kill-after 1 --hold h -- sh -c 'trap "" TERM; sleep 300 & echo $! >child; echo $$ >agent.tmp; mv agent.tmp agent; wait' &
+  sup=$!
+  wait_for agent
+  kill -9 "$sup"
+  wait_gone "$(cat agent)"
+  wait_gone "$(cat child)"
+  wait_free h
+}
+
+@test "kill -9 of the caller's whole process group (kill -9 %1): the agent dies too" {
+  # the caller and agent-run in one group of their own, as a shell's job
+  setsid bash -c 'echo $$ >caller.tmp; mv caller.tmp caller; agent-run --hold h -- sh -c "sleep 300 & echo \$! >child; echo \$\$ >agent.tmp; mv agent.tmp agent; wait"; :' &
+  wait_for caller
+  wait_for agent
+  kill -9 -- "-$(cat caller)"
+  wait_gone "$(cat agent)"
+  wait_gone "$(cat child)"
+  wait_free h
+}
+
+@test "job control: SIGTSTP stops the agent's group and agent-run, SIGCONT continues them; SIGQUIT ends them, 131" {
+  agent-run -- sh -c 'echo $$ >agent.tmp; mv agent.tmp agent; while :; do sleep 0.1; done' &
+  sup=$!
+  wait_for agent
+  agent=$(cat agent)
+  kill -TSTP "$sup"
+  wait_state "$agent" T
+  wait_state "$sup" T
+  kill -CONT "$sup"
+  wait_not_state "$agent" T
+  wait_not_state "$sup" T
+  kill -QUIT "$sup"
+  rc=0
+  wait "$sup" || rc=$?
+  [ "$rc" = 131 ]
+  wait_gone "$agent"
+}
+
+@test "--end FILE ends a holder that left the group (setsid) and still holds the hold" {
+  agent-run --kill-after 0.5 --hold h -- sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >left'
+  left=$(cat left)
+  echo "$left" >>"$W.pids"
+  run -0 agent-run --alive h
+  run -0 agent-run --kill-after 0.5 --end h
+  wait_gone "$left"
+  run -1 agent-run --alive h
+}

@@ -144,7 +144,8 @@ make_overlap_agent() {
     cat <<'EOF2'
 #!/usr/bin/env bash
 for p in $(cat agents.live 2>/dev/null); do
-  if kill -0 "$p" 2>/dev/null; then echo "overlap $p" >>agents.log; fi
+  # alive and not a zombie (one whose parent died waits for a reaper)
+  if [[ $(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$p/stat" 2>/dev/null) == [^ZX] ]]; then echo "overlap $p" >>agents.log; fi
 done
 echo "$$" >>agents.live
 echo "start $$" >>agents.log

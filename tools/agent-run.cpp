@@ -5,11 +5,13 @@
 #include "cli/tool.hpp"
 #include "sys/format.hpp"
 #include "sys/supervise.hpp"
+#include "sys/error.hpp"
+#include "sys/supervise_hold.hpp"
 
 using namespace loopkit;
 
 static const ToolInfo info{"agent-run", "run an agent as one process group that dies with its caller",
-                           "[--alive|--end PGID[:START]] [-- COMMAND...]", true};
+                           "[--hold FILE] [--alive|--end PGID[:START]|FILE] [-- COMMAND...]", true};
 
 namespace {
 struct Config {
@@ -17,7 +19,13 @@ struct Config {
   double kill_after = 10;
   std::optional<std::string> alive;
   std::optional<std::string> end;
+  std::optional<std::string> hold;
 };
+
+// "PGID" or "PGID:START", not a hold file's name
+bool is_group_text(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789:") == std::string::npos;
+}
 
 // "PGID" or "PGID:START" (START: the leader's start time, /proc/PID/stat field 22)
 std::pair<pid_t, std::optional<uint64_t>> parse_group(const std::string& text) {
@@ -33,15 +41,24 @@ std::pair<pid_t, std::optional<uint64_t>> parse_group(const std::string& text) {
 static void options(cli::Options& o, Config& c) {
   o.number("timeout", "end the group after SECONDS (exit 124; default 0: never)", "SECONDS", c.timeout, 0)
       .number("kill-after", "SIGKILL this long after a SIGTERM (default 10)", "SECONDS", c.kill_after, 0)
-      .text("alive", "exit 0 if the group PGID still has a member, else 1", "PGID[:START]", c.alive)
-      .text("end", "end the group PGID (SIGTERM, SIGKILL after --kill-after)", "PGID[:START]", c.end);
+      .text("hold", "take FILE's flock before COMMAND starts; its processes hold it while any lives", "FILE", c.hold)
+      .text("alive", "exit 0 if the group PGID, or a holder of FILE, still lives, else 1", "PGID[:START]|FILE", c.alive)
+      .text("end", "end the group PGID, or FILE's holders (SIGTERM, SIGKILL after --kill-after)", "PGID[:START]|FILE",
+            c.end);
 }
 
 static int run(Config& c, const Args& a) {
   if (!a.operands.empty())
     fail_usage(loopkit::format("unexpected argument '{}' (the command goes after --)", a.operands[0]));
   if (c.alive || c.end) {
-    if (!a.command.empty() || (c.alive && c.end)) fail_usage("--alive and --end take no command and not each other");
+    if (!a.command.empty() || (c.alive && c.end) || c.hold)
+      fail_usage("--alive and --end take no command, no --hold and not each other");
+    const std::string& what = c.alive ? *c.alive : *c.end;
+    if (!is_group_text(what)) {
+      if (c.alive) return is_hold_taken(what) ? 0 : cli::no(loopkit::format("no holder of {}", quoted(what)));
+      if (end_hold(what, c.kill_after)) return 0;
+      return cli::no(loopkit::format("a holder of {} outlived SIGKILL", quoted(what)));
+    }
     auto [pgid, start] = parse_group(c.alive ? *c.alive : *c.end);
     if (c.alive) return is_group_alive(pgid, start) ? 0 : cli::no(loopkit::format("no process group {}", pgid));
     if (end_group(pgid, start, c.kill_after)) return 0;
@@ -49,7 +66,7 @@ static int run(Config& c, const Args& a) {
   }
   if (a.command.empty()) fail_usage("missing COMMAND (after --)");
   int exec_errno = 0;
-  GroupStatus st = run_group(a.command, {c.timeout, c.kill_after}, exec_errno);
+  GroupStatus st = run_group(a.command, {c.timeout, c.kill_after, c.hold.value_or("")}, exec_errno);
   if (exec_errno != 0) cli::say(loopkit::format("cannot run '{}': {}", a.command[0], std::strerror(exec_errno)));
   if (st.timed_out)
     cli::say(loopkit::format("'{}' ran past {}s; its process group was ended", a.command[0], c.timeout));

@@ -101,7 +101,7 @@ struct Beater {
   LockStore& store;
   const Config& c;
   bool lost = false;
-  double last_ok = monotonic_seconds();
+  double confirmed_sent = monotonic_seconds();  // when the last beat the store confirmed was sent
 
   void lose(const std::string& why) {
     if (lost) return;
@@ -111,13 +111,14 @@ struct Beater {
   }
   void operator()() {
     if (lost && store.lost_ends_command()) return;
+    const double sent = monotonic_seconds();
     try {
       auto b = refresh_heartbeat(store, c.request.owner, current_epoch(), c.heartbeat);
-      if (b.outcome == RefreshResult::refreshed) last_ok = monotonic_seconds();
+      if (b.outcome == RefreshResult::refreshed) confirmed_sent = sent;
       else lose(b.outcome == RefreshResult::missing ? "it was removed" : describe_holder(b.holder));
     } catch (const Error& e) {
-      // out of reach: the lease may live on until its TTL has passed
-      if (store.outage_limit() > 0 && monotonic_seconds() - last_ok > store.outage_limit()) lose(e.what());
+      // out of reach: tolerated as the beat policy says (core/lock.hpp)
+      if (beat_budget_left(store, confirmed_sent, monotonic_seconds()) <= 0) lose(e.what());
       else cli::warn(e.what());
     }
   }

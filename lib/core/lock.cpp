@@ -6,6 +6,7 @@
 #include "core/lock.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <unistd.h>
 
@@ -179,14 +180,26 @@ RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int
   return refresh_heartbeat(*file_lock_store(path), owner, now, every);
 }
 
+double beat_budget_left(const LockStore& store, double confirmed_sent, double now, double margin) {
+  double limit = store.outage_limit();
+  if (limit <= 0) return std::numeric_limits<double>::infinity();
+  return confirmed_sent + limit - margin - now;
+}
+
 namespace {
 // One beat of keep_heartbeat; an outage the store tolerates is said and
-// counts as a beat, for the next to try again.
-RefreshResult beat_once(LockStore& store, const Owner& owner, double every, const std::string* taken_at) {
+// counts as a beat, for the next to try again, while the beat policy
+// allows (confirmed_sent: when the last beat the store confirmed was sent).
+RefreshResult beat_once(LockStore& store, const Owner& owner, double every, const std::string* taken_at,
+                        double& confirmed_sent) {
+  const double sent = monotonic_seconds();
   try {
-    return refresh_heartbeat(store, owner, current_epoch(), every);
+    RefreshResult r = refresh_heartbeat(store, owner, current_epoch(), every);
+    if (r.outcome == RefreshResult::refreshed) confirmed_sent = sent;
+    return r;
   } catch (const Error& e) {
     if (!store.tolerates_outage() || !taken_at) throw;
+    if (beat_budget_left(store, confirmed_sent, monotonic_seconds()) <= 0) throw;
     warn(e.what());
     RefreshResult r;
     r.outcome = RefreshResult::refreshed;
@@ -225,8 +238,9 @@ bool owner_exited_before_beat(LockStore& store, const Owner& owner, double every
 
 RefreshResult keep_heartbeat(LockStore& store, const Owner& owner, double every) {
   std::optional<std::string> taken_at;  // started_at of the lock last refreshed
+  double confirmed_sent = monotonic_seconds();
   for (;;) {
-    RefreshResult r = beat_once(store, owner, every, taken_at ? &*taken_at : nullptr);
+    RefreshResult r = beat_once(store, owner, every, taken_at ? &*taken_at : nullptr, confirmed_sent);
     if (r.outcome == RefreshResult::refreshed) {
       taken_at = r.started_at;
     } else if (taken_at && store.was_released(owner, *taken_at, r.outcome == RefreshResult::missing)) {

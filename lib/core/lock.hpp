@@ -52,6 +52,17 @@ RefreshResult refresh_heartbeat(LockStore& store, const Owner& owner, int64_t no
                                 std::optional<double> every = std::nullopt);
 RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int64_t now,
                                 std::optional<double> every = std::nullopt);
+// The beat policy, the one rule of every holder (ARCHITECTURE.md, "One
+// beat policy"): beats that fail because the store is out of reach are
+// tolerated while the lease may still live: until the store's
+// outage_limit() (an etcd lease's TTL; a lock file: no limit) has passed
+// since the last beat the store confirmed, counted from the moment that
+// beat was sent (the store renewed it later, never earlier), less margin:
+// the time the holder needs to end what it runs under the lock. The
+// seconds left (<= 0: the lock counts as lost); +infinity where the store
+// sets no limit. confirmed_sent and now on one clock, the caller's.
+double beat_budget_left(const LockStore& store, double confirmed_sent, double now, double margin = 0);
+
 // Refresh every `every` seconds until the owner exits (waiting on it, so
 // that the loop ends as soon as it dies, not up to a beat later) or the lock
 // is lost; the outcome of the last refresh, or `released` when the lock it
@@ -59,8 +70,9 @@ RefreshResult refresh_heartbeat(const std::string& path, const Owner& owner, int
 // owner's release left the released mark (below) for it, which it removes.
 // A caught SIGINT/SIGTERM (sys/interrupt.hpp) ends it between beats, never
 // in the middle of one, so no temporary file is left beside the lock.
-// A store that tolerates outages (etcd, while the lease may live) has a
-// failed beat said through warn() and tried again at the next.
+// A store that tolerates outages (etcd) has a failed beat said through
+// warn() and tried again at the next while beat_budget_left() allows; then
+// the error ends it.
 RefreshResult keep_heartbeat(LockStore& store, const Owner& owner, double every);
 RefreshResult keep_heartbeat(const std::string& path, const Owner& owner, double every);
 

@@ -1,4 +1,5 @@
 #include "sys/clock.hpp"
+#include "sys/clock_wall.hpp"
 
 #include <cerrno>
 #include <cstdint>
@@ -243,6 +244,12 @@ std::string local_date(int64_t epoch, const TimeZone& zone) {
 double monotonic_seconds() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+double wall_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 

@@ -4,8 +4,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -16,16 +19,20 @@
 #include "sys/error.hpp"
 #include "sys/fd.hpp"
 #include "sys/proc.hpp"
+#include "sys/supervise_hold.hpp"
 
 namespace loopkit {
 
 namespace {
-constexpr int termination_signals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int termination_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// job control: passed on to the group as a foreground pipeline gets them
+constexpr int job_signals[] = {SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT};
 
 sigset_t watched_set() {
   sigset_t set;
   sigemptyset(&set);
   for (int s : termination_signals) sigaddset(&set, s);
+  for (int s : job_signals) sigaddset(&set, s);
   sigaddset(&set, SIGCHLD);
   return set;
 }
@@ -33,7 +40,7 @@ sigset_t watched_set() {
 // The child: the group's first member, its signals as a foreground command
 // has them (a shell's background job starts with SIGINT and SIGQUIT ignored).
 [[noreturn]] void exec_in_group(const std::vector<std::string>& argv, const sigset_t& mask, int report_fd) {
-  for (int s : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(s, SIG_DFL);
+  for (int s : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) signal(s, SIG_DFL);
   sigprocmask(SIG_SETMASK, &mask, nullptr);
   // A background group that reads its terminal is stopped (SIGTTIN) and
   // would hang the engine unseen: a terminal on stdin becomes /dev/null.
@@ -149,7 +156,14 @@ void step(Run& r, const GroupLimits& lim) {
               static_cast<long>((wait - static_cast<double>(static_cast<time_t>(wait))) * 1e9)};
   siginfo_t info{};
   int sig = sigtimedwait(&set, &info, &ts);
-  if (sig > 0 && sig != SIGCHLD && info.si_pid != getpid()) signal_group(r, sig, lim.kill_after);
+  if (sig == SIGCONT) {
+    kill(-r.pgid, SIGCONT);
+  } else if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+    kill(-r.pgid, sig);  // the group stops, then so do we, as a whole job does
+    raise(SIGSTOP);
+  } else if (sig > 0 && sig != SIGCHLD && info.si_pid != getpid()) {
+    signal_group(r, sig, lim.kill_after);
+  }
   now = monotonic_seconds();
   if (r.timeout_at >= 0 && now >= r.timeout_at) {
     r.timeout_at = -1;
@@ -205,6 +219,93 @@ pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original
   wr.reset();
   return read_exec_errno(rd, exec_errno, getpid());
 }
+// Descriptors from..to closed (close_range(2); one by one where the kernel
+// has none, up to the open-files limit).
+void close_range_of(unsigned from, unsigned to) {
+#if defined(SYS_close_range)
+  if (syscall(SYS_close_range, from, to, 0) == 0) return;
+#endif
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536) max = 65536;
+  for (unsigned fd = from; fd <= to && fd < static_cast<unsigned>(max); ++fd) close(static_cast<int>(fd));
+}
+
+// Every descriptor of ours closed but keep (and 0-2, onto /dev/null).
+void close_all_but(int keep_a, int keep_b) {
+  int null = open("/dev/null", O_RDWR);
+  for (int fd = 0; fd < 3 && null >= 0; ++fd)
+    if (fd != null) dup2(null, fd);
+  if (null > 2) close(null);
+  if (keep_a > keep_b) std::swap(keep_a, keep_b);
+  unsigned from = 3;
+  for (int keep : {keep_a, keep_b}) {
+    if (keep < 0 || static_cast<unsigned>(keep) < from) continue;  // none, or among 0-2
+    if (static_cast<unsigned>(keep) > from) close_range_of(from, static_cast<unsigned>(keep) - 1);
+    from = static_cast<unsigned>(keep) + 1;
+  }
+  close_range_of(from, ~0U);
+}
+
+// The sentinel: a child in a group of its own that waits on a pipe from
+// us. A byte on it is our normal end; the pipe closing without one means
+// we died (kill -9, of us or of our group): it ends the agent's group and
+// exits. It keeps the hold file open until then.
+struct Sentinel {
+  pid_t pid = -1;
+  int wr = -1;
+};
+
+Sentinel start_sentinel(pid_t pgid, const GroupLimits& lim, int hold_fd) {
+  Sentinel s;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
+  std::optional<uint64_t> start = process_start_time(pgid);
+  pid_t pid = fork();
+  if (pid < 0) fail_system(errno, "fork for", "the sentinel");
+  if (pid == 0) {
+    setpgid(0, 0);
+    for (int sig : termination_signals) signal(sig, SIG_IGN);
+    for (int sig : {SIGTSTP, SIGTTIN, SIGTTOU}) signal(sig, SIG_IGN);
+    close_all_but(fds[0], hold_fd);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    char byte = 0;
+    ssize_t n;
+    do n = read(fds[0], &byte, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1) end_group(pgid, start, lim.kill_after);
+    _exit(0);
+  }
+  close(fds[0]);
+  s.pid = pid;
+  s.wr = fds[1];
+  return s;
+}
+
+void stop_sentinel(Sentinel& s) {
+  if (s.pid < 0) return;
+  (void)!write(s.wr, "x", 1);
+  close(s.wr);
+  while (waitpid(s.pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  s.pid = -1;
+}
+
+// The hold taken (waiting, as a termination signal or our parent's death
+// may end the wait); its descriptor, or minus the status to exit with.
+int take_group_hold(const GroupLimits& lim, pid_t parent) {
+  if (lim.hold.empty()) return -1;
+  sigset_t set = watched_set();
+  return take_hold(lim.hold, [&] {
+    timespec ts{0, 100000000};
+    siginfo_t info{};
+    int sig = sigtimedwait(&set, &info, &ts);
+    for (int t : termination_signals)
+      if (sig == t) return 128 + sig;
+    return getppid() != parent ? 128 + SIGTERM : 0;
+  });
+}
 }  // namespace
 
 GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& limits, int& exec_errno) {
@@ -220,7 +321,15 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
 #endif
   if (getppid() != r.parent) r.parent_gone = true;  // died before the prctl
   exec_errno = 0;
+  int hold = take_group_hold(limits, r.parent);
+  if (hold < -1) return {-hold, false};
+  // the group's id is ours unless we lead a session (start_group)
+  const bool leader = getsid(0) == getpid();
+  Sentinel sentinel;
+  if (!leader) sentinel = start_sentinel(getpid(), limits, hold);
   r.pgid = start_group(argv, original, exec_errno, r.child);
+  if (leader) sentinel = start_sentinel(r.pgid, limits, hold);
+  if (hold >= 0) write_hold_record(hold, {r.pgid, process_start_time(r.pgid), r.parent, process_start_time(r.parent)});
   if (limits.timeout > 0) r.timeout_at = monotonic_seconds() + limits.timeout;
   if (r.parent_gone) signal_group(r, SIGTERM, limits.kill_after);
   for (;;) {
@@ -231,6 +340,7 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
     step(r, limits);
   }
   reap(r);  // the adopted members just ended: no zombie is left to an init that never reaps
+  stop_sentinel(sentinel);
   return {r.timed_out ? 124 : r.status, r.timed_out};
 }
 
@@ -248,6 +358,7 @@ bool is_group_alive(pid_t pgid, std::optional<uint64_t> start) {
 bool end_group(pid_t pgid, std::optional<uint64_t> start, double kill_after) {
   if (!is_group_alive(pgid, start)) return true;
   kill(-pgid, SIGTERM);
+  kill(-pgid, SIGCONT);  // a stopped group acts on it
   double end = monotonic_seconds() + kill_after;
   while (monotonic_seconds() < end) {
     if (!group_exists(pgid)) return true;
@@ -260,6 +371,21 @@ bool end_group(pid_t pgid, std::optional<uint64_t> start, double kill_after) {
     sleep_seconds(0.05);
   }
   return !group_exists(pgid);
+}
+
+bool end_hold(const std::string& path, double kill_after) {
+  if (!is_hold_taken(path)) return true;
+  if (auto r = read_hold_record(path)) end_group(r->pgid, r->pgid_start, kill_after);
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return !is_hold_taken(path);
+  // members that left the group (setsid) still holding the file
+  double give_up = monotonic_seconds() + kill_after + 1;
+  while (is_hold_taken(path)) {
+    if (monotonic_seconds() >= give_up) return false;
+    kill_hold_holders(st.st_dev, st.st_ino);
+    sleep_seconds(0.05);
+  }
+  return true;
 }
 
 }  // namespace loopkit

@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# An iteration never runs twice at once, on every way out (contract section
+# 8, "Supervision"): kill -9 of the engine, of agent-run, of the engine's
+# whole process group, job control, each followed by a restart at once.
+load helpers
+
+ST=.claude/pipeline-runs/demo/state.json
+LOCK=.claude/locks/demo.lock
+engine() { "$LOOPKIT_SCRIPTS/loop-engine" "$@"; }
+
+# the engine's pid, from its lock
+engine_pid() { state-get "$LOCK" pid; }
+# no two agents overlapped (make_overlap_agent's log)
+no_overlap() { ! grep -q overlap agents.log || { cat agents.log >&2; false; }; }
+proc_state() { awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null || true; }
+wait_state() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") == "$2" ]] && return 0; sleep 0.1; done
+  echo "process $1 never reached state $2 (it is '$(proc_state "$1")')" >&2
+  return 1
+}
+wait_not_state() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") != "$2" ]] && return 0; sleep 0.1; done
+  echo "process $1 stayed in state $2" >&2
+  return 1
+}
+# in_group CMD...: CMD in a process group of its own in this session, as
+# an interactive shell starts a job (not orphaned, so that stop signals
+# act; SIGINT and SIGQUIT not ignored, as a script's background job has
+# them); its pid, the group's id, in job.pid
+in_group() {
+  perl -e '$SIG{INT} = $SIG{QUIT} = "DEFAULT"; setpgrp(0, 0); open(F, ">job.pid.tmp") or die; print F "$$\n"; close F;
+    rename("job.pid.tmp", "job.pid"); exec @ARGV or die' "$@" 2>/dev/null &
+}
+
+@test "kill -9 of the engine before it recorded its agent, then a restart at once: the restart waits for it" {
+  make_overlap_agent
+  # the write that records the agent's pid made slow (a slow fsync): the
+  # engine dies before it, and only the kernel knows the agent still runs
+  mkdir shim
+  for t in "$LOOPKIT_BIN"/*; do ln -s "$t" shim/; done
+  rm shim/state-set
+  printf '#!/bin/sh\ncase "$*" in *agent_pid*) sleep 5 ;; esac\nexec "%s/state-set" "$@"\n' "$LOOPKIT_BIN" >shim/state-set
+  chmod +x shim/state-set
+  LOOPKIT_BIN=$PWD/shim TERM_GRACE=2 engine --session demo --max-iterations 1 -- ./overlap.sh 2>/dev/null &
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -9 "$(engine_pid)"
+  run -0 --separate-stderr engine --session demo --max-iterations 1 -- ./overlap.sh
+  [[ $stderr == *"waiting for the previous agent of session 'demo'"* ]]
+  no_overlap
+  grep -qx "end $first term" agents.log
+  run -0 state-get "$ST" status iteration_completed
+  [ "$output" = $'complete\n1' ]
+}
+
+@test "kill -9 of agent-run: its agent ends too, and the engine's retry never runs beside it" {
+  make_overlap_agent
+  TERM_GRACE=2 engine --session demo --max-iterations 1 --retries 1 --retry-delay 0 --kill-after 5 -- ./overlap.sh 2>err &
+  eng=$!
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -9 "$(ps -o ppid= -p "$first" | tr -d ' ')" # agent-run, the agent's parent
+  wait "$eng"
+  no_overlap
+  grep -qx "end $first term" agents.log
+  run -0 state-get "$ST" status iteration_completed
+  [ "$output" = $'complete\n1' ]
+}
+
+@test "kill -9 of the engine's whole process group (kill -9 %1): the agent dies too; a restart completes" {
+  make_overlap_agent
+  in_group "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 --kill-after 1 -- ./overlap.sh
+  wait_for job.pid
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -9 -- "-$(cat job.pid)"
+  wait_gone "$first"
+  run -0 engine -q --session demo --max-iterations 1 -- ./overlap.sh
+  no_overlap
+  run -0 state-get "$ST" status iteration_completed
+  [ "$output" = $'complete\n1' ]
+}
+
+@test "Ctrl-Z stops the agent with its engine, fg continues both; Ctrl-\\ ends the run with 131" {
+  cat >agent.sh <<'EOF2'
+#!/usr/bin/env bash
+echo $$ >agent.pid.tmp && mv agent.pid.tmp agent.pid
+while [[ ! -e go.$LOOPKIT_ITERATION ]]; do sleep 0.1; done
+EOF2
+  chmod +x agent.sh
+  in_group "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 2 -- ./agent.sh
+  wait_for job.pid
+  wait_for agent.pid
+  job=$(cat job.pid) agent=$(cat agent.pid)
+  kill -TSTP -- "-$job" # what the terminal does on Ctrl-Z
+  wait_state "$agent" T
+  wait_state "$job" T
+  kill -CONT -- "-$job" # fg
+  wait_not_state "$agent" T
+  rm agent.pid
+  touch go.1
+  wait_for agent.pid # the second iteration
+  agent=$(cat agent.pid)
+  kill -QUIT -- "-$job" # Ctrl-\
+  wait_gone "$job"
+  wait_gone "$agent"
+  run -0 state-get "$ST" status completion_reason
+  assert_equal "$output" $'failed\ninterrupted'
+}
