@@ -323,14 +323,28 @@ lk_read_result() {
     return 0
   fi
   eval "$out"
+  [[ -z $R_cost ]] || lk_cost_as_written "$f"
 }
 
-# lk_usage_args PREFIX: state-set assignments recording the result's cost,
-# tokens and turns: PREFIX.cost etc. (PREFIX empty: none) and the session's
-# total_cost, total_tokens, total_turns; into LK_ARGS, with the event fields
-# into LK_USAGE.
+# lk_cost_as_written FILE: R_cost as the agent wrote it, not as state-get
+# prints it (the nearest double, 17 digits): the totals, added by state-set
+# on their decimal digits, then stay exact to 34. Taken from the text only
+# when "cost" stands in it once (no nested or repeated member, no string
+# that could be mistaken for it); else the double stays. No program starts.
+lk_cost_as_written() {
+  local text="" rest re='"cost"[[:space:]]*:[[:space:]]*([0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?)[[:space:]]*[,}]'
+  IFS= read -r -d '' text <"$1" || true
+  rest=${text#*'"cost"'}
+  [[ $rest != *'"cost"'* ]] || return 0
+  if [[ $text =~ $re ]]; then R_cost=${BASH_REMATCH[1]}; fi
+}
+
+# lk_usage_args PREFIX [OP]: state-set assignments recording the result's
+# cost, tokens and turns: PREFIX.cost etc. (PREFIX empty: none; OP := by
+# default, += to add to them) and the session's total_cost, total_tokens,
+# total_turns; into LK_ARGS, with the event fields into LK_USAGE.
 lk_usage_args() {
-  local prefix=$1 name value
+  local prefix=$1 op=${2:-:=} name value
   LK_ARGS=() LK_USAGE=()
   for name in cost tokens turns; do
     case $name in cost) value=$R_cost ;; tokens) value=$R_tokens ;; *) value=$R_turns ;; esac
@@ -340,7 +354,7 @@ lk_usage_args() {
       lk_warn "ignoring $name '$value' in the agent's result (not a number)"
       continue
     fi
-    [[ -z $prefix ]] || LK_ARGS+=("$prefix.$name:=$value")
+    [[ -z $prefix ]] || LK_ARGS+=("$prefix.$name$op$value")
     LK_ARGS+=("total_$name+=$value")
     LK_USAGE+=("$name:=$value")
   done
