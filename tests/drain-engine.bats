@@ -450,3 +450,10 @@ EOF
   run -0 state-get "$A" total_tokens
   [ "$output" = 29 ]
 }
+
+@test "the final words count right: an item abandoned by the last failure is not left" {
+  make_agent
+  printf 'a\nb\nc\n' >ready.txt
+  AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -5 --separate-stderr engine --next 'cat ready.txt' --max-attempts 1 --max-failures 2 -- ./work.sh
+  [[ $stderr == *"2 consecutive failed items; drain stopped: too-many-failures: done 0, abandoned 2, left 1"* ]]
+}

@@ -709,3 +709,19 @@ group_leader() {
   echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25"
   (((c[1] - c[0]) <= 8 * 20))
 }
+
+# --- issue 37: final words that count right --------------------------------
+
+@test "the final words count right: a plateau leaves nothing, a stop counts the state's maximum" {
+  make_agent
+  AGENT_PLAN='2={"plateau":true}' run -0 --separate-stderr engine --session demo --plateau-after 1 --max-iterations 10 -- ./agent.sh
+  [[ $stderr == *"complete: plateau after 2 iterations: done 2, left 0"* ]]
+  # the maximum changed in the state, then a stop: counted on the new one
+  cat >stop.sh <<'EOF'
+#!/usr/bin/env bash
+state-set "$LOOPKIT_STATE" max_iterations:=5 status=stopped
+EOF
+  chmod +x stop.sh
+  run -0 --separate-stderr engine --session other --max-iterations 10 -- ./stop.sh
+  [[ $stderr == *"stopped by request after 1 iterations: done 1, left 4"* ]]
+}
