@@ -127,16 +127,38 @@ lk_proc_start_v() {
 }
 
 # lk_timer SECONDS: a background job ($!) that ends after SECONDS, started
-# without a program: a read that times out on the engine's FIFO (LK_TICK,
+# without a program: reads that time out on the engine's FIFO (LK_TICK,
 # lk_setup's), which nobody writes; sleep(1) without one. An agent run that
 # ends first never depends on whether a sleep got as far as its exec.
 LK_TICK=""
 lk_timer() {
   if [[ -n $LK_TICK ]]; then
-    read -r -t "$1" -u "$LK_TICK" _ &
+    lk_tick_wait "$1" &
   else
     sleep "$1" >/dev/null 2>&1 &
   fi
+}
+
+# lk_tick_wait SECONDS: the timer's wait, in reads of at most a second,
+# each followed by a look at the engine ($$): a kill -9 of the engine runs
+# no trap to end its timer, which then ends within a second, not a whole
+# beat later. Builtins only.
+lk_tick_wait() {
+  local ms slice t
+  if [[ $1 =~ ^([0-9]*)(\.([0-9]*))?$ ]]; then
+    local frac=${BASH_REMATCH[3]}000
+    ms=$((10#0${BASH_REMATCH[1]} * 1000 + 10#${frac:0:3}))
+  else
+    read -r -t "$1" -u "$LK_TICK" _ # a form not parsed here (1e+06): at once
+    return 0
+  fi
+  while ((ms > 0)); do
+    slice=$((ms < 1000 ? ms : 1000))
+    printf -v t '%d.%03d' $((slice / 1000)) $((slice % 1000))
+    read -r -t "$t" -u "$LK_TICK" _
+    kill -0 "$$" 2>/dev/null || return 0
+    ms=$((ms - slice))
+  done
 }
 
 # --- the iteration ---------------------------------------------------------

@@ -725,3 +725,19 @@ EOF
   run -0 --separate-stderr engine --session other --max-iterations 10 -- ./stop.sh
   [[ $stderr == *"stopped by request after 1 iterations: done 1, left 4"* ]]
 }
+
+@test "kill -9 of the engine leaves none of its processes behind, its beat timer neither" {
+  make_agent
+  # a beat due only in 10 minutes: a timer that waited for it would outlive the test
+  AGENT_PLAN='1=block' LK_HEARTBEAT=600 "$LOOPKIT_SCRIPTS/loop-engine" --session beat-timer --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  wait_for block.1
+  engine_pid=$(state-get .claude/locks/beat-timer.lock pid)
+  # the engine's own forks (the timer among them) carry its command line
+  [ -n "$(pgrep -f 'loop-engine --session beat-timer')" ]
+  kill -9 "$engine_pid"
+  for _ in $(seq 300); do [ -z "$(pgrep -f 'loop-engine --session beat-timer')" ] && break; sleep 0.1; done
+  pgrep -af 'loop-engine --session beat-timer' || true
+  [ -z "$(pgrep -f 'loop-engine --session beat-timer')" ]
+  read -r agent _ <block.1
+  wait_gone "$agent"
+}
