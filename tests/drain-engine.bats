@@ -46,7 +46,7 @@ worked() { tr '\n' ' ' <worked.log; }
   run -0 state-get "$A" version status iteration current_bead total_cost total_turns updated_at
   [ "$output" = $'1\nstopped\n2\n\n0.5\n6\n2025-01-10T10:05:30Z' ]
   run -0 state-get -k "$A" .history.bd-001
-  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\nstarted_at\nended_at\nduration_s\nexit_status' ]
+  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\ncost\nturns\nstarted_at\nended_at\nduration_s\nexit_status' ]
   run -0 state-get "$A" .history.bd-001.id .history.bd-001.status .history.bd-001.attempts .history.bd-001.last_attempt .history.bd-002.last_session_id
   [ "$output" = $'bd-001\ncompleted\n1\n2025-01-10T10:05:30Z\nsess-bd-002' ]
   run -0 cat env.log
