@@ -28,6 +28,7 @@ LK_RUN_STARTED=""    # when the last agent run started (ISO 8601, LOOPKIT_NOW ho
 LK_LABEL=""          # "session demo", shown in every message
 LK_STATUS=""         # the body of the live status line
 LK_LINE_SHOWN=0      # a status line is on the terminal now
+LK_DRAWN=0 LK_COLS=80 # its width, and the terminal's then (lk_wipe)
 LK_AGENT_PID=""      # the agent while it runs
 LK_SCRATCH=""        # private temporary folder (mktemp -d)
 LK_EVENTS=""         # the session's events.jsonl (empty: none yet)
@@ -52,9 +53,18 @@ lk_stamp() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
 
 lk_clear_line() {
   if ((LK_LINE_SHOWN)); then
-    printf '\r\033[K' >&2
+    lk_wipe
     LK_LINE_SHOWN=0
   fi
+}
+
+# lk_wipe: the cursor back to where the status line starts, and the line
+# gone: all its rows, when a narrower terminal (a resize) wrapped it into
+# more than one (LK_DRAWN: its width in columns; LK_COLS: the terminal's).
+lk_wipe() {
+  local up=0
+  ((LK_DRAWN <= LK_COLS)) || up=$(((LK_DRAWN - 1) / LK_COLS))
+  if ((up > 0)); then printf '\r\033[%dA\033[J' "$up" >&2; else printf '\r\033[K' >&2; fi
 }
 
 # lk_log MESSAGE: an event. On a terminal it becomes the live status line;
@@ -107,22 +117,50 @@ lk_elapsed() {
 # lk_draw: rewrite the live status line in place (terminal only).
 # Never while the agent runs: the terminal is its own then. The width is the
 # terminal's (stderr's, asked with stty: stdin may be anything), read again
-# at each draw, so a resize is followed.
+# at each draw, so a resize is followed. Measured in screen columns (a wide
+# character takes two), never to the last column: a line that wrapped would
+# leave a row behind at each rewrite. Too long, the label gives way first
+# (its tail kept: a path's end says most), so that the status is seen.
 lk_draw() {
   ((LK_TTY && !LK_AGENT_RUNNING)) || return 0
-  # lengths in characters, not bytes, whatever the caller's locale
-  local LC_ALL=C.UTF-8 cols=80 size line
+  local cols=80 size head rest room
   if size=$(stty size <&2 2>/dev/null); then cols=${size#* }; fi
   [[ $cols =~ ^[0-9]+$ ]] && ((cols > 10)) || cols=80
-  line="$LK_PROG ${LK_LABEL:+$LK_LABEL · }$(lk_elapsed) · $LK_STATUS"
-  line=${line//$'\n'/ }
-  if ((${#line} >= cols)); then line="${line:0:cols-2}…"; fi
-  if ((LK_COLOR)); then
-    printf '\r\033[K\033[2m%s\033[0m' "$line" >&2
-  else
-    printf '\r\033[K%s' "$line" >&2
+  rest="$(lk_elapsed) · $LK_STATUS"
+  rest=${rest//$'\n'/ }
+  head=$LK_PROG
+  if [[ -n $LK_LABEL ]]; then
+    lk_fit "$rest" "$cols"
+    room=$((cols - 1 - ${#LK_PROG} - 4 - LK_WIDTH)) # "PROG LABEL · REST"
+    lk_fit_tail "${LK_LABEL//$'\n'/ }" $((room > cols / 4 ? room : cols / 4))
+    head+=" $LK_FIT ·"
   fi
-  LK_LINE_SHOWN=1
+  lk_fit "$head $rest" $((cols - 1))
+  # the line drawn before, as the terminal (maybe resized) shows it now
+  LK_COLS=$cols
+  if ((LK_LINE_SHOWN)); then lk_wipe; else printf '\r\033[K' >&2; fi
+  if ((LK_COLOR)); then
+    printf '\033[2m%s\033[0m' "$LK_FIT" >&2
+  else
+    printf '%s' "$LK_FIT" >&2
+  fi
+  LK_DRAWN=$((LK_WIDTH < cols - 1 ? LK_WIDTH : cols - 1)) LK_LINE_SHOWN=1
+}
+
+# lk_fit_tail TEXT COLS: TEXT in COLS screen columns at most, its start
+# given way to a "…" when longer (a path's end is what tells it apart). Into
+# LK_FIT.
+lk_fit_tail() {
+  local LC_ALL=C.UTF-8 s=$1 cols=$2 i n w=1
+  lk_fit "$s" "$cols"
+  ((LK_WIDTH > cols)) || return 0
+  for ((i = ${#s} - 1; i >= 0; i--)); do
+    printf -v n '%d' "'${s:i:1}"
+    lk_char_width "$n"
+    ((w + LK_CW <= cols)) || break
+    w=$((w + LK_CW))
+  done
+  LK_FIT="…${s:i+1}"
 }
 
 # --- arguments --------------------------------------------------------------
@@ -323,14 +361,28 @@ lk_read_result() {
     return 0
   fi
   eval "$out"
+  [[ -z $R_cost ]] || lk_cost_as_written "$f"
 }
 
-# lk_usage_args PREFIX: state-set assignments recording the result's cost,
-# tokens and turns: PREFIX.cost etc. (PREFIX empty: none) and the session's
-# total_cost, total_tokens, total_turns; into LK_ARGS, with the event fields
-# into LK_USAGE.
+# lk_cost_as_written FILE: R_cost as the agent wrote it, not as state-get
+# prints it (the nearest double, 17 digits): the totals, added by state-set
+# on their decimal digits, then stay exact to 34. Taken from the text only
+# when "cost" stands in it once (no nested or repeated member, no string
+# that could be mistaken for it); else the double stays. No program starts.
+lk_cost_as_written() {
+  local text="" rest re='"cost"[[:space:]]*:[[:space:]]*([0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?)[[:space:]]*[,}]'
+  IFS= read -r -d '' text <"$1" || true
+  rest=${text#*'"cost"'}
+  [[ $rest != *'"cost"'* ]] || return 0
+  if [[ $text =~ $re ]]; then R_cost=${BASH_REMATCH[1]}; fi
+}
+
+# lk_usage_args PREFIX [OP]: state-set assignments recording the result's
+# cost, tokens and turns: PREFIX.cost etc. (PREFIX empty: none; OP := by
+# default, += to add to them) and the session's total_cost, total_tokens,
+# total_turns; into LK_ARGS, with the event fields into LK_USAGE.
 lk_usage_args() {
-  local prefix=$1 name value
+  local prefix=$1 op=${2:-:=} name value
   LK_ARGS=() LK_USAGE=()
   for name in cost tokens turns; do
     case $name in cost) value=$R_cost ;; tokens) value=$R_tokens ;; *) value=$R_turns ;; esac
@@ -340,7 +392,7 @@ lk_usage_args() {
       lk_warn "ignoring $name '$value' in the agent's result (not a number)"
       continue
     fi
-    [[ -z $prefix ]] || LK_ARGS+=("$prefix.$name:=$value")
+    [[ -z $prefix ]] || LK_ARGS+=("$prefix.$name$op$value")
     LK_ARGS+=("total_$name+=$value")
     LK_USAGE+=("$name:=$value")
   done

@@ -30,6 +30,7 @@ fi
 
 LK_IT_CMD=() LK_IT_EVENT=() LK_IT_WHERE="" LK_IT_LINE="" LK_IT_NOUN=session LK_IT_AGENT=agent
 LK_IT_ENTRY="" LK_IT_MAX_PATH="" LK_IT_RESULT=result-
+LK_IT_LATER=0 # a pipeline's runs of the stages after this one
 LK_REASON="" # why lk_loop ended: stop (or the agent's reason), plateau, max_iterations
 LK_STARTED=0 # the session is the engine's: an interruption is recorded
 
@@ -126,16 +127,38 @@ lk_proc_start_v() {
 }
 
 # lk_timer SECONDS: a background job ($!) that ends after SECONDS, started
-# without a program: a read that times out on the engine's FIFO (LK_TICK,
+# without a program: reads that time out on the engine's FIFO (LK_TICK,
 # lk_setup's), which nobody writes; sleep(1) without one. An agent run that
 # ends first never depends on whether a sleep got as far as its exec.
 LK_TICK=""
 lk_timer() {
   if [[ -n $LK_TICK ]]; then
-    read -r -t "$1" -u "$LK_TICK" _ &
+    lk_tick_wait "$1" &
   else
     sleep "$1" >/dev/null 2>&1 &
   fi
+}
+
+# lk_tick_wait SECONDS: the timer's wait, in reads of at most a second,
+# each followed by a look at the engine ($$): a kill -9 of the engine runs
+# no trap to end its timer, which then ends within a second, not a whole
+# beat later. Builtins only.
+lk_tick_wait() {
+  local ms slice t
+  if [[ $1 =~ ^([0-9]*)(\.([0-9]*))?$ ]]; then
+    local frac=${BASH_REMATCH[3]}000
+    ms=$((10#0${BASH_REMATCH[1]} * 1000 + 10#${frac:0:3}))
+  else
+    read -r -t "$1" -u "$LK_TICK" _ # a form not parsed here (1e+06): at once
+    return 0
+  fi
+  while ((ms > 0)); do
+    slice=$((ms < 1000 ? ms : 1000))
+    printf -v t '%d.%03d' $((slice / 1000)) $((slice % 1000))
+    read -r -t "$t" -u "$LK_TICK" _
+    kill -0 "$$" 2>/dev/null || return 0
+    ms=$((ms - slice))
+  done
 }
 
 # --- the iteration ---------------------------------------------------------
@@ -197,7 +220,7 @@ lk_loop_control() {
   if [[ ${v[0]} == '"paused"' || ${v[0]} == '"stopped"' ]] && ! lk_control "$state"; then
     lk_set "$state" status=stopped completion_reason=stopped 'iteration_started:=null' --now completed_at
     LK_STARTED=0
-    lk_say "stopped by request ${LK_IT_WHERE:+in ${LK_IT_WHERE%, } }after $((it - 1)) iterations: done $((it - 1)), left $((max - it + 1)) (run again to resume)"
+    lk_say "stopped by request ${LK_IT_WHERE:+in ${LK_IT_WHERE%, } }after $((it - 1)) iterations: $(lk_loop_counts "$it" "$LK_CTL_MAX") (run again to resume)"
     exit 0
   fi
   # a pause may have lasted: the total as it is now
@@ -206,9 +229,19 @@ lk_loop_control() {
     lk_set "$state" status=complete completion_reason=max_cost 'iteration_started:=null' --now completed_at
     LK_STARTED=0
     lk_event complete reason=max_cost "${LK_IT_EVENT[@]}" "iteration:=$((it - 1))"
-    lk_say "complete: total_cost reached --max-cost $LK_MAX_COST ${LK_IT_WHERE:+in ${LK_IT_WHERE%, } }after $((it - 1)) iterations: done $((it - 1)), left $((max - it + 1))"
+    lk_say "complete: total_cost reached --max-cost $LK_MAX_COST ${LK_IT_WHERE:+in ${LK_IT_WHERE%, } }after $((it - 1)) iterations: $(lk_loop_counts "$it" "$LK_CTL_MAX")"
     exit 0
   fi
+}
+
+# lk_loop_counts IT MAX: the final words' counts when iteration IT did not
+# complete: done, left (of MAX), and a pipeline's later stages (LK_IT_LATER:
+# their runs, "up to": a plateau may end them sooner).
+lk_loop_counts() {
+  local left=$(($2 - $1 + 1))
+  ((left > 0)) || left=0
+  printf 'done %d, left %d' $(($1 - 1)) "$left"
+  ((LK_IT_LATER == 0)) || printf ' in this stage and up to %d in later stages' "$LK_IT_LATER"
 }
 
 # lk_loop_failed STATE IT MAX: the agent failed past its retries (or the
@@ -227,7 +260,7 @@ lk_loop_failed() {
   if ((LK_BROKEN)); then
     lk_say "${LK_IT_WHERE}iteration $it: $LK_FAILS consecutive failures (last status $LK_RC); $LK_IT_NOUN stopped: too-many-failures"
   else
-    lk_say "${LK_IT_WHERE}iteration $it: the $LK_IT_AGENT exited with status $LK_RC; $LK_IT_NOUN failed: $why; done $((it - 1)), left $((max - it + 1)) (run again to resume)"
+    lk_say "${LK_IT_WHERE}iteration $it: the $LK_IT_AGENT exited with status $LK_RC; $LK_IT_NOUN failed: $why; $(lk_loop_counts "$it" "$max") (run again to resume)"
   fi
   exit 5
 }

@@ -46,7 +46,7 @@ worked() { tr '\n' ' ' <worked.log; }
   run -0 state-get "$A" version status iteration current_bead total_cost total_turns updated_at
   [ "$output" = $'1\nstopped\n2\n\n0.5\n6\n2025-01-10T10:05:30Z' ]
   run -0 state-get -k "$A" .history.bd-001
-  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\nstarted_at\nended_at\nduration_s\nexit_status' ]
+  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\ncost\nturns\nstarted_at\nended_at\nduration_s\nexit_status' ]
   run -0 state-get "$A" .history.bd-001.id .history.bd-001.status .history.bd-001.attempts .history.bd-001.last_attempt .history.bd-002.last_session_id
   [ "$output" = $'bd-001\ncompleted\n1\n2025-01-10T10:05:30Z\nsess-bd-002' ]
   run -0 cat env.log
@@ -383,4 +383,77 @@ starts() { grep 'execve(' "$1" | grep -vcE 'execve\("[^"]*/(true|seq)"'; }
   (((c[1] - c[0]) <= 8 * 30))
   # the start and the end of the run are a few more, at both lengths
   ((c[0] <= 8 * 10 + 20 && c[1] <= 8 * 40 + 20))
+}
+
+# --- issue 37: what an overnight user reads in the morning -----------------
+
+@test "--idle-wait says it is idle once per idle spell, and when work arrives" {
+  make_agent
+  : >ready.txt
+  engine --next 'echo x >>polls; cat ready.txt' --idle-wait 600 --poll 0.02 -- ./work.sh 2>err.log &
+  e=$!
+  # many polls of an empty queue
+  for _ in $(seq 1500); do [[ -e polls && $(wc -l <polls) -ge 15 ]] && break; sleep 0.1; done
+  [[ $(wc -l <polls) -ge 15 ]]
+  echo late >ready.txt
+  # idle again once the item is done: a second spell, then stop it
+  for _ in $(seq 1500); do [[ $(grep -c '"idle"' .atari/events.jsonl) -ge 2 ]] && break; sleep 0.1; done
+  state-set "$A" status=stopped
+  wait "$e"
+  [ "$(worked)" = "late " ]
+  [ "$(grep -c 'idle: no ready item' err.log)" -eq 2 ]
+  [ "$(grep -c 'work arrived: late' err.log)" -eq 1 ]
+}
+
+@test "the end of a shared drain is quiet: every worker says drained" {
+  make_agent
+  printf 'a\n' >ready.txt
+  AGENT_PLAN='a=block' engine --next 'cat ready.txt' --locks locks --poll 0.02 -- ./work.sh 2>a.log &
+  a=$!
+  for _ in $(seq 1500); do [[ -e block.a ]] && break; sleep 0.1; done
+  engine --next 'cat ready.txt' --locks locks --poll 0.02 -- ./work.sh 2>b.log &
+  b=$!
+  for _ in $(seq 1500); do grep -q 'held by other workers' b.log && break; sleep 0.1; done
+  touch go.a
+  wait "$a"
+  wait "$b"
+  cat a.log b.log
+  ! grep -E 'state-set|expected|stopped by request' a.log b.log
+  grep -q 'drained' a.log
+  grep -q 'drained' b.log
+  run -0 state-get "$A" status completion_reason
+  [ "$output" = $'stopped\ndrained' ]
+}
+
+@test "drain history entries hold cost and tokens; sums stay exact past 17 digits" {
+  printf 'a\nb\n' >ready.txt
+  cat >work.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM" >>worked.log
+if [[ $LOOPKIT_ITEM == a && ! -e failed.a ]]; then
+  touch failed.a
+  printf '{"error":"flaky","cost":0.1000000000000000000000000001,"tokens":7}' >"$LOOPKIT_RESULT"
+  exit 1
+fi
+grep -vxF -- "$LOOPKIT_ITEM" ready.txt >ready.new || true
+mv ready.new ready.txt
+printf '{"cost": 0.2000000000000000000000000002 , "tokens":11,"note":{"x":1}}' >"$LOOPKIT_RESULT"
+EOF
+  chmod +x work.sh
+  run -0 engine --next 'cat ready.txt' --retry-delay 0 -- ./work.sh
+  [ "$(worked)" = "a a b " ]
+  run -0 state-get -j "$A" .history.a.cost .history.a.tokens .history.b.cost .history.b.tokens '.runs[].cost'
+  [ "$output" = $'0.3\n18\n0.2\n11\n0.1\n0.2\n0.2' ]
+  # the text as written: the sum on all its digits
+  grep -q '"total_cost": *0.5000000000000000000000000005' "$A"
+  grep -q '"cost": *0.3000000000000000000000000003' "$A"
+  run -0 state-get "$A" total_tokens
+  [ "$output" = 29 ]
+}
+
+@test "the final words count right: an item abandoned by the last failure is not left" {
+  make_agent
+  printf 'a\nb\nc\n' >ready.txt
+  AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -5 --separate-stderr engine --next 'cat ready.txt' --max-attempts 1 --max-failures 2 -- ./work.sh
+  [[ $stderr == *"2 consecutive failed items; drain stopped: too-many-failures: done 0, abandoned 2, left 1"* ]]
 }

@@ -121,3 +121,73 @@ check_agent_lines() {
   ! grep -q $'\033\[2m' raw.log || false
   check_agent_lines 1
 }
+
+# whole_line: the visible rows hold one status line, the last, no piece of another
+whole_line() {
+  local r
+  r=$(rows | sed '/^$/d')
+  [[ $(grep -c 'loop-engine' <<<"$r") == 1 && $(tail -n 1 <<<"$r") == "loop-engine session s · "* ]]
+}
+
+# rows: the pane's visible rows as they are (wrapped lines not joined)
+rows() { tmux -L "$SOCK" capture-pane -p; }
+
+@test "the status line counts screen columns: wide ids never wrap it, no row is left behind" {
+  printf '中文标题的任务🚀很长很长很长的名字一二三四五六七八九十\nb\n' >ready.txt
+  cat >quiet.sh <<'EOF2'
+#!/usr/bin/env bash
+grep -vxF -- "$LOOPKIT_ITEM" ready.txt >ready.new || true
+mv ready.new ready.txt
+touch "ran.$LOOPKIT_ITERATION"
+[[ $LOOPKIT_ITERATION != 1 ]] || for ((i = 0; i < 600; i++)); do [[ -e go.1 ]] && break; sleep 0.1; done
+EOF2
+  chmod +x quiet.sh
+  pane 60 TERM=xterm NO_COLOR=1 -- "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' --poll 0.1 -- ./quiet.sh
+  for _ in $(seq 300); do [[ -e ran.1 ]] && break; sleep 0.1; done
+  # the status line above the silent agent: one row, whole
+  run -0 rows
+  line=$(grep -F '中文' <<<"$output")
+  [ "$(grep -c . <<<"$line")" = 1 ]
+  [[ $line == "drain-engine "*"/state.json · "*" · item 中文"*"…" ]]
+  touch go.1
+  wait_screen ENGINE-EXIT=0
+  screen | grep -q 'drained: no item left'
+  # the agent said nothing: every row is the engine's, none a wrapped piece
+  tmux -L "$SOCK" capture-pane -p -S - -E - | sed '/^$/d' >all-rows
+  # (a final line of its own may wrap: it is printed once, never rewritten)
+  awk '{ if ($0 !~ /^(drain-engine|ENGINE-EXIT=0$)/ && prev !~ /^drain-engine: /) bad = 1; prev = $0 }
+    END { exit bad }' all-rows
+}
+
+@test "a narrow terminal: the label gives way so the status is seen" {
+  mkdir -p q/with/a/rather/long/name/for/the/queue
+  st=$W/q/with/a/rather/long/name/for/the/queue/state.json
+  printf '{"version":1,"status":"paused","iteration":0,"current_bead":"","history":{},"total_cost":0,"total_turns":0}' >"$st"
+  echo a >ready.txt
+  pane 60 TERM=xterm -- "$LOOPKIT_SCRIPTS/drain-engine" --state "$st" --next 'cat ready.txt' --poll 0.1 -- true
+  wait_screen 'paused'
+  local LC_ALL=C.UTF-8
+  last=$(rows | sed '/^$/d' | tail -n 1)
+  [[ $last == "drain-engine …"*"/state.json · "*" · paused (resume"* ]]
+  [ "${#last}" -le 59 ]
+  state-set "$st" status=stopped
+  wait_screen ENGINE-EXIT=0
+}
+
+@test "a resize while paused leaves no fragment of the wider line" {
+  mkdir -p .claude/pipeline-runs/s
+  printf '{"session":"s","type":"loop","status":"paused"}' >"$ST"
+  pane 120 TERM=xterm NO_COLOR=1 -- "$LOOPKIT_SCRIPTS/loop-engine" --session s --max-iterations 1 --poll 0.1 -- ./chatty.sh
+  wait_screen 'paused (resume'
+  local LC_ALL=C.UTF-8
+  last=$(rows | sed '/^$/d' | tail -n 1)
+  ((${#last} > 70))
+  tmux -L "$SOCK" resize-window -x 50
+  # redrawn at the new width (the WINCH, or the next poll): one line, whole,
+  # at the bottom, where the old wrapped one stood
+  for _ in $(seq 300); do whole_line && break; sleep 0.1; done
+  rows
+  whole_line
+  state-set "$ST" status=running
+  wait_screen ENGINE-EXIT=0
+}

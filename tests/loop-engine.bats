@@ -709,3 +709,35 @@ group_leader() {
   echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25"
   (((c[1] - c[0]) <= 8 * 20))
 }
+
+# --- issue 37: final words that count right --------------------------------
+
+@test "the final words count right: a plateau leaves nothing, a stop counts the state's maximum" {
+  make_agent
+  AGENT_PLAN='2={"plateau":true}' run -0 --separate-stderr engine --session demo --plateau-after 1 --max-iterations 10 -- ./agent.sh
+  [[ $stderr == *"complete: plateau after 2 iterations: done 2, left 0"* ]]
+  # the maximum changed in the state, then a stop: counted on the new one
+  cat >stop.sh <<'EOF'
+#!/usr/bin/env bash
+state-set "$LOOPKIT_STATE" max_iterations:=5 status=stopped
+EOF
+  chmod +x stop.sh
+  run -0 --separate-stderr engine --session other --max-iterations 10 -- ./stop.sh
+  [[ $stderr == *"stopped by request after 1 iterations: done 1, left 4"* ]]
+}
+
+@test "kill -9 of the engine leaves none of its processes behind, its beat timer neither" {
+  make_agent
+  # a beat due only in 10 minutes: a timer that waited for it would outlive the test
+  AGENT_PLAN='1=block' LK_HEARTBEAT=600 "$LOOPKIT_SCRIPTS/loop-engine" --session beat-timer --max-iterations 1 -- ./agent.sh 2>/dev/null &
+  wait_for block.1
+  engine_pid=$(state-get .claude/locks/beat-timer.lock pid)
+  # the engine's own forks (the timer among them) carry its command line
+  [ -n "$(pgrep -f 'loop-engine --session beat-timer')" ]
+  kill -9 "$engine_pid"
+  for _ in $(seq 300); do [ -z "$(pgrep -f 'loop-engine --session beat-timer')" ] && break; sleep 0.1; done
+  pgrep -af 'loop-engine --session beat-timer' || true
+  [ -z "$(pgrep -f 'loop-engine --session beat-timer')" ]
+  read -r agent _ <block.1
+  wait_gone "$agent"
+}

@@ -361,3 +361,10 @@ make_overlap_stage() {
   run -0 state-get "$S" status completion_reason total_cost
   [ "$output" = $'complete\nmax_cost\n0.5' ]
 }
+
+@test "the final words of a pipeline count the later stages too" {
+  make_agent
+  make_pipe 3 2
+  AGENT_PLAN=$'0:1={"cost":0.25}\n0:2={"cost":0.25}' run -0 --separate-stderr engine --session refine --max-cost 0.5 pipe.json
+  [[ $stderr == *"in stage 0 (s0) after 2 iterations: done 2, left 1 in this stage and up to 2 in later stages"* ]]
+}
