@@ -190,6 +190,10 @@ lk_wait_agent() {
 
 lk_lock_drop() {
   if [[ -n $LK_LOCK ]]; then
+    # the agents' hold file goes with the lock (nothing left behind), unless
+    # a holder still lives (a process that left the agent's group): the next
+    # engine of the lock waits for that one
+    if [[ -n $LK_HOLD && -e $LK_HOLD ]] && ! agent-run -q --alive "$LK_HOLD"; then rm -f -- "$LK_HOLD"; fi
     lock-release --pid $$ -q "$LK_LOCK" || true
     LK_LOCK=""
   fi

@@ -175,7 +175,10 @@ wait_free() {
 }
 
 @test "--end FILE ends a holder that left the group (setsid) and still holds the hold" {
-  agent-run --kill-after 0.5 --hold h -- sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >left'
+  # the agent returns only once its child has left the group (else the end
+  # of the run's group could take the child before its setsid)
+  agent-run --kill-after 0.5 --hold h -- sh -c 'setsid sh -c "echo \$\$ >left.tmp && mv left.tmp left && exec sleep 300" </dev/null >/dev/null 2>&1 &
+    while [ ! -s left ]; do sleep 0.01; done'
   left=$(cat left)
   echo "$left" >>"$W.pids"
   run -0 agent-run --alive h

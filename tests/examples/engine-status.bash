@@ -11,3 +11,9 @@ event-append "$R/events.jsonl" complete --session run1 >/dev/null
 mkdir -p srv/agents/.claude/pipeline-runs/other
 state-set srv/agents/.claude/pipeline-runs/other/state.json session=other type=loop status=running \
   iteration:=1 iteration_completed:=0
+# the etcd example's drain, on the throwaway etcd
+before_block() {
+  if grep -q 'etcd://' "$1" && [[ -n ${ENDPOINTS:-} ]]; then
+    state-set --init '{"version":1}' "etcd://$ENDPOINTS/atari" status=running iteration:=1 >/dev/null
+  fi
+}

@@ -3,7 +3,7 @@
 # shellcheck shell=bash
 mkdir -p .claude/pipeline-runs/auth .claude/locks
 state-set .claude/pipeline-runs/auth/state.json status=running iteration:=3 iteration_completed:=2
-state-set state.json status=running iteration:=3 iteration_completed:=2 \
+state-set state.json status=running iteration:=3 iteration_completed:=2 max_iterations:=3 \
   'stages:=[{"name":"draft","status":"complete"},{"name":"review","status":"failed"}]' completed_at=2025-01-10T10:00:00Z
 lock-acquire --pid $$ .claude/locks/auth.lock
 # the etcd example's key
