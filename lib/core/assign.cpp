@@ -1,5 +1,6 @@
 #include "core/assign.hpp"
 
+#include "core/assign_ops.hpp"
 #include "core/edit_rules.hpp"
 #include "sys/format.hpp"
 
@@ -97,63 +98,25 @@ void remove_at(json::value& doc, const Path& p) {
   }
 }
 
-// The operators after a path. The first character of -=, /=, %= and //=
-// is one a bare name may hold: name_operator takes it back from the name.
-struct Operator {
-  std::string_view spelling;
-  Edit::Op op;
-  char operand;  // 't' text, 'j' JSON, 'n' a number, '*' a number or an object
-};
-constexpr Operator operators[] = {
-    {":=", Edit::set, 'j'},
-    {"=", Edit::set, 't'},
-    {"+=", Edit::add, 'n'},
-    {"-=", Edit::subtract, 'n'},
-    {"*=", Edit::multiply, '*'},
-    {"/=", Edit::divide, 'n'},
-    {"%=", Edit::remainder, 'n'},
-    {"//=", Edit::alternative, 'j'},
-    {"?:=", Edit::set_if_missing, 'j'},
-    {"?=", Edit::set_if_missing, 't'},
-};
-constexpr std::string_view in_name_chars = "-/%|&^<>~";  // what a bare name holds of them
-constexpr std::string_view operator_chars = "-/%|&^<>~*+?:!";
-constexpr std::string_view all_operators = "=, :=, +=, -=, *=, /=, %=, //=, ?=, ?:=, []= or []:=";
-
-// The run of operator characters that ends the path's last bare name just
-// before '=' (n-=1, total/=2, x|=y) is the operator's, never the name's:
-// gives it back and returns the path's true length.
-std::size_t name_operator(std::string_view text, std::size_t n, Path& path) {
-  if (n >= text.size() || text[n] != '=' || path.segments.empty() || path.segments.back().kind != Segment::key)
-    return n;
-  std::size_t run = 0;
-  while (run < n && in_name_chars.find(text[n - 1 - run]) != std::string_view::npos) ++run;
-  std::string& name = path.segments.back().name;
-  if (run == 0 || name.size() < run || std::string_view(name).substr(name.size() - run) != text.substr(n - run, run))
-    return n;
-  name.resize(name.size() - run);
-  if (name.empty())
-    fail_usage(loopkit::format("malformed assignment {}: no member name before the operator", quoted(text)));
-  path.text = std::string(text.substr(0, n - run));
-  return n - run;
-}
-
-[[noreturn]] void unknown_operator(std::string_view text, std::string_view rest) {
-  std::size_t run = 0;
-  while (run < rest.size() && operator_chars.find(rest[run]) != std::string_view::npos) ++run;
-  if (run < rest.size() && rest[run] == '=' && run > 0) {
-    std::string op(rest.substr(0, run + 1));
-    fail_usage(loopkit::format("malformed assignment {}: state-set has no operator {}{}; it has {}", quoted(text), op,
-                               op == "|=" ? " (jq's update with a filter: compute the value and write PATH:=JSON)" : "",
-                               all_operators));
+// assign_ops' kinds as edits
+Edit::Op edit_op(assign_ops::Kind k) {
+  switch (k) {
+    case assign_ops::set: return Edit::set;
+    case assign_ops::add: return Edit::add;
+    case assign_ops::subtract: return Edit::subtract;
+    case assign_ops::multiply: return Edit::multiply;
+    case assign_ops::divide: return Edit::divide;
+    case assign_ops::remainder: return Edit::remainder;
+    case assign_ops::alternative: return Edit::alternative;
+    case assign_ops::set_if_missing: return Edit::set_if_missing;
   }
-  fail_usage(loopkit::format("malformed assignment {}: expected {} after the path", quoted(text), all_operators));
+  return Edit::set;
 }
 
 Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
   Edit e;
   e.source = std::string(text);
-  std::size_t n = name_operator(text, parse_path_prefix(text, e.path), e.path);
+  std::size_t n = assign_ops::name_operator(text, parse_path_prefix(text, e.path), e.path);
   if (n == 0) fail_usage(loopkit::format("malformed assignment {}: no path before the operator", quoted(text)));
   std::string_view rest = text.substr(n);
   bool appending = !e.path.segments.empty() && e.path.segments.back().kind == Segment::all;
@@ -161,19 +124,17 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
   for (const auto& s : e.path.segments)
     if (s.kind == Segment::all)
       fail_usage(loopkit::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
-  const Operator* op = nullptr;
-  for (const auto& o : operators)
-    if (rest.substr(0, o.spelling.size()) == o.spelling) op = &o;
-  if (!op) unknown_operator(text, rest);
-  if (appending && op->op != Edit::set)
+  const assign_ops::Operator* op = assign_ops::find(rest);
+  if (!op) assign_ops::unknown_operator(text, rest);
+  if (appending && op->kind != assign_ops::set)
     fail_usage(loopkit::format("malformed assignment {}: after '[]' only = and := (append)", quoted(text)));
   rest.remove_prefix(op->spelling.size());
-  e.op = appending ? Edit::append : op->op;
+  e.op = appending ? Edit::append : edit_op(op->kind);
   // a file holding invalid UTF-8 could never be read back
   if (op->operand == 't' && !json::is_utf8(rest))
     fail_usage(loopkit::format("malformed assignment for {}: the text is not UTF-8", quoted(e.path.text)));
   if (op->operand == 't') e.operand = json::value(json::string(rest));
-  else if (op->op == Edit::alternative) e.operand = alternative_operand(rest, text, keep);
+  else if (op->kind == assign_ops::alternative) e.operand = alternative_operand(rest, text, keep);
   else e.operand = operand_json(rest, text, keep);
   if (op->operand == '*' && e.operand.is_object()) e.op = Edit::merge;
   else if (op->operand == '*' && !json::is_numeric(e.operand))

@@ -53,7 +53,7 @@ void cannot_compute(const Path& p, char op, const char* type) {
                      : op == '*' ? "multiply"
                      : op == '/' ? "divide"
                                  : "take the remainder of";
-  fail_data(loopkit::format("{}: cannot {} a {} ({}= takes a number)", p.text, verb, type, op));
+  fail_data(loopkit::format("{}: cannot {} {} ({}= takes a number)", p.text, verb, with_article(type), op));
 }
 
 // ---- the arithmetic of += --------------------------------------------------------

@@ -4,6 +4,7 @@
 // builds no document and carries no JSON library (issue 24).
 #include <vector>
 
+#include "core/assign_ops.hpp"
 #include "core/event.hpp"
 #include "core/json_members.hpp"
 #include "core/path.hpp"
@@ -74,34 +75,29 @@ std::size_t depth_of(std::string_view v) {
   return most;
 }
 
-// The operator after a field's path, as parse_assignment tells them apart:
-// its length, whether a JSON value follows, whether it is a plain set.
-struct Operator {
-  std::size_t size;
-  bool json, set;
-};
-Operator operator_of(std::string_view rest, bool appending, std::string_view text) {
-  auto starts = [&](std::string_view op) { return rest.substr(0, op.size()) == op; };
-  if (starts(":=")) return {2, true, !appending};
-  if (starts("=")) return {1, false, !appending};
-  if (!appending && starts("+=")) {
-    const char first = check_json(rest.substr(2), text);
-    if (first != '-' && (first < '0' || first > '9'))
-      fail_usage(loopkit::format("malformed assignment {}: += takes a number", quoted(text)));
-    return {2, true, false};
+// An operand that must be JSON: its first character (check_json), or for
+// //= the message assign.cpp gives for what is not JSON
+char check_operand(const assign_ops::Operator& op, std::string_view operand, std::string_view text) {
+  if (op.kind != assign_ops::alternative) return check_json(operand, text);
+  try {
+    static std::vector<JsonMemberSpan> spans;
+    read_json_members(operand, "value", spans);
+  } catch (const Error&) {
+    fail_usage(
+        loopkit::format("malformed assignment {}: //= takes JSON, as jq's right side: write "
+                        "PATH//='\"text\"' for a string (--now 'PATH?' sets the time when missing or null)",
+                        quoted(text)));
   }
-  if (!appending && starts("*=")) return {2, true, false};
-  if (!appending && starts("?:=")) return {3, true, false};
-  if (!appending && starts("?=")) return {2, false, false};
-  fail_usage(loopkit::format("malformed assignment {}: expected =, :=, +=, ?=, ?:=, *=, []= or []:= after the path",
-                             quoted(text)));
+  return check_json(operand, text);
 }
+
+bool is_number_start(char c) { return c == '-' || (c >= '0' && c <= '9'); }
 
 }  // namespace
 
 Field parse_field(std::string_view text) {
   Path path;
-  const std::size_t n = parse_path_prefix(text, path);
+  const std::size_t n = assign_ops::name_operator(text, parse_path_prefix(text, path), path);
   if (n == 0) fail_usage(loopkit::format("malformed assignment {}: no path before the operator", quoted(text)));
   std::string_view rest = text.substr(n);
   const bool appending = !path.segments.empty() && path.segments.back().kind == Segment::all;
@@ -109,26 +105,29 @@ Field parse_field(std::string_view text) {
   for (const auto& s : path.segments)
     if (s.kind == Segment::all)
       fail_usage(loopkit::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
-  const Operator op = operator_of(rest, appending, text);
-  const std::string_view operand = rest.substr(op.size);
-  const bool added = !op.set && rest[0] == '+';  // checked already, and nothing deeper to check
-  if (!added) {
-    if (!op.json && !json::is_utf8(operand))
-      fail_usage(loopkit::format("malformed assignment for {}: the text is not UTF-8", quoted(path.text)));
-    const char first = op.json ? check_json(operand, text) : '"';
-    if (rest[0] == '*' && first != '{')
-      fail_usage(loopkit::format("malformed assignment {}: *= takes a JSON object", quoted(text)));
-    const std::size_t depth = path.segments.size() + (appending ? 1 : 0) + (op.json ? depth_of(operand) : 0);
-    if (depth > max_depth)
-      fail_usage(loopkit::format("malformed assignment {}: the value would lie {} levels deep; readers stop at {}",
-                                 quoted(text.substr(0, std::min<std::size_t>(text.size(), 40))), depth, max_depth));
-  }
-  if (!op.set || path.segments.size() != 1 || path.segments[0].kind != Segment::key)
+  const assign_ops::Operator* op = assign_ops::find(rest);
+  if (!op) assign_ops::unknown_operator(text, rest);
+  if (appending && op->kind != assign_ops::set)
+    fail_usage(loopkit::format("malformed assignment {}: after '[]' only = and := (append)", quoted(text)));
+  const std::string_view operand = rest.substr(op->spelling.size());
+  const bool is_json = op->operand != 't';
+  if (!is_json && !json::is_utf8(operand))
+    fail_usage(loopkit::format("malformed assignment for {}: the text is not UTF-8", quoted(path.text)));
+  const char first = is_json ? check_operand(*op, operand, text) : '"';
+  if (op->operand == '*' && first != '{' && !is_number_start(first))
+    fail_usage(loopkit::format("malformed assignment {}: *= takes a number or a JSON object", quoted(text)));
+  if (op->operand == 'n' && !is_number_start(first))
+    fail_usage(loopkit::format("malformed assignment {}: {} takes a number", quoted(text), op->spelling));
+  const std::size_t depth = path.segments.size() + (appending ? 1 : 0) + (is_json ? depth_of(operand) : 0);
+  if (depth > max_depth)
+    fail_usage(loopkit::format("malformed assignment {}: the value would lie {} levels deep; readers stop at {}",
+                               quoted(text.substr(0, std::min<std::size_t>(text.size(), 40))), depth, max_depth));
+  if (appending || op->kind != assign_ops::set || path.segments.size() != 1 || path.segments[0].kind != Segment::key)
     fail_usage("malformed field " + loopkit::quoted(text) + ": fields are KEY=TEXT or KEY:=JSON");
   Field f{path.segments[0].name, ""};
   for (auto r : reserved)
     if (f.key == r) fail_usage("field " + loopkit::quoted(f.key) + " is set by event-append itself");
-  if (op.json) f.json = one_line(operand);
+  if (is_json) f.json = one_line(operand);
   else append_json_string(f.json, operand);
   return f;
 }

@@ -142,7 +142,8 @@ TEST_CASE("assignments parse into edits") {
   CHECK(parse_assignment("c?:=null").op == Edit::set_if_missing);
   CHECK(parse_assignment("n+=2").op == Edit::add);
   CHECK(parse_assignment("o*={\"k\":1}").op == Edit::merge);
-  for (const char* bad : {"justtext", "=x", "a:={not json", "n+=x", "a[].b=1", "a!=1", "o*=[1]", "o*=1", "o[]*={}"})
+  CHECK(parse_assignment("n*=2").op == Edit::multiply);
+  for (const char* bad : {"justtext", "=x", "a:={not json", "n+=x", "a[].b=1", "a!=1", "o*=[1]", "o*=x", "o[]*={}"})
     CHECK(code_of([&] { parse_assignment(bad); }) == Exit::usage);
 }
 
