@@ -98,7 +98,8 @@ worked() { tr '\n' ' ' <worked.log; }
   # bd-001's outcome is saved, and nothing else started
   run -0 state-get -j "$A" status .history.bd-001.status current_bead
   [ "$output" = $'"paused"\n"completed"\n""' ]
-  run -1 state-get -e "$A" '.history["bd-002"]'  # .history.bd-002 is jq's .history.bd - 2
+  run -1 state-get -e "$A" .history.bd-002
+  run -1 state-get -e "$A" '.history["bd-002"]'
   [ "$(worked)" = "bd-001 " ]
   kill -0 "$e"
   state-set "$A" status=running

@@ -570,7 +570,50 @@ ops_doc() {
   run -0 state-get o.json 'nope//running' '.nope//n/a' 'pid//empty' 'nope//"t"' 'f//0'
   assert_output $'running\nn/a\nt\n0'
   run -0 state-get -s o.json 'm=.n-1' 'h=.it/2'
-  assert_output $'m=(2)\nh=(2.5)'
+  assert_output $'m=2\nh=2.5'
+}
+
+# contract section 2: a bare name holds '-', so bead ids are member names;
+# where jq's reading (.history.bd - 1) is an error, the member is the answer
+beads_doc() {
+  printf '%s' '{"n":3,"it":5,"history":{"bd-001":{"status":"done"},"bd-9":{"status":"open"},"x-1-2":{"status":"failed"}}}' >b.json
+}
+
+@test "issue 39: .history.bd-001 is bead bd-001 where jq's .history.bd - 1 is an error; .n-1 stays jq's" {
+  beads_doc
+  run -0 state-get b.json .history.bd-001 .history.bd-001.status '.history["bd-001"].status' history.bd-001.status
+  assert_output $'{"status":"done"}\ndone\ndone\ndone'
+  run -0 state-get b.json .history.bd-9 .history.bd-9.status .history.x-1-2 .history.x-1-2.status
+  assert_output $'{"status":"open"}\nopen\n{"status":"failed"}\nfailed'
+  # inside an expression, several in one call
+  run -0 state-get b.json 'select(.it>3)|.history.bd-001|.status' '[.history.bd-001, .history.x-1-2]|.[1].status' \
+    'select(.history.x-1-2 != null)|.n-1'
+  assert_output $'done\nfailed\n2'
+  # jq's value wins where there is one: n is 3, n-1 is 2
+  run -0 state-get b.json .n-1 '.it/5' '.it%2'
+  assert_output $'2\n1\n1'
+  # neither: jq's error, exit 3
+  run -3 --separate-stderr state-get b.json .m-1
+  [[ $stderr == *"cannot be subtracted"* ]]
+  run -3 state-get b.json .history.bd-002
+  # an unseen bead is a missing path: the default, exit 1 for --exists and -e
+  run -0 state-get -d null b.json .history.bd-002 .history.bd-002.status .history.x-9-9 .history.bd-001.status
+  assert_output $'null\nnull\nnull\ndone'
+  run -1 state-get --exists b.json .history.bd-002
+  run -0 state-get --exists b.json .history.bd-001 .history.x-1-2
+  run -1 state-get -e b.json .history.bd-002
+  run -0 state-get -e b.json .history.bd-001
+  run -0 state-get -s b.json .history.bd-001.status .history.bd-9
+  assert_output $'status=done\nbd_9=\'{"status":"open"}\''
+  run -0 state-get -d x -s b.json h=.history.bd-002
+  assert_output h=x
+}
+
+@test "issue 39: state-set writes bead ids with '-' as member names, and state-get reads them back" {
+  beads_doc
+  run -0 state-set b.json history.bd-001.status=failed history.bd-002.attempts:=1 '.history.x-3.status=new'
+  run -0 state-get -j b.json history.bd-001.status .history.bd-002.attempts .history.x-3 '.history["bd-002"]'
+  assert_output $'"failed"\n1\n{"status":"new"}\n{"attempts":1}'
 }
 
 @test "issue 39: -e is jq's -e: a missing, null or false value is exit 1; --exists keeps the presence test" {

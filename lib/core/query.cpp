@@ -151,10 +151,11 @@ private:
     return 0;
   }
   NodePtr cmp() {
+    std::size_t start = (skip_space(), i_);
     NodePtr n = sum();
     char op = cmp_op();
     if (!op) return n;
-    n = node(Node::compare, op, n, sum());
+    n = spelled(node(Node::compare, op, n, sum()), start);
     std::size_t before = i_;
     if (cmp_op()) {
       i_ = before;
@@ -163,21 +164,38 @@ private:
     return n;
   }
   NodePtr sum() {
+    std::size_t start = (skip_space(), i_);
     NodePtr n = prod();
     for (;;) {
-      if (take("+", "=")) n = node(Node::arith, '+', n, prod());
-      else if (take("-", "=")) n = node(Node::arith, '-', n, prod());
+      if (take("+", "=")) n = spelled(node(Node::arith, '+', n, prod()), start);
+      else if (take("-", "=")) n = spelled(node(Node::arith, '-', n, prod()), start);
       else return n;
     }
   }
   NodePtr prod() {
+    std::size_t start = (skip_space(), i_);
     NodePtr n = unary();
     for (;;) {
-      if (take("*", "=")) n = node(Node::arith, '*', n, unary());
-      else if (take("/", "/=")) n = node(Node::arith, '/', n, unary());
-      else if (take("%", "=")) n = node(Node::arith, '%', n, unary());
+      if (take("*", "=")) n = spelled(node(Node::arith, '*', n, unary()), start);
+      else if (take("/", "/=")) n = spelled(node(Node::arith, '/', n, unary()), start);
+      else if (take("%", "=")) n = spelled(node(Node::arith, '%', n, unary()), start);
       else return n;
     }
+  }
+  // n, an operator over what t_ holds from start on, with that text as a
+  // loopkit(7) path beside it when it is one: .history.bd-001 (contract
+  // section 2's bare names); never with white space (.a - 1)
+  NodePtr spelled(NodePtr n, std::size_t start) {
+    std::string_view text = t_.substr(start, i_ - start);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n' || text.back() == '\r'))
+      text.remove_suffix(1);  // what the operand's end skipped looking for more
+    if (text.size() < 2 || text[0] != '.' || text.find_first_of(" \t\n\r#$") != std::string_view::npos) return n;
+    try {
+      Path p = parse_path(text);
+      if (!p.has_all()) n->spelled = std::move(p);
+    } catch (const Error&) {
+    }
+    return n;
   }
   // jq's '-' Exp binds as its binary '-': -a * b is -(a * b), -a + b is (-a) + b
   NodePtr unary() {
@@ -435,5 +453,7 @@ Expression parse(std::string_view text) {
 const Path* only_path(const Expression& e) {
   return e.root->kind == Node::path && !e.root->left ? &e.root->where : nullptr;
 }
+
+const Path* spelled_path(const Expression& e) { return e.root->spelled ? &*e.root->spelled : nullptr; }
 
 }  // namespace loopkit::query

@@ -57,6 +57,11 @@ Parsed try_parse(std::string_view text);
 // (.a.b[0], .[]): read as a plain path, "not found" and all.
 const Path* only_path(const Expression& e);
 
+// The loopkit(7) path an expression also is when jq reads it as an operator
+// over paths (.history.bd-001, .n-1): where jq's value is an error and the
+// document holds no such member, that path is missing (a default applies).
+const Path* spelled_path(const Expression& e);
+
 // One state-get PATH operand, read as jq reads it wherever jq gives it a
 // meaning: an expression, a plain path, or PATH//TEXT (text for a missing or
 // null value, where TEXT is no jq expression: status//running).

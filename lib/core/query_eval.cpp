@@ -247,12 +247,46 @@ void build(const Node& n, std::size_t i, const json::object& sofar, const json::
 }
 
 // A op B: jq takes B's values as the outer loop, A's inside.
-void binary(const Node& n, const json::value& in, const Out& out) {
+void jq_binary(const Node& n, const json::value& in, const Out& out) {
   eval(*n.right, in, [&](const json::value& r) {
     eval(*n.left, in, [&](const json::value& l) {
       out(n.kind == Node::compare ? json::value(compared(n.op, l, r)) : arithmetic(n.op, l, r));
     });
   });
+}
+
+// The value at p in v when every member and element on the way is there
+const json::value* held_at(const Path& p, const json::value& v) {
+  const json::value* at = &v;
+  for (const Segment& s : p.segments) {
+    if (s.kind == Segment::key && at->is_object()) {
+      at = at->get_object().if_contains(s.name);
+    } else if (s.kind == Segment::elem && at->is_array()) {
+      const auto& a = at->get_array();
+      long long i = s.index < 0 ? s.index + static_cast<long long>(a.size()) : s.index;
+      at = i >= 0 && i < static_cast<long long>(a.size()) ? &a[i] : nullptr;
+    } else {
+      return nullptr;
+    }
+    if (!at) return nullptr;
+  }
+  return at;
+}
+
+// jq's A op B; where that is an error and the text is also a loopkit path
+// (.history.bd-001: jq's .history.bd - 1), the member the path names when
+// the input holds it (contract section 2: bead ids as member names)
+void binary(const Node& n, const json::value& in, const Out& out) {
+  if (!n.spelled) return jq_binary(n, in, out);
+  std::vector<json::value> values;
+  try {
+    jq_binary(n, in, [&](const json::value& v) { values.push_back(v); });
+  } catch (const Error& e) {
+    const json::value* held = e.code() == Exit::data ? held_at(*n.spelled, in) : nullptr;
+    if (!held) throw;
+    return out(*held);
+  }
+  for (const auto& v : values) out(v);
 }
 
 // A and B, A or B: A's values the outer loop; B only where A does not decide

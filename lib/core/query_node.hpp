@@ -2,6 +2,7 @@
 // parser (query.cpp) builds it, the evaluator (query_eval.cpp) walks it.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,10 @@ struct Node {
   json::value value;
   std::vector<std::pair<std::string, std::shared_ptr<Node>>> members;  // in the order written
   std::shared_ptr<Node> left, right;
+  // compare, arith: the text as written when it is also a loopkit(7) path
+  // (.history.bd-001, .n-1): where jq's reading is an error, the member it
+  // names, if the input holds one, is the value
+  std::optional<Path> spelled;
 };
 
 }  // namespace loopkit::query

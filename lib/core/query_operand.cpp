@@ -79,6 +79,10 @@ Operand of_expression(Expression e) {
   }
   o.path = parse_path(".");
   o.path.text = e.text;
+  if (const Path* spelled = spelled_path(e)) {  // .history.bd-001: --shell's bd-001=VALUE
+    o.path_name = spelled->last_name();
+    o.single = true;
+  }
   o.expression = std::move(e);
   return o;
 }

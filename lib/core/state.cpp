@@ -73,14 +73,25 @@ void answer_expression(std::string_view text, std::string_view subject, const bo
   std::vector<std::string> values;
   const auto& fallback = item.default_value ? item.default_value : q.default_value;
   bool any = false, last_truthy = false;
-  query::evaluate(*item.expr, doc, [&](const json::value& v) {
+  try {
+    query::evaluate(*item.expr, doc, [&](const json::value& v) {
+      any = true;
+      last_truthy = !v.is_null() && !(v.is_bool() && !v.get_bool());
+      if (q.mode == Query::exists || q.mode == Query::truthy) return;
+      if (v.is_null() && fallback) values.push_back(*fallback);
+      else if (q.mode == Query::keys) keys_of(v, item.path, r.out, q.terminator);
+      else values.push_back(render(v, q));
+    });
+  } catch (const Error& e) {
+    // .history.bd-009 of an unseen bead: jq's error, a missing loopkit path
+    // (the member is not there, or the evaluator had answered it): where a
+    // missing path has an answer (a default, exit 1), that is the answer
+    bool answers_missing = fallback || q.mode == Query::exists || q.mode == Query::truthy;
+    if (e.code() != Exit::data || !query::spelled_path(*item.expr) || !answers_missing) throw;
+    if (!fallback || q.mode == Query::exists || q.mode == Query::truthy) return r.missing.push_back(item.path.text);
+    values.assign(1, *fallback);
     any = true;
-    last_truthy = !v.is_null() && !(v.is_bool() && !v.get_bool());
-    if (q.mode == Query::exists || q.mode == Query::truthy) return;
-    if (v.is_null() && fallback) values.push_back(*fallback);
-    else if (q.mode == Query::keys) keys_of(v, item.path, r.out, q.terminator);
-    else values.push_back(render(v, q));
-  });
+  }
   if ((q.mode == Query::exists && !any) || (q.mode == Query::truthy && !last_truthy))
     r.missing.push_back(item.path.text);
   print_values(item, values, !(item.single && values.size() == 1), q, r, shell_out);

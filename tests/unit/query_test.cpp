@@ -168,3 +168,17 @@ TEST_CASE("issue 39: read_operand: jq's reading wherever jq has one, loopkit's p
   }
   CHECK(code == Exit::usage);
 }
+
+TEST_CASE("an operator over paths that is also a loopkit path: jq's value, else the member it names", "[query]") {
+  const char* beads = R"({"n":3,"history":{"bd-001":{"s":"done"},"x-1-2":1,"bd":5},"h2":{"bd-001":2}})";
+  CHECK(run(".n-1", beads) == Lines{"2"});
+  CHECK(run(".history.bd-001", beads) == Lines{"4"});  // jq's: .history.bd is 5
+  CHECK(run(".h2.bd-001", beads) == Lines{"2"});       // jq's is null - 1: the member
+  CHECK(run(".history.x-1-2", beads) == Lines{"1"});
+  CHECK(run("[.h2.bd-001 ] | .[0]", beads) == Lines{"2"});
+  CHECK(query::spelled_path(query::parse(".h2.bd-001")) != nullptr);
+  CHECK(query::spelled_path(query::parse(".n - 1")) == nullptr);
+  CHECK(query::spelled_path(query::parse(".n")) == nullptr);
+  CHECK_THROWS(run(".h2.bd-002", beads));
+  CHECK_THROWS(run(".n - 1 | .h2.x - 1", beads));
+}
