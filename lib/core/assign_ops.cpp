@@ -11,9 +11,15 @@ namespace {
 // The first character of -=, /=, %= and //= is one a bare name may hold:
 // name_operator takes it back from the name.
 constexpr Operator operators[] = {
-    {":=", set, 'j'},      {"=", set, 't'},        {"+=", add, 'n'},
-    {"-=", subtract, 'n'}, {"*=", multiply, '*'},  {"/=", divide, 'n'},
-    {"%=", remainder, 'n'}, {"//=", alternative, 'j'}, {"?:=", set_if_missing, 'j'},
+    {":=", set, 'j'},
+    {"=", set, 't'},
+    {"+=", add, 'n'},
+    {"-=", subtract, 'n'},
+    {"*=", multiply, '*'},
+    {"/=", divide, 'n'},
+    {"%=", remainder, 'n'},
+    {"//=", alternative, 'j'},
+    {"?:=", set_if_missing, 'j'},
     {"?=", set_if_missing, 't'},
 };
 constexpr std::string_view in_name_chars = "-/%|&^<>~";  // what a bare name holds of them

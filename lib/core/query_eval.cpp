@@ -38,7 +38,8 @@ void walk(const Path& p, std::size_t n, const json::value& v, const Out& out) {
       return walk(p, n + 1, null_value(), out);
     case Segment::elem: {
       if (v.is_null()) return walk(p, n + 1, v, out);
-      if (!v.is_array()) fail_data(loopkit::format("{}: cannot index {} with [{}]", at, with_article(type_name(v)), s.index));
+      if (!v.is_array())
+        fail_data(loopkit::format("{}: cannot index {} with [{}]", at, with_article(type_name(v)), s.index));
       const auto& a = v.get_array();
       long long i = s.index < 0 ? s.index + static_cast<long long>(a.size()) : s.index;
       return walk(p, n + 1, i >= 0 && i < static_cast<long long>(a.size()) ? a[i] : null_value(), out);
