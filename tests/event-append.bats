@@ -108,7 +108,7 @@ load helpers
   run -2 --separate-stderr event-append --session s e.jsonl t 'a:=[1,'
   assert_equal "$stderr" "event-append: malformed assignment 'a:=[1,': not valid JSON: incomplete json at line 1, column 4"
   run -2 --separate-stderr event-append --session s e.jsonl t 'a*=[]'
-  assert_equal "$stderr" "event-append: malformed assignment 'a*=[]': *= takes a JSON object"
+  assert_equal "$stderr" "event-append: malformed assignment 'a*=[]': *= takes a number or a JSON object"
   run -2 --separate-stderr event-append --session s e.jsonl t 'a:=1e400'
   assert_equal "$stderr" "event-append: malformed assignment 'a:=1e400': not valid JSON: number out of range at line 1, column 6"
   run -2 --separate-stderr event-append --session s e.jsonl t "a:=$(printf '%*s' 1000 '' | tr ' ' '[')$(printf '%*s' 1000 '' | tr ' ' ']')"

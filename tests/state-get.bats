@@ -525,7 +525,7 @@ ops_doc() {
     'true or false and false' '.n|not' '.f|not' '.x-1' '.s+"!"' '.s*2' '.s/"b"' '.l-[1]' '.l+[9]'
     '.o*{"b":{"c":1}}' '.o+{"z":1}' '[.l[]|.*2]' '.f//"no"' '.it-.n*2' '(.it-.n)*2' '-.n*2' '.n-1.5'
     '.n-1e2' '.n-.5' '.5+.5' '.it/3' '.d+0.2' '.it % -2' '-.it % 2' '[.l[]|select(.>1)]' '.n>=3' '.n!=3'
-    '.history.bd-001' '.a-b' '.it/0' '.s-1' '-.s' '.n<2<3' '(1,2)+(10,20)' '(1,2)<(10,0)'
+    '.history.bd-001' '.it/0' '.s-1' '-.s' '.n<2<3' '(1,2)+(10,20)' '(1,2)<(10,0)'
     '(true,false) and (true,false)' '(false,true) or (true,false)' '[null,false,true,0,"a",[],{}]|.[2]<.[3]'
     '"abc"<"abd"' '[1,[2]]<[1,[3]]' '{"a":2}<{"b":1}' '{"b":1,"a":2}=={"a":2,"b":1}' '1==1.0' '.l|.[0]+.[1]'
     '.o.b.x*.it' '{a:.n-1, b:.it%3}' '.["a-b"]-1' '."a-b"' '.s*0' '"a,b,,c"/","' '"abc"/""' '.it#comment'
@@ -551,14 +551,17 @@ ops_doc() {
   [ "$n" -gt 60 ]
 }
 
-@test "issue 39: .pid//empty prints nothing, .n-1 is 2; names with operators are .[\"a-b\"]; .a-b is exit 2" {
+@test "issue 39: .pid//empty prints nothing, .n-1 is 2; names with operators are .[\"a-b\"], and .a-b where jq gives it no meaning" {
   ops_doc
   run -0 state-get o.json '.pid//empty'
   assert_output ''
   run -0 state-get o.json '.n-1' 'select(.it>3)|.n' '.["a-b"]' '."a-b"'
   assert_output $'2\n3\n7\n7'
-  run -2 --separate-stderr state-get o.json '.a-b'
-  [[ $stderr == *"malformed expression '.a-b': unknown function 'b'"*'.["a-b"]'* ]]
+  # jq gives .a-b no meaning (b is no function): the contract's bare name a-b
+  run -0 state-get o.json '.a-b'
+  assert_output 7
+  run -2 --separate-stderr state-get o.json '.a | b'
+  [[ $stderr == *"malformed expression '.a | b': unknown function 'b'"* ]]
   # jq cannot read it at all: the loopkit path it always was (contract section 2)
   run -0 state-get o.json '.history.bd-001.attempts' 'history.bd-001.attempts'
   assert_output $'3\n3'

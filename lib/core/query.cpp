@@ -332,7 +332,10 @@ private:
     }
     for (std::string_view k : {"and", "or", "as", "then", "elif", "else", "end", "catch", "__loc__"})
       if (w == k) syntax(loopkit::format("unexpected '{}'", w));
-    fail(
+    // jq rejects an unknown name when it compiles, giving the text no
+    // meaning: a text that is also a loopkit path (.history.bd-old.status)
+    // is that path
+    syntax(
         loopkit::format("unknown function '{}' (paths, literals, [...], {{...}}, select, not, empty, | , // "
                         "and or, == != < <= > >=, + - * / % are read)",
                         w));
