@@ -595,7 +595,9 @@ EOF
   run -0 --separate-stderr engine --session demo --max-iterations 1 --kill-stale-agent --kill-after 0.2 -- ./overlap.sh
   [[ $stderr == *"ending the previous agent"* ]]
   ! grep -q overlap agents.log || false
-  ! kill -0 "$first" 2>/dev/null || false
+  # ended: its hold is free (the engine waited for that); the process is
+  # gone once its parent has reaped it
+  wait_gone "$first"
 }
 
 # a process group of its own that is not an agent (pgid = pid), killed at teardown
