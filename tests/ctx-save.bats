@@ -411,10 +411,10 @@ save1() { ctx-save --dir saves "$@"; }
 }
 
 @test "issue 39: a device as an artifact, --from or --history is refused at once (exit 4), nothing saved" {
-  run -4 --separate-stderr timeout 30 bash -c 'ulimit -v 4000000; ctx-save --artifact z=/dev/zero s.md'
+  run -4 --separate-stderr timeout 30 bash -c '[ -n "${LOOPKIT_SANITIZED:-}" ] || ulimit -v 4000000; ctx-save --artifact z=/dev/zero s.md'
   assert_equal "$stderr" "ctx-save: cannot open '/dev/zero': is a device"
-  run -4 timeout 30 bash -c 'ulimit -v 4000000; ctx-save --history /dev/zero s.md'
-  run -4 timeout 30 bash -c 'ulimit -v 4000000; ctx-save --from /dev/zero s.md'
-  run -4 timeout 30 bash -c 'ulimit -v 4000000; ctx-save --artifact z=- s.md </dev/zero'
+  run -4 timeout 30 bash -c '[ -n "${LOOPKIT_SANITIZED:-}" ] || ulimit -v 4000000; ctx-save --history /dev/zero s.md'
+  run -4 timeout 30 bash -c '[ -n "${LOOPKIT_SANITIZED:-}" ] || ulimit -v 4000000; ctx-save --from /dev/zero s.md'
+  run -4 timeout 30 bash -c '[ -n "${LOOPKIT_SANITIZED:-}" ] || ulimit -v 4000000; ctx-save --artifact z=- s.md </dev/zero'
   [ ! -e s.md ]
 }

@@ -645,12 +645,12 @@ beads_doc() {
 # Old code read /dev/zero into memory until killed: bounded here by time
 # and by address space, so that such a failure is quick and harmless.
 @test "issue 39: a device is refused at once (exit 4), never read; /dev/null, a pipe and a FIFO are read" {
-  run -4 --separate-stderr timeout 30 bash -c 'ulimit -v 4000000; state-get /dev/zero a'
+  run -4 --separate-stderr timeout 30 bash -c '[ -n "${LOOPKIT_SANITIZED:-}" ] || ulimit -v 4000000; state-get /dev/zero a'
   assert_equal "$stderr" "state-get: cannot open '/dev/zero': is a device"
   ln -s /dev/zero z.json
-  run -4 --separate-stderr timeout 30 bash -c 'ulimit -v 4000000; state-get z.json a'
+  run -4 --separate-stderr timeout 30 bash -c '[ -n "${LOOPKIT_SANITIZED:-}" ] || ulimit -v 4000000; state-get z.json a'
   assert_equal "$stderr" "state-get: cannot open 'z.json': is a device"
-  run -4 --separate-stderr timeout 30 bash -c 'ulimit -v 4000000; state-get - a </dev/zero'
+  run -4 --separate-stderr timeout 30 bash -c '[ -n "${LOOPKIT_SANITIZED:-}" ] || ulimit -v 4000000; state-get - a </dev/zero'
   assert_equal "$stderr" "state-get: cannot read 'standard input': is a device"
   # what a Unix user gives a reader still reads
   run -3 bash -c 'state-get - a </dev/null'
