@@ -12,19 +12,6 @@ engine() { "$LOOPKIT_SCRIPTS/loop-engine" "$@"; }
 engine_pid() { state-get "$LOCK" pid; }
 # no two agents overlapped (make_overlap_agent's log)
 no_overlap() { ! grep -q overlap agents.log || { cat agents.log >&2; false; }; }
-proc_state() { awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null || true; }
-wait_state() {
-  local i
-  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") == "$2" ]] && return 0; sleep 0.1; done
-  echo "process $1 never reached state $2 (it is '$(proc_state "$1")')" >&2
-  return 1
-}
-wait_not_state() {
-  local i
-  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") != "$2" ]] && return 0; sleep 0.1; done
-  echo "process $1 stayed in state $2" >&2
-  return 1
-}
 # in_group CMD...: CMD in a process group of its own in this session, as
 # an interactive shell starts a job (not orphaned, so that stop signals
 # act; SIGINT and SIGQUIT not ignored, as a script's background job has

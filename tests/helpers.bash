@@ -103,6 +103,22 @@ wait_grep() {
   return 1
 }
 
+# a process's state letter (R, S, T for stopped, ...); empty when gone
+proc_state() { awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null || true; }
+# wait_state PID STATE: until PID is in STATE (T: stopped), bounded: 30 s
+wait_state() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") == "$2" ]] && return 0; sleep 0.1; done
+  echo "process $1 never reached state $2 (it is '$(proc_state "$1")')" >&2
+  return 1
+}
+# wait_not_state PID STATE: until PID is in another state than STATE
+wait_not_state() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") != "$2" ]] && return 0; sleep 0.1; done
+  echo "process $1 stayed in state $2" >&2
+  return 1
+}
 # wait_gone PID: until PID has exited (bounded: 40 s)
 wait_gone() {
   local i
