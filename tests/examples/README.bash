@@ -9,6 +9,13 @@ state-set state.json status=running iteration:=3 iteration_completed:=2 total_co
   'stages:=[{"name":"draft","status":"complete"},{"name":"review","status":"failed"}]'
 state-set --init '{"version":1}' .atari/state.json status=running iteration:=1
 lock-acquire --pid 1 .claude/locks/auth.lock
+# "..." is the script's own work, which takes longer than a beater's start:
+# it returns once a running lock-heartbeat has beaten the lock (a release
+# before the first beat is "no lock", lock-heartbeat(1)); at most 30 s
+stub ... 'f=.claude/locks/myfeature.lock i=0
+while [ $i -lt 300 ] && [ -f "$f" ] && ! grep -q heartbeat_pid "$f" && pgrep -x lock-heartbeat >/dev/null; do
+  sleep 0.1; i=$((i + 1))
+done'
 stub npm
 stub make
 stub bd 'echo bd-1'
