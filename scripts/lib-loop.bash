@@ -60,6 +60,22 @@ lk_json_keys() {
   done
 }
 
+# lk_get_lines NAME ARGS...: state-get ARGS, its lines into the array NAME;
+# state-get's status. Through a file of the scratch folder, not a $(...):
+# with the engine's traps set, bash forks twice for one.
+lk_get_lines() {
+  local -n lk_lines=$1
+  shift
+  if [[ -z $LK_SCRATCH || ! -d $LK_SCRATCH ]]; then
+    local out
+    out=$(state-get "$@") || return
+    mapfile -t lk_lines <<<"$out"
+    return 0
+  fi
+  state-get "$@" >"$LK_SCRATCH/get.out" || return
+  mapfile -t lk_lines <"$LK_SCRATCH/get.out"
+}
+
 # lk_us SECONDS: a number of seconds (digits, a fraction) in whole
 # microseconds, into LK_US; 1 (and LK_US empty) for any other form.
 lk_us() {
@@ -211,10 +227,9 @@ lk_loop() {
 # "stopped" ends the engine (exit 0), a total cost at --max-cost ends it
 # too; 1 never (the ways out exit).
 lk_loop_control() {
-  local state=$1 it=$2 out
+  local state=$1 it=$2
   local -a v=()
-  out=$(state-get -j -d null "$state" status total_cost ${LK_IT_MAX_PATH:+"$LK_IT_MAX_PATH"}) || exit
-  mapfile -t v <<<"$out"
+  lk_get_lines v -j -d null "$state" status total_cost ${LK_IT_MAX_PATH:+"$LK_IT_MAX_PATH"} || exit
   LK_CTL_MAX=$max
   if [[ ${v[2]:-} =~ ^[1-9][0-9]*$ ]]; then LK_CTL_MAX=${v[2]}; fi
   if [[ ${v[0]} == '"paused"' || ${v[0]} == '"stopped"' ]] && ! lk_control "$state"; then
