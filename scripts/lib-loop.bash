@@ -197,14 +197,16 @@ lk_loop() {
   while [[ -z $LK_REASON ]]; do
     local it=$((LK_IT + 1))
     LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
-    lk_loop_control "$state" "$it" || return 0
-    if [[ -n $LK_IT_MAX_PATH ]]; then
-      max=$LK_CTL_MAX
-      LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
+    lk_beat_if_due
+    if ! lk_loop_start "$state" "$it" "$max"; then
+      lk_loop_control "$state" "$it" || return 0
+      if [[ -n $LK_IT_MAX_PATH ]]; then
+        max=$LK_CTL_MAX
+        LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
+      fi
+      lk_set "$state" "iteration:=$it" --now iteration_started
     fi
     lk_log "$LK_STATUS"
-    lk_beat_if_due
-    lk_set "$state" "iteration:=$it" --now iteration_started
     lk_event iteration-start "${LK_IT_EVENT[@]}" "iteration:=$it"
     export LOOPKIT_ITERATION=$it LOOPKIT_RESULT=$LK_SCRATCH/$LK_IT_RESULT$it.json
     if [[ -e $LOOPKIT_RESULT || -L $LOOPKIT_RESULT ]]; then rm -f -- "$LOOPKIT_RESULT"; fi
@@ -220,6 +222,18 @@ lk_loop() {
     last="plateau=$plateau${R_reasoning:+ ($R_reasoning)}"
     lk_log "${LK_IT_WHERE}iteration $it of $max done: $last"
   done
+}
+
+# lk_loop_start STATE IT MAX: the start of iteration IT written only if the
+# control read would let it start as it is: status running and (LK_IT_MAX_PATH)
+# the maximum still MAX, checked with the write (--expect), one program for
+# the read and the write. 1 when that does not hold, or --max-cost needs
+# the total read: lk_loop_control decides, and the start is written after it.
+lk_loop_start() {
+  [[ -z $LK_MAX_COST ]] || return 1
+  local -a expect=(--expect status=running)
+  [[ -z $LK_IT_MAX_PATH ]] || expect+=(--expect "$LK_IT_MAX_PATH:=$3")
+  lk_set -q "${expect[@]}" "$1" "iteration:=$2" --now iteration_started
 }
 
 # lk_loop_control STATE IT: before iteration IT, one read of the status, the
