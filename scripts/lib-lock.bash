@@ -220,14 +220,22 @@ lk_fenced() {
   if [[ $1 == -q ]]; then quiet=1; shift; fi
   LK_ERR=""
   if ((LK_LOST)); then return 1; fi
-  if [[ -n $LK_LOCK ]]; then
-    LK_ERR=$(state-set --fence "$LK_LOCK" --pid $$ "$@" 2>&1) || rc=$?
-    if ((rc == 1)) && [[ $LK_ERR == *": lock lost"* ]]; then
-      lk_lock_lost "a state write found it gone"
-      return 1
+  local -a fence=()
+  [[ -z $LK_LOCK ]] || fence=(--fence "$LK_LOCK" --pid $$)
+  if [[ -n $LK_SCRATCH && -d $LK_SCRATCH ]]; then
+    # its words into a file of the scratch folder, not a $(...): with the
+    # engine's traps set bash forks twice for one, and this is every write
+    state-set "${fence[@]}" "$@" >"$LK_SCRATCH/set.err" 2>&1 || rc=$?
+    if [[ -s $LK_SCRATCH/set.err ]]; then
+      IFS= read -r -d '' LK_ERR <"$LK_SCRATCH/set.err" || true
+      while [[ $LK_ERR == *$'\n' ]]; do LK_ERR=${LK_ERR%$'\n'}; done
     fi
   else
-    LK_ERR=$(state-set "$@" 2>&1) || rc=$?
+    LK_ERR=$(state-set "${fence[@]}" "$@" 2>&1) || rc=$?
+  fi
+  if ((rc == 1)) && [[ -n $LK_LOCK && $LK_ERR == *": lock lost"* ]]; then
+    lk_lock_lost "a state write found it gone"
+    return 1
   fi
   if [[ -n $LK_ERR ]] && ((!quiet || rc != 1)); then printf '%s\n' "$LK_ERR" >&2; fi
   return "$rc"

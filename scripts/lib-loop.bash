@@ -60,6 +60,22 @@ lk_json_keys() {
   done
 }
 
+# lk_get_lines NAME ARGS...: state-get ARGS, its lines into the array NAME;
+# state-get's status. Through a file of the scratch folder, not a $(...):
+# with the engine's traps set, bash forks twice for one.
+lk_get_lines() {
+  local -n lk_lines=$1
+  shift
+  if [[ -z $LK_SCRATCH || ! -d $LK_SCRATCH ]]; then
+    local out
+    out=$(state-get "$@") || return
+    mapfile -t lk_lines <<<"$out"
+    return 0
+  fi
+  state-get "$@" >"$LK_SCRATCH/get.out" || return
+  mapfile -t lk_lines <"$LK_SCRATCH/get.out"
+}
+
 # lk_us SECONDS: a number of seconds (digits, a fraction) in whole
 # microseconds, into LK_US; 1 (and LK_US empty) for any other form.
 lk_us() {
@@ -181,14 +197,16 @@ lk_loop() {
   while [[ -z $LK_REASON ]]; do
     local it=$((LK_IT + 1))
     LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
-    lk_loop_control "$state" "$it" || return 0
-    if [[ -n $LK_IT_MAX_PATH ]]; then
-      max=$LK_CTL_MAX
-      LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
+    lk_beat_if_due
+    if ! lk_loop_start "$state" "$it" "$max"; then
+      lk_loop_control "$state" "$it" || return 0
+      if [[ -n $LK_IT_MAX_PATH ]]; then
+        max=$LK_CTL_MAX
+        LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
+      fi
+      lk_set "$state" "iteration:=$it" --now iteration_started
     fi
     lk_log "$LK_STATUS"
-    lk_beat_if_due
-    lk_set "$state" "iteration:=$it" --now iteration_started
     lk_event iteration-start "${LK_IT_EVENT[@]}" "iteration:=$it"
     export LOOPKIT_ITERATION=$it LOOPKIT_RESULT=$LK_SCRATCH/$LK_IT_RESULT$it.json
     if [[ -e $LOOPKIT_RESULT || -L $LOOPKIT_RESULT ]]; then rm -f -- "$LOOPKIT_RESULT"; fi
@@ -206,15 +224,26 @@ lk_loop() {
   done
 }
 
+# lk_loop_start STATE IT MAX: the start of iteration IT written only if the
+# control read would let it start as it is: status running and (LK_IT_MAX_PATH)
+# the maximum still MAX, checked with the write (--expect), one program for
+# the read and the write. 1 when that does not hold, or --max-cost needs
+# the total read: lk_loop_control decides, and the start is written after it.
+lk_loop_start() {
+  [[ -z $LK_MAX_COST ]] || return 1
+  local -a expect=(--expect status=running)
+  [[ -z $LK_IT_MAX_PATH ]] || expect+=(--expect "$LK_IT_MAX_PATH:=$3")
+  lk_set -q "${expect[@]}" "$1" "iteration:=$2" --now iteration_started
+}
+
 # lk_loop_control STATE IT: before iteration IT, one read of the status, the
 # total cost and the maximum (LK_CTL_MAX). "paused" waits (lk_control),
 # "stopped" ends the engine (exit 0), a total cost at --max-cost ends it
 # too; 1 never (the ways out exit).
 lk_loop_control() {
-  local state=$1 it=$2 out
+  local state=$1 it=$2
   local -a v=()
-  out=$(state-get -j -d null "$state" status total_cost ${LK_IT_MAX_PATH:+"$LK_IT_MAX_PATH"}) || exit
-  mapfile -t v <<<"$out"
+  lk_get_lines v -j -d null "$state" status total_cost ${LK_IT_MAX_PATH:+"$LK_IT_MAX_PATH"} || exit
   LK_CTL_MAX=$max
   if [[ ${v[2]:-} =~ ^[1-9][0-9]*$ ]]; then LK_CTL_MAX=${v[2]}; fi
   if [[ ${v[0]} == '"paused"' || ${v[0]} == '"stopped"' ]] && ! lk_control "$state"; then

@@ -458,3 +458,27 @@ EOF
   AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -5 --separate-stderr engine --next 'cat ready.txt' --max-attempts 1 --max-failures 2 -- ./work.sh
   [[ $stderr == *"2 consecutive failed items; drain stopped: too-many-failures: done 0, abandoned 2, left 1"* ]]
 }
+
+@test "the read before each item names two paths per listed item; a left working entry's agent is still looked for" {
+  need_strace
+  mkdir q
+  (cd q && LK_HEARTBEAT=3600 strace -f -qq -s 256 -v -e trace=execve -e status=successful -o ../trace \
+    "$LOOPKIT_SCRIPTS/drain-engine" --next "seq 1 3" -- true 2>/dev/null)
+  # status and attempts of each listed item, no agent_pid: one third less to
+  # look up and print, however long the queue
+  run -0 grep -c 'state-get.*history\[\\"3\\"\]\.attempts' trace
+  run -1 grep -c 'state-get.*history\[\\"[0-9]\\"\]\.agent_pid' trace
+  # an entry a killed worker left working, its agent still alive: waited for
+  setsid sleep 300 >/dev/null 2>&1 &
+  local live=$! start
+  echo "$live" >>"$W.pids"
+  wait_exec "$live" sleep
+  start=$(awk '{ sub(/^.*\) /, ""); split($0, f, " "); print f[20] }' "/proc/$live/stat")
+  state-set "q/$A" 'history["4"].status=working' 'history["4"].attempts:=1' "history[\"4\"].agent_pid:=$live" \
+    "history[\"4\"].agent_start:=$start" "history[\"4\"].agent_boot=$(cat /proc/sys/kernel/random/boot_id)"
+  (cd q && "$LOOPKIT_SCRIPTS/drain-engine" --kill-stale-agent --next "seq 1 4" -- true 2>../err)
+  grep -q "ending the previous agent of item '4'" err
+  wait_gone "$live"
+  run -0 state-get "q/$A" 'history["4"].status'
+  [ "$output" = completed ]
+}

@@ -338,3 +338,30 @@ engine_setup() {
   run -0 "$BASE/inst/bin/state-get" .claude/pipeline-runs/demo/state.json status
   [ "$output" = complete ]
 }
+
+@test "lk_fenced and lk_get_lines start their tool from the engine's own shell, traps set: one fork a call" {
+  need_strace
+  lib
+  state-set --init '{"a":0}' s.json a:=0
+  scratch=$(mktemp -d)
+  cat >w.bash <<EOF
+LK_PROG=w
+. "$LOOPKIT_SCRIPTS/lib-engine.bash"
+# an engine's traps: with them bash forks twice for a \$(...)
+trap 'exit 1' INT TERM HUP QUIT
+LK_SCRATCH=$scratch
+for i in 1 2 3 4 5; do lk_fenced s.json "a:=\$i"; lk_get_lines v -j -d null s.json a nope; done
+printf 'got %s\n' "\${v[@]}"
+rc=0; lk_fenced s.json 'a.b=1' 2>/dev/null || rc=\$?
+printf 'rc=%s err=%s\n' "\$rc" "\$LK_ERR"
+rc=0; lk_get_lines v s.json '.[' 2>/dev/null || rc=\$?
+printf 'get rc=%s\n' "\$rc"
+EOF
+  run -0 strace -f -qq -e trace=clone,clone3,fork,vfork -e signal=none -o trace bash w.bash
+  [[ $output == *$'got 5\ngot null\n'* ]]
+  [[ $output == *"rc=3 err=state-set: "*"a.b"* ]]
+  [[ $output == *"get rc=2"* ]]
+  # 5 writes and 5 reads, the failing write and the failing read: 12 tools,
+  # each started by one fork of the shell itself (a $(...) would be two)
+  [ "$(grep -cE 'clone|fork' trace)" = 12 ]
+}

@@ -743,3 +743,31 @@ EOF
   read -r agent _ <block.1
   wait_gone "$agent"
 }
+
+@test "an iteration's control read and its start are one guarded write: 6 programs and at most 10 forks an iteration (strace)" {
+  need_strace
+  local n c=() f=()
+  for n in 5 25; do
+    LK_HEARTBEAT=3600 strace -f -qq -e trace=execve,clone,clone3,fork,vfork -e signal=none -o "trace.$n" \
+      "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
+    run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed
+    [ "$output" = $'complete\n'"$n" ]
+    c+=("$(grep 'execve(' "trace.$n" | grep ' = 0$' | grep -vcE 'execve\("[^"]*/true"')")
+    f+=("$(grep -cE '(clone|fork)' "trace.$n")")
+  done
+  echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
+  (((c[1] - c[0]) <= 6 * 20))
+  (((f[1] - f[0]) <= 10 * 20))
+  # a pause written meanwhile still holds the next iteration back: the guard
+  # refuses the start, and the control read waits
+  state-set .claude/pipeline-runs/s5/state.json status=paused
+  engine --session s5 --max-iterations 7 -- true 2>err &
+  local pid=$!
+  wait_grep "paused" err
+  run -0 state-get .claude/pipeline-runs/s5/state.json iteration_completed
+  [ "$output" = 5 ]
+  state-set .claude/pipeline-runs/s5/state.json status=running
+  wait "$pid"
+  run -0 state-get .claude/pipeline-runs/s5/state.json status iteration_completed
+  [ "$output" = $'complete\n7' ]
+}

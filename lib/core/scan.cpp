@@ -248,15 +248,32 @@ Node scan(std::string_view text, const Want& want, std::string_view subject,
   return Scanner(text, subject, passed).run(want);
 }
 
+// the decoded name of child c's key literal, without a copy when it has no escape
+static std::string_view literal_name(std::string_view text, const Child& c, std::string& decoded) {
+  std::size_t e = string_end(text, c.item.key);
+  std::string_view lit = text.substr(c.item.key + 1, e - c.item.key - 2);
+  if (lit.find('\\') == std::string_view::npos) return lit;
+  decoded = key_name(text, c.item.key);
+  return decoded;
+}
+
 const Child* member(std::string_view text, const Node& object, std::string_view name) {
-  const Child* found = nullptr;  // the last copy counts, as in a parsed document
-  for (const Child& c : object.children) {
-    std::size_t e = string_end(text, c.item.key);
-    std::string_view lit = text.substr(c.item.key + 1, e - c.item.key - 2);
-    bool same = lit.find('\\') == std::string_view::npos ? lit == name : key_name(text, c.item.key) == name;
-    if (same) found = &c;
+  constexpr std::size_t few = 16;  // below this a look at each costs less than an index
+  std::string decoded;
+  if (object.children.size() < few) {
+    const Child* found = nullptr;  // the last copy counts, as in a parsed document
+    for (const Child& c : object.children)
+      if (literal_name(text, c, decoded) == name) found = &c;
+    return found;
   }
-  return found;
+  if (!object.names) {
+    auto index = std::make_shared<MemberIndex>();
+    for (std::size_t i = 0; i < object.children.size(); ++i)
+      (*index)[std::string(literal_name(text, object.children[i], decoded))] = i;  // the last copy wins
+    object.names = std::move(index);
+  }
+  auto it = object.names->find(name);
+  return it == object.names->end() ? nullptr : &object.children[it->second];
 }
 
 const Child* element(const Node& array, long long index) {

@@ -51,12 +51,17 @@ struct Item {
 // rewrite needs: its item count, the items that show its style (the first,
 // the second, the last) and the picked items, in text order.
 struct Child;
+using MemberIndex = std::map<std::string, std::size_t, std::less<>>;  // name -> its last copy in children
 struct Node {
   std::size_t begin = 0, end = 0;  // the value's bytes
   bool entered = false;            // a container whose items were looked at
   std::size_t count = 0;           // its items, when entered
   Item first, second, last;
   std::vector<Child> children;
+  // member()'s index of an object's picked children, built at the first
+  // look-up in a big one: N look-ups (a queue's items in one state-get) cost
+  // N log N, not N squared. Positions, so a copy of the node may share it.
+  mutable std::shared_ptr<const MemberIndex> names;
 };
 struct Child {
   std::size_t index = 0;  // position among the container's items

@@ -355,3 +355,36 @@ TEST_CASE("items taken walking and from the window of the last ones come out in 
     CHECK(spans_at(t, root, p) == values_by_reference(t, p));
   }
 }
+
+TEST_CASE("a big object's members are looked up through an index, with the last copy counting") {
+  // 40 members (past the few looked at one by one), one name twice, one
+  // spelled with an escape: the same answers as the reference lookup
+  std::string t = "{";
+  for (int i = 0; i < 40; ++i) t += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  t += R"("k7": "again", "\u006b39x": true, "q\"k": [1]})";
+  for (const char* p : {".k0", ".k7", ".k39", ".k39x", ".q\\\"k", ".k40", ".k3"}) {
+    INFO(p);
+    CHECK(compact_all(spans_by_scan(t, p)) == values_by_reference(t, p));
+  }
+  scan::Want w;
+  for (const char* p : {".k7", ".k39x", ".k1"}) w.add(parse_path(p));
+  w.settle();
+  scan::Node root = scan::scan(t, w, "t.json");
+  REQUIRE(root.children.size() == 4);  // the picked ones: k1, k7 twice, k39x
+  CHECK(scan::member(t, root, "k7") == &root.children[2]);
+  // few picked children: looked at one by one, no index
+  CHECK(!root.names);
+  std::string many = "{";
+  for (int i = 0; i < 40; ++i) many += (i ? ", \"k" : "\"k") + std::to_string(i) + "\": " + std::to_string(i);
+  many += ", \"k5\": \"last\"}";
+  scan::Want all;
+  for (int i = 0; i < 40; ++i) all.add(parse_path(".k" + std::to_string(i)));
+  all.settle();
+  scan::Node big = scan::scan(many, all, "t.json");
+  const scan::Child* five = scan::member(many, big, "k5");
+  REQUIRE(five);
+  CHECK(many.substr(five->node.begin, five->node.end - five->node.begin) == "\"last\"");
+  CHECK(big.names);  // built once, kept for the look-ups that follow
+  CHECK(scan::member(many, big, "k39") == &big.children[39]);
+  CHECK(!scan::member(many, big, "k40"));
+}
