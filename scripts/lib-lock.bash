@@ -97,7 +97,8 @@ lk_beat() {
     policy=(--ttl "$(lk_ttl)" --confirmed-at "$LK_BEAT_OK"
       --margin "$(awk -v k="$LK_KILL_AFTER" -v t="$(lk_ttl)" 'BEGIN { m = k + 1; if (m > t / 3) m = t / 3; print m }')")
   fi
-  err=$(lock-heartbeat -q --pid $$ "${policy[@]}" "$LK_LOCK" 2>&1) || rc=$?
+  # not -q: a "no" says why (a budget spent, or someone else's lock), read below
+  err=$(lock-heartbeat --pid $$ "${policy[@]}" "$LK_LOCK" 2>&1) || rc=$?
   case $rc in
     0) LK_BEAT_OK=$sent LK_BEAT_FAILING=0; return 0 ;;
     1)
