@@ -49,14 +49,42 @@ lk_lock_take() {
   fi
 }
 
+# lk_unreached RC ERR: a tool's status RC and words ERR say that etcd could
+# not be reached, so nothing was sent (not an outcome unknown)
+lk_unreached() {
+  ((${1} == 4)) && [[ $2 == *"cannot connect to '"* && $2 != *"outcome unknown"* ]]
+}
+
+# lk_ride_out T0: after a call that could not reach etcd (lk_unreached),
+# 0 after a pause while the outage is to be ridden out, 1 once it is over:
+# a lock of ours on etcd, while its lease may live (the beat policy: lk_beat;
+# it may find the lock lost), else a lease's TTL from T0, the
+# $EPOCHREALTIME of the first call that failed. An outage shorter than the
+# lease ends no engine, busy or idle.
+lk_ride_out() {
+  if [[ -n $LK_LOCK ]] && lk_is_url "$LK_LOCK"; then
+    lk_beat -q || return 1
+    ((!LK_LOST)) || return 1
+  else
+    awk -v t0="$1" -v now="$EPOCHREALTIME" -v ttl="$(lk_ttl)" 'BEGIN { exit !(now - t0 < ttl) }' || return 1
+  fi
+  sleep 0.5
+}
+
 # lk_lock_try LOCK SESSION [-q]: as lk_lock_take, but a lock held by another
-# live owner returns 1 (-q: silently). Any other failure ends the engine.
+# live owner returns 1 (-q: silently). etcd out of reach is ridden out
+# (lk_ride_out); any other failure ends the engine.
 lk_lock_try() {
-  local rc=0 opts=(--pid $$ --session "$2")
+  local rc=0 opts=(--pid $$ --session "$2") err t0=$EPOCHREALTIME
   if ((LK_QUIET)) || [[ ${3:-} == -q ]]; then opts+=(-q); fi
   # no keeper: the engine's own beats are what keeps the lease
   if lk_is_url "$1"; then opts+=(--no-keeper ${LK_TTL:+--ttl "$LK_TTL"}); fi
-  lock-acquire "${opts[@]}" "$1" || rc=$?
+  while :; do
+    rc=0
+    err=$(lock-acquire "${opts[@]}" "$1" 2>&1) || rc=$?
+    if ! { lk_unreached "$rc" "$err" && lk_ride_out "$t0"; }; then break; fi
+  done
+  [[ -z $err ]] || printf '%s\n' "$err" >&2
   ((rc == 1)) && return 1
   ((rc == 0)) || lk_die "$rc" "cannot acquire the lock $1"
   LK_LOCK=$1 LK_LOST=0 LK_BEAT_OK=$EPOCHREALTIME
@@ -214,22 +242,32 @@ lk_fence_store() {
 
 # lk_fenced [-q] STATE ARGS...: state-set, fenced by the lock held
 # (written only while LK_LOCK is still ours, checked with the write); the
-# tool's status, its words in LK_ERR (said on stderr unless a -q "no").
+# tool's status, its words in LK_ERR (said on stderr unless a -q "no"). A
+# write that could not reach etcd is made again while the outage may be
+# ridden out (lk_ride_out).
 # A lost lock: 1 and LK_LOST set by lk_lock_lost, nothing written.
 lk_fenced() {
   local rc=0 quiet=0
   if [[ $1 == -q ]]; then quiet=1; shift; fi
   LK_ERR=""
   if ((LK_LOST)); then return 1; fi
-  if [[ -n $LK_LOCK ]]; then
-    LK_ERR=$(state-set --fence "$LK_LOCK" --pid $$ "$@" 2>&1) || rc=$?
-    if ((rc == 1)) && [[ $LK_ERR == *": lock lost"* ]]; then
-      lk_lock_lost "a state write found it gone"
-      return 1
+  local t0=$EPOCHREALTIME
+  while :; do
+    rc=0
+    if [[ -n $LK_LOCK ]]; then
+      LK_ERR=$(state-set --fence "$LK_LOCK" --pid $$ "$@" 2>&1) || rc=$?
+      if ((rc == 1)) && [[ $LK_ERR == *": lock lost"* ]]; then
+        lk_lock_lost "a state write found it gone"
+        return 1
+      fi
+    else
+      LK_ERR=$(state-set "$@" 2>&1) || rc=$?
     fi
-  else
-    LK_ERR=$(state-set "$@" 2>&1) || rc=$?
-  fi
+    # etcd out of reach, the write not sent: sent again while the outage
+    # may be ridden out (lk_ride_out)
+    if ! { lk_unreached "$rc" "$LK_ERR" && lk_ride_out "$t0"; }; then break; fi
+  done
+  ((!LK_LOST)) || return 1
   if [[ -n $LK_ERR ]] && ((!quiet || rc != 1)); then printf '%s\n' "$LK_ERR" >&2; fi
   return "$rc"
 }
