@@ -71,6 +71,30 @@ lk_ride_out() {
   sleep 0.5
 }
 
+# lk_read VAR ARGS...: VAR=$(state-get ARGS...), riding out an etcd
+# outage: a read of an etcd URL that fails with status 4 (out of reach; a
+# read is safe to make again) is made again, quietly, while the outage may
+# be ridden out (lk_ride_out), then once more with its words said. The
+# tool's status.
+lk_read() {
+  local -n lk_read_var=$1
+  local rc=0 t0=$EPOCHREALTIME a url=0
+  shift
+  lk_read_var=$(state-get "$@") || rc=$?
+  ((rc == 4)) || return "$rc"
+  for a in "$@"; do if lk_is_url "$a"; then url=1 && break; fi; done
+  ((url)) || return 4
+  lk_warn "could not read the state: etcd out of reach; reading again while the outage may be ridden out"
+  while lk_ride_out "$t0"; do
+    rc=0
+    lk_read_var=$(state-get "$@" 2>/dev/null) || rc=$?
+    ((rc == 4)) || return "$rc"
+  done
+  rc=0
+  lk_read_var=$(state-get "$@") || rc=$?
+  return "$rc"
+}
+
 # lk_lock_try LOCK SESSION [-q]: as lk_lock_take, but a lock held by another
 # live owner returns 1 (-q: silently). etcd out of reach is ridden out
 # (lk_ride_out); any other failure ends the engine.

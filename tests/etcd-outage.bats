@@ -263,3 +263,36 @@ AGENT
   run -0 sort worked.log
   assert_output $'one a\ntwo b'
 }
+
+@test "drain-engine: an idle worker polling for a held item rides out an outage longer than a call's timeout" {
+  drain=${LOOPKIT_SCRIPTS:-$LOOPKIT_SOURCE/scripts}/drain-engine
+  cat >work.sh <<'AGENT'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM ${WORKER:-}" >>worked.log
+touch "block.$LOOPKIT_ITEM"
+for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done
+AGENT
+  chmod +x work.sh
+  printf 'only\n' >ready.txt
+  WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
+  a=$!
+  wait_for block.only || { cat a.log >&2; false; }
+  WORKER=b "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
+  b=$!
+  # b reads the state at each poll: the reads fall in the outage
+  wait_grep 'waiting for 1 item' b.log
+  sandbox kill "$ETCD_DIR" 1 KILL
+  sleep 7 # the outage: longer than a call's --timeout (5 s), shorter than the lease (60 s)
+  sandbox revive "$ETCD_DIR" 1
+  touch go.only
+  for w in a b; do
+    rc=0 && wait "${!w}" || rc=$?
+    cat "$w.log" >&2
+    [ "$rc" = 0 ]
+  done
+  grep -q 'could not read the state: etcd out of reach; reading again' b.log
+  run -0 state-get "${U}/atari" history.only.status status completion_reason
+  assert_output $'completed\nstopped\ndrained'
+  run -0 cat worked.log
+  assert_output 'only a'
+}
