@@ -57,16 +57,15 @@ lk_unreached() {
 
 # lk_ride_out T0: after a call that could not reach etcd (lk_unreached),
 # 0 after a pause while the outage is to be ridden out, 1 once it is over:
-# a lock of ours on etcd, while its lease may live (the beat policy: lk_beat;
-# it may find the lock lost), else a lease's TTL from T0, the
-# $EPOCHREALTIME of the first call that failed. An outage shorter than the
-# lease ends no engine, busy or idle.
+# for a lease's TTL from T0, the $EPOCHREALTIME of the first call that
+# failed, and, with a lock of ours on etcd, while its lease may live (the
+# beat policy: lk_beat; it may find the lock lost). An outage shorter than
+# the lease ends no engine, busy or idle.
 lk_ride_out() {
+  awk -v t0="$1" -v now="$EPOCHREALTIME" -v ttl="$(lk_ttl)" 'BEGIN { exit !(now - t0 < ttl) }' || return 1
   if [[ -n $LK_LOCK ]] && lk_is_url "$LK_LOCK"; then
     lk_beat -q || return 1
     ((!LK_LOST)) || return 1
-  else
-    awk -v t0="$1" -v now="$EPOCHREALTIME" -v ttl="$(lk_ttl)" 'BEGIN { exit !(now - t0 < ttl) }' || return 1
   fi
   sleep 0.5
 }
