@@ -61,6 +61,26 @@ lk_proc_lives() {
   [[ ${stat[0]} != [ZX] && ${stat[19]:-} == "$2" ]]
 }
 
+# lk_proc_stuck PID START: that process lives but cannot act: stopped
+# (SIGSTOP: state T, or t under a tracer) or in a frozen cgroup (v2's
+# cgroup.events says "frozen 1"; Linux).
+lk_proc_stuck() {
+  local stat rest line path mnt _ fs
+  { IFS= read -r stat </proc/"$1"/stat; } 2>/dev/null || return 1
+  rest=${stat##*) }
+  read -r -a stat <<<"$rest"
+  [[ ${stat[19]:-} == "$2" ]] || return 1
+  [[ ${stat[0]} != [Tt] ]] || return 0
+  path=""
+  while IFS= read -r line; do [[ $line != 0::* ]] || path=${line#0::}; done </proc/"$1"/cgroup 2>/dev/null
+  [[ -n $path ]] || return 1
+  while read -r _ mnt fs _; do
+    [[ $fs == cgroup2 ]] || continue
+    grep -qx 'frozen 1' "$mnt${path%/}/cgroup.events" 2>/dev/null && return 0
+  done </proc/mounts
+  return 1
+}
+
 # This boot of this machine (Linux; empty elsewhere), recorded with the
 # agent's pid as LK_BOOT_JSON: a pid means nothing on another machine (a
 # state on etcd) or after a reboot.
@@ -92,8 +112,12 @@ lk_hold_file() {
 # agent starts and the agent's processes hold while any of them lives (no
 # window between its start and any record). Its engine still alive means
 # that engine lost the lock we now hold (its lease ran out while it was
-# stopped): its agent is ended at once. Else it is waited for, or ended
-# with --kill-stale-agent.
+# stopped): its agent is ended at once. So is one whose engine is gone but
+# whose supervisor (agent-run: the group's id is its pid) is stopped or
+# frozen: agent-run ends its agent when its engine dies, but a stopped one
+# never does, and its run would hold the item for as long as it stays
+# stopped. Else it is waited for (agent-run is ending it), or ended with
+# --kill-stale-agent.
 lk_stale_holder() {
   local hold=$LK_HOLD said=0 rec=() engine
   [[ -n $hold ]] || return 0
@@ -104,6 +128,12 @@ lk_stale_holder() {
     if [[ $engine =~ ^[0-9]+$ && $engine != "$$" && ${rec[3]:-0} != 0 ]] && lk_proc_lives "$engine" "${rec[3]}"; then
       lk_event stale-agent "pgid:=${rec[0]}" action=lost
       lk_warn "ending the agent of $1 (process group ${rec[0]}) whose engine (pid $engine) lost the lock"
+      agent-run -q --kill-after "$LK_KILL_AFTER" --end "$hold" || true
+      continue
+    fi
+    if [[ ${rec[0]:-} =~ ^[0-9]+$ && ${rec[1]:-0} != 0 ]] && lk_proc_stuck "${rec[0]}" "${rec[1]}"; then
+      lk_event stale-agent "pgid:=${rec[0]}" action=stuck
+      lk_warn "ending the agent of $1 (process group ${rec[0]}) whose engine is gone and whose agent-run is stopped or frozen: it would never end by itself"
       agent-run -q --kill-after "$LK_KILL_AFTER" --end "$hold" || true
       continue
     fi

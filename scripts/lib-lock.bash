@@ -49,14 +49,112 @@ lk_lock_take() {
   fi
 }
 
+# lk_unreached RC ERR: a tool's status RC and words ERR say that etcd could
+# not be reached, so nothing was sent (not an outcome unknown)
+lk_unreached() {
+  ((${1} == 4)) && [[ $2 == *"cannot connect to '"* && $2 != *"outcome unknown"* ]]
+}
+
+# lk_ride_out T0: after a call that could not reach etcd (lk_unreached),
+# 0 after a pause while the outage is to be ridden out, 1 once it is over:
+# for a lease's TTL from T0, the $EPOCHREALTIME of the first call that
+# failed, and, with a lock of ours on etcd, while its lease may live (the
+# beat policy: lk_beat; it may find the lock lost). An outage shorter than
+# the lease ends no engine, busy or idle.
+lk_ride_out() {
+  awk -v t0="$1" -v now="$EPOCHREALTIME" -v ttl="$(lk_ttl)" 'BEGIN { exit !(now - t0 < ttl) }' || return 1
+  if [[ -n $LK_LOCK ]] && lk_is_url "$LK_LOCK"; then
+    lk_beat -q || return 1
+    ((!LK_LOST)) || return 1
+  fi
+  sleep 0.5
+}
+
+# lk_set_words ARGS...: state-set ARGS..., its words (stdout and stderr)
+# into LK_ERR, trailing newlines cut. Through a file of the scratch folder
+# where there is one, not a $(...): with the engine's traps set bash forks
+# twice for one, and this is every write.
+lk_set_words() {
+  local rc=0
+  if [[ -n $LK_SCRATCH && -d $LK_SCRATCH ]]; then
+    LK_ERR=""
+    state-set "$@" >"$LK_SCRATCH/set.err" 2>&1 || rc=$?
+    if [[ -s $LK_SCRATCH/set.err ]]; then
+      IFS= read -r -d '' LK_ERR <"$LK_SCRATCH/set.err" || true
+      while [[ $LK_ERR == *$'\n' ]]; do LK_ERR=${LK_ERR%$'\n'}; done
+    fi
+  else
+    LK_ERR=$(state-set "$@" 2>&1) || rc=$?
+  fi
+  return "$rc"
+}
+
+# lk_get_text VAR ARGS...: VAR=$(state-get ARGS...), through a file of the
+# scratch folder where there is one (one fork, as lk_set_words)
+lk_get_text() {
+  local -n lk_text=$1
+  local rc=0
+  shift
+  if [[ -n $LK_SCRATCH && -d $LK_SCRATCH ]]; then
+    lk_text=""
+    state-get "$@" >"$LK_SCRATCH/get.out" || rc=$?
+    IFS= read -r -d '' lk_text <"$LK_SCRATCH/get.out" || true
+    while [[ $lk_text == *$'\n' ]]; do lk_text=${lk_text%$'\n'}; done
+  else
+    lk_text=$(state-get "$@") || rc=$?
+  fi
+  return "$rc"
+}
+
+# lk_read VAR ARGS...: VAR=$(state-get ARGS...), riding out an etcd
+# outage: a read of an etcd URL that fails with status 4 (out of reach; a
+# read is safe to make again) is made again, quietly, while the outage may
+# be ridden out (lk_ride_out), then once more with its words said. The
+# tool's status.
+lk_read() {
+  local -n lk_read_var=$1
+  local rc=0 t0=$EPOCHREALTIME a url=0
+  shift
+  lk_get_text lk_read_var "$@" || rc=$?
+  ((rc == 4)) || return "$rc"
+  for a in "$@"; do if lk_is_url "$a"; then url=1 && break; fi; done
+  ((url)) || return 4
+  lk_warn "could not read the state: etcd out of reach; reading again while the outage may be ridden out"
+  while lk_ride_out "$t0"; do
+    rc=0
+    lk_read_var=$(state-get "$@" 2>/dev/null) || rc=$?
+    ((rc == 4)) || return "$rc"
+  done
+  rc=0
+  lk_read_var=$(state-get "$@") || rc=$?
+  return "$rc"
+}
+
+# lk_read_lines ARRAY ARGS...: lk_read, its lines into ARRAY
+lk_read_lines() {
+  local -n lk_read_array=$1
+  local lk_read_out rc=0
+  shift
+  lk_read lk_read_out "$@" || rc=$?
+  lk_read_array=()
+  [[ -z $lk_read_out ]] || mapfile -t lk_read_array <<<"$lk_read_out"
+  return "$rc"
+}
+
 # lk_lock_try LOCK SESSION [-q]: as lk_lock_take, but a lock held by another
-# live owner returns 1 (-q: silently). Any other failure ends the engine.
+# live owner returns 1 (-q: silently). etcd out of reach is ridden out
+# (lk_ride_out); any other failure ends the engine.
 lk_lock_try() {
-  local rc=0 opts=(--pid $$ --session "$2")
+  local rc=0 opts=(--pid $$ --session "$2") err t0=$EPOCHREALTIME
   if ((LK_QUIET)) || [[ ${3:-} == -q ]]; then opts+=(-q); fi
   # no keeper: the engine's own beats are what keeps the lease
   if lk_is_url "$1"; then opts+=(--no-keeper ${LK_TTL:+--ttl "$LK_TTL"}); fi
-  lock-acquire "${opts[@]}" "$1" || rc=$?
+  while :; do
+    rc=0
+    err=$(lock-acquire "${opts[@]}" "$1" 2>&1) || rc=$?
+    if ! { lk_unreached "$rc" "$err" && lk_ride_out "$t0"; }; then break; fi
+  done
+  [[ -z $err ]] || printf '%s\n' "$err" >&2
   ((rc == 1)) && return 1
   ((rc == 0)) || lk_die "$rc" "cannot acquire the lock $1"
   LK_LOCK=$1 LK_LOST=0 LK_BEAT_OK=$EPOCHREALTIME
@@ -97,7 +195,8 @@ lk_beat() {
     policy=(--ttl "$(lk_ttl)" --confirmed-at "$LK_BEAT_OK"
       --margin "$(awk -v k="$LK_KILL_AFTER" -v t="$(lk_ttl)" 'BEGIN { m = k + 1; if (m > t / 3) m = t / 3; print m }')")
   fi
-  err=$(lock-heartbeat -q --pid $$ "${policy[@]}" "$LK_LOCK" 2>&1) || rc=$?
+  # not -q: a "no" says why (a budget spent, or someone else's lock), read below
+  err=$(lock-heartbeat --pid $$ "${policy[@]}" "$LK_LOCK" 2>&1) || rc=$?
   case $rc in
     0) LK_BEAT_OK=$sent LK_BEAT_FAILING=0; return 0 ;;
     1)
@@ -213,7 +312,9 @@ lk_fence_store() {
 
 # lk_fenced [-q] STATE ARGS...: state-set, fenced by the lock held
 # (written only while LK_LOCK is still ours, checked with the write); the
-# tool's status, its words in LK_ERR (said on stderr unless a -q "no").
+# tool's status, its words in LK_ERR (said on stderr unless a -q "no"). A
+# write that could not reach etcd is made again while the outage may be
+# ridden out (lk_ride_out).
 # A lost lock: 1 and LK_LOST set by lk_lock_lost, nothing written.
 lk_fenced() {
   local rc=0 quiet=0
@@ -222,21 +323,19 @@ lk_fenced() {
   if ((LK_LOST)); then return 1; fi
   local -a fence=()
   [[ -z $LK_LOCK ]] || fence=(--fence "$LK_LOCK" --pid $$)
-  if [[ -n $LK_SCRATCH && -d $LK_SCRATCH ]]; then
-    # its words into a file of the scratch folder, not a $(...): with the
-    # engine's traps set bash forks twice for one, and this is every write
-    state-set "${fence[@]}" "$@" >"$LK_SCRATCH/set.err" 2>&1 || rc=$?
-    if [[ -s $LK_SCRATCH/set.err ]]; then
-      IFS= read -r -d '' LK_ERR <"$LK_SCRATCH/set.err" || true
-      while [[ $LK_ERR == *$'\n' ]]; do LK_ERR=${LK_ERR%$'\n'}; done
+  local t0=$EPOCHREALTIME
+  while :; do
+    rc=0
+    lk_set_words "${fence[@]}" "$@" || rc=$?
+    if ((rc == 1)) && [[ -n $LK_LOCK && $LK_ERR == *": lock lost"* ]]; then
+      lk_lock_lost "a state write found it gone"
+      return 1
     fi
-  else
-    LK_ERR=$(state-set "${fence[@]}" "$@" 2>&1) || rc=$?
-  fi
-  if ((rc == 1)) && [[ -n $LK_LOCK && $LK_ERR == *": lock lost"* ]]; then
-    lk_lock_lost "a state write found it gone"
-    return 1
-  fi
+    # etcd out of reach, the write not sent: sent again while the outage
+    # may be ridden out (lk_ride_out)
+    if ! { lk_unreached "$rc" "$LK_ERR" && lk_ride_out "$t0"; }; then break; fi
+  done
+  ((!LK_LOST)) || return 1
   if [[ -n $LK_ERR ]] && ((!quiet || rc != 1)); then printf '%s\n' "$LK_ERR" >&2; fi
   return "$rc"
 }

@@ -61,20 +61,9 @@ lk_json_keys() {
 }
 
 # lk_get_lines NAME ARGS...: state-get ARGS, its lines into the array NAME;
-# state-get's status. Through a file of the scratch folder, not a $(...):
-# with the engine's traps set, bash forks twice for one.
-lk_get_lines() {
-  local -n lk_lines=$1
-  shift
-  if [[ -z $LK_SCRATCH || ! -d $LK_SCRATCH ]]; then
-    local out
-    out=$(state-get "$@") || return
-    mapfile -t lk_lines <<<"$out"
-    return 0
-  fi
-  state-get "$@" >"$LK_SCRATCH/get.out" || return
-  mapfile -t lk_lines <"$LK_SCRATCH/get.out"
-}
+# state-get's status. One fork (lk_get_text), and an etcd outage shorter
+# than the lease ridden out (lk_read_lines).
+lk_get_lines() { lk_read_lines "$@"; }
 
 # lk_us SECONDS: a number of seconds (digits, a fraction) in whole
 # microseconds, into LK_US; 1 (and LK_US empty) for any other form.

@@ -97,8 +97,84 @@ EOF2
   wait_for agent.pid # the second iteration
   agent=$(cat agent.pid)
   kill -QUIT -- "-$job" # Ctrl-\
+  wait "$job" 2>/dev/null || true # ours (the frozen one): reaped; else the subreaper reaps it
   wait_gone "$job"
   wait_gone "$agent"
   run -0 state-get "$ST" status completion_reason
   assert_equal "$output" $'failed\ninterrupted'
+}
+
+# stuck_restart: the job's engine killed with -9 while its run cannot act
+# (stopped or frozen: test's set-up), then a restart at once; the restart
+# ends the stuck run and completes the iteration, never beside it. The
+# restart is bounded: one that waits behind the run fails at 60 s.
+# stuck_restart stopped|frozen
+stuck_restart() {
+  kill -9 "$job"
+  wait "$job" 2>/dev/null || true # ours (the frozen one): reaped; else the subreaper reaps it
+  wait_gone "$job"
+  run -0 --separate-stderr timeout 60 "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 --kill-after 1 -- ./overlap.sh
+  [[ $stderr == *"ending the agent of session 'demo' (process group "*") whose engine is gone and whose agent-run is stopped or frozen: it would never end by itself"* ]]
+  # gone, or a zombie that its new parent is yet to reap (bounded: 30 s)
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$first") == @(|Z|X) ]] && break; sleep 0.1; done
+  [[ $(proc_state "$first") == @(|Z|X) ]]
+  no_overlap
+  # a stopped agent gets its SIGTERM (with a SIGCONT); a frozen one only the SIGKILL
+  [[ $1 == frozen ]] || grep -qx "end $first term" agents.log
+  run -0 state-get "$ST" status iteration_completed
+  [ "$output" = $'complete\n1' ]
+  run -0 event-show --type stale-agent .claude/pipeline-runs/demo/events.jsonl
+  [[ $output == *stuck* ]]
+}
+
+@test "kill -9 of an engine whose agent and agent-run are stopped (SIGSTOP): a restart ends that run instead of waiting forever" {
+  make_overlap_agent
+  under_subreaper "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 --kill-after 1 -- ./overlap.sh
+  wait_for job.pid
+  job=$(cat job.pid)
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -STOP -- "-$(ps -o pgid= -p "$first" | tr -d ' ')" # the agent's group
+  kill -STOP -- "-$job"                                    # the engine and agent-run
+  wait_state "$first" T
+  stuck_restart stopped
+}
+
+@test "kill -9 of an engine whose whole run is in a frozen cgroup: a restart ends that run instead of waiting forever" {
+  local mnt
+  mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+  [[ -n $mnt ]] || skip "no cgroup v2 hierarchy is mounted"
+  CG=$mnt/loopkit-test-$$-$BATS_TEST_NUMBER
+  mkdir "$CG" 2>/dev/null && [[ -e $CG/cgroup.freeze ]] || skip "cannot make a cgroup with a freezer in $mnt (not root, or delegated elsewhere)"
+  make_overlap_agent
+  # the engine starts in the cgroup: agent-run, its sentinel and the agent with it
+  in_group sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "$CG" "$LOOPKIT_SCRIPTS/loop-engine" --session demo \
+    --max-iterations 1 --kill-after 1 -- ./overlap.sh
+  job=$!
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  echo 1 >"$CG/cgroup.freeze"
+  wait_grep 'frozen 1' "$CG/cgroup.events"
+  stuck_restart frozen
+}
+
+# teardown: a test's cgroup (CG) thawed, emptied and removed, then
+# helpers.bash's teardown (kept as loopkit_teardown)
+eval "loopkit_$(declare -f teardown)"
+teardown() {
+  if [[ -n ${CG:-} && -d $CG ]]; then
+    echo 0 >"$CG/cgroup.freeze" 2>/dev/null || true
+    # (a cgroup's files have no size: their text is read)
+    for _ in $(seq 300); do
+      grep -qx 'populated 0' "$CG/cgroup.events" 2>/dev/null && break
+      xargs -r kill -9 <"$CG/cgroup.procs" 2>/dev/null
+      sleep 0.1
+    done
+    rmdir "$CG" 2>/dev/null || true
+  fi
+  loopkit_teardown
 }

@@ -405,3 +405,30 @@ EOF2
   [[ $stderr == *"--state and --locks must both be files or both etcd URLs"* ]]
   [[ ! -e s.json && ! -e locks ]]
 }
+
+@test "etcd: kill -9 of an engine whose agent and agent-run are stopped, past a 3 s TTL: the next engine on this host ends that run instead of waiting forever" {
+  make_overlap_agent
+  # its job under a subreaper: the stopped members get no SIGCONT when the engine dies
+  under_subreaper "$LOOP" --session demo --state "$U/demo/state" --locks "$D"locks --ttl 3 --max-iterations 1 \
+    --kill-after 1 -- ./overlap.sh
+  wait_for job.pid
+  job=$(cat job.pid)
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  kill -STOP -- "-$(pgid "$first")" "-$job"
+  wait_state "$first" T
+  kill -9 "$job"
+  wait_gone "$job"
+  run -0 --separate-stderr timeout 60 "$LOOP" --session demo --state "$U/demo/state" --locks "$D"locks --ttl 3 \
+    --max-iterations 1 --kill-after 1 -- ./overlap.sh
+  [[ $stderr == *"whose engine is gone and whose agent-run is stopped or frozen: it would never end by itself"* ]]
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$first") == @(|Z|X) ]] && break; sleep 0.1; done
+  [[ $(proc_state "$first") == @(|Z|X) ]]
+  run grep overlap agents.log
+  assert_failure
+  grep -qx "end $first term" agents.log
+  run -0 state-get "$U/demo/state" status iteration_completed
+  assert_output $'complete\n1'
+}

@@ -196,3 +196,103 @@ AGENT
   run -0 cat worked.log
   assert_output 'only a'
 }
+
+# outage_shim TOOL MATCH NAME: ./shim/TOOL, the tool that, called with
+# arguments matching the glob MATCH, first stops etcd (once: NAME), starts
+# it again 7 s later (longer than a call's --timeout, 5 s; shorter than the
+# lease, 60 s) in the background (outage.NAME.done once it answers),
+# then runs: the call is made while etcd is down. One outage at a time. The
+# other tools link to LOOPKIT_BIN's.
+outage_shim() {
+  mkdir -p shim
+  for t in "$LOOPKIT_BIN"/*; do [[ -e shim/${t##*/} ]] || ln -s "$t" shim/; done
+  rm -f "shim/$1"
+  cat >"shim/$1" <<SHIM
+#!/usr/bin/env bash
+case "\$*" in
+  $2)
+    # an earlier outage over first (its etcd back and answering): bounded, 60 s
+    for ((i = 0; i < 600; i++)); do
+      busy=0
+      for d in "$PWD"/outage.*; do if [[ -d \$d && ! -e \$d.done ]]; then busy=1; fi; done
+      ((busy)) || break
+      sleep 0.1
+    done
+    if mkdir "$PWD/outage.$3" 2>/dev/null; then
+      "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" kill "$ETCD_DIR" 1 KILL
+      (sleep 7; "$LOOPKIT_SOURCE/tests/etcd/etcd-sandbox" revive "$ETCD_DIR" 1; touch "$PWD/outage.$3.done") </dev/null >/dev/null 2>&1 3>&- &
+    fi ;;
+esac
+exec "$LOOPKIT_BIN/$1" "\$@"
+SHIM
+  chmod +x "shim/$1"
+}
+
+@test "drain-engine: an idle worker rides out restarts longer than a call's timeout that fall on its next lock-acquire and on its next state write" {
+  drain=${LOOPKIT_SCRIPTS:-$LOOPKIT_SOURCE/scripts}/drain-engine
+  cat >work.sh <<'AGENT'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM ${WORKER:-}" >>worked.log
+touch "block.$LOOPKIT_ITEM"
+for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done
+AGENT
+  chmod +x work.sh
+  printf 'one\n' >ready.txt
+  WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
+  a=$!
+  wait_for block.one || { cat a.log >&2; false; }
+  # b, idle: etcd goes down as it tries to take item two's lock, and again
+  # as it writes its claim of the item
+  outage_shim lock-acquire '*two.lock*' acquire
+  outage_shim state-set '*two*working*' claim
+  WORKER=b LOOPKIT_BIN=$PWD/shim "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
+  b=$!
+  wait_grep 'waiting for 1 item' b.log
+  touch go.two
+  printf 'one\ntwo\n' >ready.txt
+  wait_for outage.claim.done || { cat b.log >&2; false; }
+  [ -e outage.acquire.done ] || { ls; cat b.log a.log >&2; false; }
+  touch go.one
+  for w in a b; do
+    rc=0 && wait "${!w}" || rc=$?
+    cat "$w.log" >&2
+    [ "$rc" = 0 ]
+  done
+  run -0 state-get "${U}/atari" history.one.status history.two.status status
+  assert_output $'completed\ncompleted\nstopped'
+  run -0 sort worked.log
+  assert_output $'one a\ntwo b'
+}
+
+@test "drain-engine: an idle worker polling for a held item rides out an outage longer than a call's timeout" {
+  drain=${LOOPKIT_SCRIPTS:-$LOOPKIT_SOURCE/scripts}/drain-engine
+  cat >work.sh <<'AGENT'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM ${WORKER:-}" >>worked.log
+touch "block.$LOOPKIT_ITEM"
+for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done
+AGENT
+  chmod +x work.sh
+  printf 'only\n' >ready.txt
+  WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
+  a=$!
+  wait_for block.only || { cat a.log >&2; false; }
+  WORKER=b "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
+  b=$!
+  # b reads the state at each poll: the reads fall in the outage
+  wait_grep 'waiting for 1 item' b.log
+  sandbox kill "$ETCD_DIR" 1 KILL
+  sleep 7 # the outage: longer than a call's --timeout (5 s), shorter than the lease (60 s)
+  sandbox revive "$ETCD_DIR" 1
+  touch go.only
+  for w in a b; do
+    rc=0 && wait "${!w}" || rc=$?
+    cat "$w.log" >&2
+    [ "$rc" = 0 ]
+  done
+  grep -q 'could not read the state: etcd out of reach; reading again' b.log
+  run -0 state-get "${U}/atari" history.only.status status completion_reason
+  assert_output $'completed\nstopped\ndrained'
+  run -0 cat worked.log
+  assert_output 'only a'
+}

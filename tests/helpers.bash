@@ -184,3 +184,20 @@ EOF2
   } >overlap.sh
   chmod +x overlap.sh
 }
+
+# under_subreaper CMD...: CMD as a job of its own (pid in job.pid) under a
+# parent in this session that adopts its orphans (as tini or a service
+# manager does): when CMD dies, the stopped members of its job stay stopped
+# (their group is not orphaned, so the kernel sends them no SIGCONT)
+under_subreaper() {
+  local prctl
+  case $(uname -m) in
+    x86_64) prctl=157 ;;
+    aarch64) prctl=167 ;;
+    *) skip "prctl's system call number is not known here" ;;
+  esac
+  perl -e 'syscall($ARGV[0], 36, 1, 0, 0, 0) == 0 or die "prctl: $!"; shift;
+    my $pid = fork() // die; if ($pid == 0) { $SIG{INT} = $SIG{QUIT} = "DEFAULT"; setpgrp(0, 0);
+    open(F, ">job.pid.tmp") or die; print F "$$\n"; close F; rename("job.pid.tmp", "job.pid"); exec @ARGV or die }
+    1 while wait() != -1' "$prctl" "$@" 2>/dev/null &
+}

@@ -533,6 +533,27 @@ lock-acquire: try 'lock-acquire --help'"
   run -1 grep -c inotify trace
 }
 
+@test "issue 24: a lock released just after the waiter armed its watch is still taken unwatched" {
+  need_strace
+  holder=$(live)
+  waiter=$(live)
+  lock-acquire --pid "$holder" h.lock
+  # the waiter is held for 3 s right after it armed its watch: the release
+  # lands there, before its next attempt (one that comes later only makes
+  # the usual path, which passes too)
+  strace -o trace -e trace=inotify_add_watch,inotify_rm_watch,linkat -e inject=inotify_add_watch:delay_exit=3000000 \
+    lock-acquire --wait 30 --pid "$waiter" h.lock & acq=$!
+  wait_grep inotify_add_watch trace
+  lock-release --pid "$holder" h.lock
+  rc=0; wait "$acq" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(state-get h.lock pid)" "$waiter"
+  run -0 grep -nE 'inotify_(add|rm)_watch|linkat\(.*"h.lock".* = 0' trace
+  assert_line --index 0 --partial inotify_add_watch
+  assert_line --index -2 --partial inotify_rm_watch
+  assert_line --index -1 --partial linkat
+}
+
 @test "issue 24: -- COMMAND waits on the folder with signals held, and runs once the lock is free" {
   holder=$(live)
   lock-acquire --pid "$holder" h.lock

@@ -116,6 +116,10 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
     // leaves the line first, and its last attempt is made out of line
     if (ticket && deadline - monotonic_seconds() <= 0) ticket.reset();
     if (!ticket || ticket->my_turn([&] { return store.read().state == LockFile::missing; })) {
+      // a change seen since the watch was armed (a release, most likely):
+      // this attempt may take the lock, so it is made unwatched too, and a
+      // failed one arms the watch again
+      if (just_armed && watch->wait(0)) just_armed = false;
       if (watch && !just_armed) watch->disarm();
       res = try_acquire(store, *session, req, ticket.get());
       const bool time_up = deadline - monotonic_seconds() <= 0;
