@@ -39,7 +39,8 @@ sigset_t watched_set() {
 
 // The child: the group's first member, its signals as a foreground command
 // has them (a shell's background job starts with SIGINT and SIGQUIT ignored).
-[[noreturn]] void exec_in_group(const std::vector<std::string>& argv, const sigset_t& mask, int report_fd) {
+[[noreturn]] void exec_in_group(const std::vector<std::string>& argv, const sigset_t& mask, int report_fd,
+                                const OutputPipes* out) {
   for (int s : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) signal(s, SIG_DFL);
   sigprocmask(SIG_SETMASK, &mask, nullptr);
   // A background group that reads its terminal is stopped (SIGTTIN) and
@@ -50,6 +51,10 @@ sigset_t watched_set() {
       dup2(null, 0);
       close(null);
     }
+  }
+  if (out) {  // close-on-exec both, the copies on 1 and 2 not
+    dup2(out->write[0], 1);
+    dup2(out->write[1], 2);
   }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -72,6 +77,7 @@ struct Run {
   double give_up_at = -1;  // members that outlive SIGKILL this long are left
   bool timed_out = false;
   bool parent_gone = false;
+  OutputCopy* copy = nullptr;  // the command's output, while a pipe of it is open
 };
 
 // " STATE PPID PGRP" after the command name of /proc/PID/stat, as sscanf's
@@ -155,6 +161,13 @@ void step(Run& r, const GroupLimits& lim) {
   timespec ts{static_cast<time_t>(wait),
               static_cast<long>((wait - static_cast<double>(static_cast<time_t>(wait))) * 1e9)};
   siginfo_t info{};
+  if (r.copy && r.copy->open()) {
+    // the output copied meanwhile; signals looked at every 0.1 s at least
+    const double until = now + (wait < 0.1 ? wait : 0.1);
+    while (r.copy->pump(until - monotonic_seconds()) && monotonic_seconds() < until) {
+    }
+    ts = {0, 0};
+  }
   int sig = sigtimedwait(&set, &info, &ts);
   if (sig == SIGCONT) {
     kill(-r.pgid, SIGCONT);
@@ -191,7 +204,8 @@ pid_t read_exec_errno(Fd& rd, int& exec_errno, pid_t pgid) {
   return pgid;
 }
 
-pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original, int& exec_errno, pid_t& child) {
+pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original, int& exec_errno, pid_t& child,
+                  const OutputPipes* out) {
   const pid_t own_group = getpgrp();
   // A session leader cannot leave its group: the child makes its own then
   // (its pid the group's id), as no engine ever runs us that way.
@@ -204,9 +218,11 @@ pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original
   if (pid < 0) fail_system(errno, "fork for", argv[0]);
   if (pid == 0) {
     if (session_leader) setpgid(0, 0);
-    exec_in_group(argv, original, wr.get());
+    exec_in_group(argv, original, wr.get(), out);
   }
   child = pid;
+  if (out)
+    for (int fd : out->write) close(fd);
   if (session_leader) {
     (void)setpgid(pid, pid);  // whichever of the two runs first
     wr.reset();
@@ -327,7 +343,15 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
   const bool leader = getsid(0) == getpid();
   Sentinel sentinel;
   if (!leader) sentinel = start_sentinel(getpid(), limits, hold);
-  r.pgid = start_group(argv, original, exec_errno, r.child);
+  OutputPipes pipes;
+  std::optional<OutputCopy> copy;
+  if (limits.output) {
+    if (!open_output_pipes(pipes)) fail_system(errno, "create", "pipe");
+    signal(SIGPIPE, SIG_IGN);  // a reader of ours gone ends that copy, not us
+    copy.emplace(pipes, *limits.output);
+    r.copy = &*copy;
+  }
+  r.pgid = start_group(argv, original, exec_errno, r.child, limits.output ? &pipes : nullptr);
   if (leader) sentinel = start_sentinel(r.pgid, limits, hold);
   if (hold >= 0) write_hold_record(hold, {r.pgid, process_start_time(r.pgid), r.parent, process_start_time(r.parent)});
   if (limits.timeout > 0) r.timeout_at = monotonic_seconds() + limits.timeout;
@@ -340,6 +364,7 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
     step(r, limits);
   }
   reap(r);  // the adopted members just ended: no zombie is left to an init that never reaps
+  if (copy) copy->drain(1);
   stop_sentinel(sentinel);
   return {r.timed_out ? 124 : r.status, r.timed_out};
 }
