@@ -192,6 +192,7 @@ lk_loop() {
     lk_event iteration-start "${LK_IT_EVENT[@]}" "iteration:=$it"
     export LOOPKIT_ITERATION=$it LOOPKIT_RESULT=$LK_SCRATCH/$LK_IT_RESULT$it.json
     if [[ -e $LOOPKIT_RESULT || -L $LOOPKIT_RESULT ]]; then rm -f -- "$LOOPKIT_RESULT"; fi
+    LK_OUT_BASE=iteration-$it
     lk_run_retrying "${LK_IT_CMD[@]}"
     ((LK_RC == 0)) || lk_loop_failed "$state" "$it" "$max"
     lk_read_result "$LOOPKIT_RESULT"
@@ -253,10 +254,11 @@ lk_loop_failed() {
   LK_ARGS=()
   ! declare -F lk_it_fail_args >/dev/null || lk_it_fail_args "$why"
   lk_set "$state" status=failed "completion_reason=$why" "consecutive_failures:=$LK_FAILS" \
+    "last_error=$LK_WHY" ${LK_RUN_OUTPUT:+"last_output=$LK_RUN_OUTPUT"} \
     --delete agent_pid --delete agent_start --delete agent_boot "${LK_ARGS[@]}" \
     'iteration_started:=null' --now completed_at
   LK_STARTED=0
-  lk_event failed "reason=$why" "${LK_IT_EVENT[@]}" "iteration:=$it" "status:=$LK_RC"
+  lk_event failed "reason=$why" "${LK_IT_EVENT[@]}" "iteration:=$it" "status:=$LK_RC" "error=$LK_WHY"
   if ((LK_BROKEN)); then
     lk_say "${LK_IT_WHERE}iteration $it: $LK_FAILS consecutive failures (last status $LK_RC); $LK_IT_NOUN stopped: too-many-failures"
   else

@@ -46,7 +46,7 @@ worked() { tr '\n' ' ' <worked.log; }
   run -0 state-get "$A" version status iteration current_bead total_cost total_turns updated_at
   [ "$output" = $'1\nstopped\n2\n\n0.5\n6\n2025-01-10T10:05:30Z' ]
   run -0 state-get -k "$A" .history.bd-001
-  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\ncost\nturns\nstarted_at\nended_at\nduration_s\nexit_status' ]
+  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\ncost\nturns\nstarted_at\nended_at\nduration_s\nexit_status\noutput' ]
   run -0 state-get "$A" .history.bd-001.id .history.bd-001.status .history.bd-001.attempts .history.bd-001.last_attempt .history.bd-002.last_session_id
   [ "$output" = $'bd-001\ncompleted\n1\n2025-01-10T10:05:30Z\nsess-bd-002' ]
   run -0 cat env.log
@@ -83,7 +83,7 @@ worked() { tr '\n' ' ' <worked.log; }
   printf 'x\n' >ready.txt
   run -5 engine --next 'cat ready.txt' --max-attempts 2 --retry-delay 0 -- sh -c 'exit 6'
   run -0 state-get "$A" .history.x.status .history.x.attempts .history.x.last_error
-  [ "$output" = $'abandoned\n2\nagent exited with status 6' ]
+  [ "$output" = $'abandoned\n2\nexit 6' ]
 }
 
 @test "a paused drain holds the work until it is resumed" {
@@ -332,7 +332,7 @@ overlap_case() {
   run -5 engine --next 'cat ready.txt' --max-attempts 2 --retry-delay 0.2 --iteration-timeout 0.3 --kill-after 0.2 -- ./slow.sh
   [ "$(wc -l <tries)" = 2 ]
   run -0 state-get "$A" .history.a.status .history.a.last_error .history.a.exit_status
-  [ "$output" = $'abandoned\ntimed out after 0.3s (--iteration-timeout)\n124' ]
+  [ "$output" = $'abandoned\ntimed out after 0.3 s\n124' ]
   run -0 event-show --type backoff .atari/events.jsonl
   [[ $output == *"item=a attempt=2 delay=0.2"* ]]
   run -0 state-get "$A" '.runs[].outcome' '.runs[].exit_status'
@@ -457,4 +457,22 @@ EOF
   printf 'a\nb\nc\n' >ready.txt
   AGENT_PLAN=$'a=fail\nb=fail\nc=fail' run -5 --separate-stderr engine --next 'cat ready.txt' --max-attempts 1 --max-failures 2 -- ./work.sh
   [[ $stderr == *"2 consecutive failed items; drain stopped: too-many-failures: done 0, abandoned 2, left 1"* ]]
+}
+
+@test "each attempt's output goes to its own log, named in the item's entry and its run, with the failure's reason" {
+  cat >talk.sh <<'EOF'
+#!/usr/bin/env bash
+echo "working on $LOOPKIT_ITEM"
+if [[ ! -e "$LOOPKIT_ITEM.failed" ]]; then touch "$LOOPKIT_ITEM.failed"; echo "broke" >&2; exit 3; fi
+grep -vxF -- "$LOOPKIT_ITEM" ready.txt >ready.new || true
+mv ready.new ready.txt
+EOF
+  chmod +x talk.sh
+  printf 'a\nb c\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' --retry-delay 0 -- ./talk.sh
+  logs=$W/.atari/logs
+  run -0 state-get "$A" '.runs[].output' '.runs[0].reason' .history.a.output
+  [ "$output" = "$logs/item-a-attempt-1.log"$'\n'"$logs/item-a-attempt-2.log"$'\n'"$logs/item-b%20c-attempt-1.log"$'\n'"$logs/item-b%20c-attempt-2.log"$'\nexit 3\n'"$logs/item-a-attempt-2.log" ]
+  [ "$(sort "$logs/item-a-attempt-1.log")" = $'broke\nworking on a' ]
+  [ "$(cat "$logs/item-b%20c-attempt-2.log")" = "working on b c" ]
 }

@@ -59,7 +59,7 @@ ran() { tr '\n' ' ' <ran.log; }
   # the seed's members first, in its order; loopkit's own after them
   [ "$output" = $'session\ntype\nstarted_at\nstatus\niteration\niteration_completed\niteration_started\ncurrent_stage\nstages\nhistory\ncompleted_at\ncompletion_reason\nmax_iterations\ntotal_cost\ntotal_tokens\ntotal_turns\nconsecutive_failures' ]
   run -0 state-get -k "$ST" '.history[0]'
-  [ "$output" = $'iteration\ntimestamp\nplateau\nstarted_at\nended_at\nduration_s\nexit_status' ]
+  [ "$output" = $'iteration\ntimestamp\nplateau\nstarted_at\nended_at\nduration_s\nexit_status\noutput' ]
 }
 
 @test "--help, --version and usage errors" {
@@ -742,4 +742,41 @@ EOF
   [ -z "$(pgrep -f 'loop-engine --session beat-timer')" ]
   read -r agent _ <block.1
   wait_gone "$agent"
+}
+
+@test "each agent run's output goes to its own log, named in the history entry; a failure keeps its reason and log" {
+  cat >talk.sh <<'EOF'
+#!/usr/bin/env bash
+echo "out of $LOOPKIT_ITERATION"
+echo "err of $LOOPKIT_ITERATION" >&2
+[[ $LOOPKIT_ITERATION != 2 || -e pass ]] || exit 7
+EOF
+  chmod +x talk.sh
+  run -5 --separate-stderr engine --session demo --max-iterations 2 --retries 1 --retry-delay 0 -- ./talk.sh
+  [[ $output == *"out of 1"* && $stderr == *"err of 1"* ]] # the terminal still sees both
+  logs=$W/.claude/pipeline-runs/demo/logs
+  run -0 state-get "$ST" '.history[0].output' last_error last_output completion_reason
+  [ "$output" = "$logs/iteration-1-attempt-1.log"$'\n'"exit 7"$'\n'"$logs/iteration-2-attempt-2.log"$'\nagent-error' ]
+  [ "$(sort "$logs/iteration-1-attempt-1.log")" = $'err of 1\nout of 1' ]
+  [ "$(sort "$logs/iteration-2-attempt-2.log")" = $'err of 2\nout of 2' ]
+  run -0 event-show --json --type agent-failed .claude/pipeline-runs/demo/events.jsonl
+  [[ $output == *'"reason":"exit 7","output":"'"$logs"'/iteration-2-attempt-1.log"'* ]]
+  # a rerun's run of iteration 2 gets a log of its own
+  touch pass
+  run -0 engine --session demo --max-iterations 2 -- ./talk.sh
+  run -0 state-get "$ST" '.history[1].output'
+  [ "$output" = "$logs/iteration-2-attempt-3.log" ]
+}
+
+@test "a failure's reason says a timeout or a signal; LOOPKIT_OUTPUT_LIMIT bounds the logs" {
+  printf '#!/bin/sh\nseq 1 500\nkill -9 $$\n' >killed.sh
+  chmod +x killed.sh
+  LOOPKIT_OUTPUT_LIMIT=100 run -5 engine --session k --max-iterations 1 -- ./killed.sh
+  run -0 state-get .claude/pipeline-runs/k/state.json last_error
+  [ "$output" = "killed by SIGKILL" ]
+  grep -q "bytes left out" .claude/pipeline-runs/k/logs/iteration-1-attempt-1.log
+  [ "$(tail -n 1 .claude/pipeline-runs/k/logs/iteration-1-attempt-1.log)" = 500 ]
+  run -5 engine --session t --max-iterations 1 --iteration-timeout 0.2 --kill-after 1 -- sleep 30
+  run -0 state-get .claude/pipeline-runs/t/state.json last_error completion_reason
+  [ "$output" = $'timed out after 0.2 s\ntimeout' ]
 }
