@@ -476,3 +476,28 @@ EOF
   [ "$(sort "$logs/item-a-attempt-1.log")" = $'broke\nworking on a' ]
   [ "$(cat "$logs/item-b%20c-attempt-2.log")" = "working on b c" ]
 }
+
+@test "--max-tokens and --deadline stop the drain before the next item, each with its reason" {
+  make_agent
+  cat >tok.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM" >>worked.log
+grep -vxF -- "$LOOPKIT_ITEM" ready.txt >ready.new || true
+mv ready.new ready.txt
+[ "$LOOPKIT_ITEM" != b ] || echo 1736600000 >clock
+printf '{"tokens":500}' >"$LOOPKIT_RESULT"
+EOF
+  chmod +x tok.sh
+  printf 'a\nb\nc\nd\n' >ready.txt
+  run -0 --separate-stderr engine --next 'cat ready.txt' --max-tokens 1000 -- ./tok.sh
+  [ "$(worked)" = "a b " ]
+  [[ $stderr == *"stopped: total_tokens reached --max-tokens 1000: done 2, abandoned 0, left 2"* ]]
+  [ "$(state-get "$A" completion_reason)" = max_tokens ]
+  rm -rf .atari worked.log
+  printf 'a\nb\nc\nd\n' >ready.txt
+  echo 1736503530 >clock
+  LOOPKIT_NOW=@$W/clock run -0 --separate-stderr engine --next 'cat ready.txt' --deadline 8h -- ./tok.sh
+  [ "$(worked)" = "a b " ]
+  [[ $stderr == *"stopped: the --deadline 8h has passed: done 2, abandoned 0, left 2"* ]]
+  [ "$(state-get "$A" completion_reason)" = deadline ]
+}

@@ -780,3 +780,30 @@ EOF
   run -0 state-get .claude/pipeline-runs/t/state.json last_error completion_reason
   [ "$output" = $'timed out after 0.2 s\ntimeout' ]
 }
+
+@test "--max-tokens and --deadline: nothing new starts past them, the running iteration finishes; each its reason" {
+  make_agent
+  AGENT_PLAN=$'1={"tokens":700}\n2={"tokens":300}\n3={"tokens":1}' run -0 --separate-stderr engine --session demo --max-iterations 5 --max-tokens 1000 -- ./agent.sh
+  [ "$(ran)" = "1 2 " ]
+  [[ $stderr == *"complete: total_tokens reached --max-tokens 1000 after 2 iterations: done 2, left 3"* ]]
+  run -0 state-get "$ST" completion_reason
+  [ "$output" = max_tokens ]
+  # a wall-clock time already past (LOOPKIT_NOW is 2025-01-10T10:05:30Z): nothing starts
+  run -0 --separate-stderr engine --session past --deadline 2025-01-10T10:05 -- ./agent.sh
+  [[ $stderr == *"complete: the --deadline 2025-01-10T10:05 has passed after 0 iterations"* ]]
+  [ "$(state-get .claude/pipeline-runs/past/state.json completion_reason)" = deadline ]
+  # a time of day is its next coming: 10:00 is tomorrow's
+  run -0 engine --session tomorrow --max-iterations 1 --deadline 10:00 -- ./agent.sh
+  [ "$(state-get .claude/pipeline-runs/tomorrow/state.json completion_reason)" = max_iterations ]
+  # a duration from the start; the clock moves past it during iteration 2
+  echo 1736503530 >clock
+  printf '#!/bin/sh\necho "$LOOPKIT_ITERATION" >>ran.log\n[ "$LOOPKIT_ITERATION" != 2 ] || echo 1736509000 >clock\n' >moving.sh
+  chmod +x moving.sh
+  : >ran.log
+  LOOPKIT_NOW=@$W/clock run -0 engine --session moving --max-iterations 5 --deadline 1h30m -- ./moving.sh
+  [ "$(ran)" = "1 2 " ]
+  [ "$(state-get .claude/pipeline-runs/moving/state.json completion_reason)" = deadline ]
+  run -2 engine --session bad --deadline soon -- ./agent.sh
+  [[ $output == *"--deadline: 'soon' is not a time (2026-11-30T07:00, 07:00) or a duration (8h, 90m)"* ]]
+  run -2 engine --session bad --max-tokens 1.5 -- ./agent.sh
+}

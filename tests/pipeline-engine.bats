@@ -368,3 +368,22 @@ make_overlap_stage() {
   AGENT_PLAN=$'0:1={"cost":0.25}\n0:2={"cost":0.25}' run -0 --separate-stderr engine --session refine --max-cost 0.5 pipe.json
   [[ $stderr == *"in stage 0 (s0) after 2 iterations: done 2, left 1 in this stage and up to 2 in later stages"* ]]
 }
+
+@test "--max-tokens and --deadline end the pipeline before the next iteration, each with its reason" {
+  make_agent
+  make_pipe 3 2
+  AGENT_PLAN=$'0:1={"tokens":400}\n0:2={"tokens":600}' run -0 --separate-stderr engine --session refine --max-tokens 1000 pipe.json
+  [ "$(ran)" = "0:1 0:2 " ]
+  [[ $stderr == *"complete: total_tokens reached --max-tokens 1000 in stage 0 (s0) after 2 iterations"* ]]
+  run -0 state-get "$S" status completion_reason total_tokens
+  [ "$output" = $'complete\nmax_tokens\n1000' ]
+  # the clock moves past the deadline while s1's first run works: it finishes, nothing new starts
+  rm -rf .claude ran.log
+  echo 1736503530 >clock
+  printf '#!/bin/sh\necho "$LOOPKIT_STAGE:$LOOPKIT_ITERATION" >>ran.log\n[ "$LOOPKIT_STAGE:$LOOPKIT_ITERATION" != 1:1 ] || echo 1736510731 >clock\n' >agent.sh
+  LOOPKIT_NOW=@$W/clock run -0 --separate-stderr engine --session refine --deadline 2h pipe.json
+  [ "$(ran)" = "0:1 0:2 0:3 1:1 " ]
+  [[ $stderr == *"complete: the --deadline 2h has passed in stage 1 (s1) after 1 iterations"* ]]
+  run -0 state-get "$S" status completion_reason
+  [ "$output" = $'complete\ndeadline' ]
+}
