@@ -487,8 +487,50 @@ lk_find_session() {
 # what happened, so a failure to write it is a warning, never the end.
 lk_event() {
   [[ -n $LK_EVENTS ]] || return 0
+  if [[ -n $LK_ON_EVENT ]]; then
+    local line
+    if line=$(event-append --no-sync --print --session "$LK_SESSION" "$LK_EVENTS" "$@"); then
+      lk_hook "$1" "$line"
+    else
+      lk_warn "could not record the event '$1' in $LK_EVENTS"
+    fi
+    return 0
+  fi
   event-append --no-sync --session "$LK_SESSION" "$LK_EVENTS" "$@" ||
     lk_warn "could not record the event '$1' in $LK_EVENTS"
+}
+
+# lk_hook TYPE LINE: --on-event's command, in the background, with the
+# event's JSON line on stdin and LOOPKIT_EVENT its type; its output and its
+# failure ("exit N") go to hooks.log beside the event log, never to the
+# engine. Each run is ended after LOOPKIT_HOOK_TIMEOUT seconds (default 60;
+# timeout(1) ends its process group), and at most LK_HOOKS_MAX (4) run at
+# once: an event that finds them all still running is not passed on (said
+# once in a while on stderr, and in hooks.log). A hook outlives the engine
+# (the last event's hook runs after it ended).
+LK_HOOK_PIDS=() LK_HOOKS_MAX=4 LK_HOOKS_SKIPPED=0
+lk_hook() {
+  local pid live=() log=${LK_EVENTS%/*}/hooks.log
+  for pid in "${LK_HOOK_PIDS[@]}"; do
+    ! kill -0 "$pid" 2>/dev/null || live+=("$pid")
+  done
+  LK_HOOK_PIDS=("${live[@]}")
+  if ((${#LK_HOOK_PIDS[@]} >= LK_HOOKS_MAX)); then
+    LK_HOOKS_SKIPPED=$((LK_HOOKS_SKIPPED + 1))
+    printf '%s: --on-event: %d hooks still running; the event %s was not passed on\n' "$LK_PROG" "$LK_HOOKS_MAX" "$1" >>"$log" 2>/dev/null
+    if ((LK_HOOKS_SKIPPED % 100 == 1)); then
+      lk_warn "--on-event: $LK_HOOKS_MAX hooks still running; events are not passed on until one ends (see $log)"
+    fi
+    return 0
+  fi
+  (
+    trap - EXIT INT TERM HUP QUIT
+    [[ -z ${LK_STDIN:-} ]] || exec {LK_STDIN}<&-
+    rc=0
+    LOOPKIT_EVENT=$1 timeout -k 5 "${LOOPKIT_HOOK_TIMEOUT:-60}" bash -c "$LK_ON_EVENT" <<<"$2" || rc=$?
+    ((rc == 0)) || printf '%s: --on-event: exit %d for the event %s\n' "$LK_PROG" "$rc" "$1"
+  ) </dev/null >>"$log" 2>&1 &
+  LK_HOOK_PIDS+=("$!")
 }
 
 # --- control through the state file -----------------------------------------

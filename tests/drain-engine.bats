@@ -501,3 +501,14 @@ EOF
   [[ $stderr == *"stopped: the --deadline 8h has passed: done 2, abandoned 0, left 2"* ]]
   [ "$(state-get "$A" completion_reason)" = deadline ]
 }
+
+@test "--on-event: the drain's events reach the command, the last one after the drain ended" {
+  make_agent
+  printf 'a\nb\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' --on-event 'cat >>"$PWD/hook.$LOOPKIT_EVENT"' -- ./work.sh
+  wait_for hook.complete
+  grep -q '"type":"complete","session":"drain","reason":"drained"' hook.complete
+  wait_for hook.item-done
+  for ((i = 0; i < 300; i++)); do [ "$(wc -l <hook.item-done)" = 2 ] && break; sleep 0.1; done
+  [ "$(sort hook.item-done)" = "$(grep '"type":"item-done"' .atari/events.jsonl | sort)" ]
+}

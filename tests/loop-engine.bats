@@ -807,3 +807,29 @@ EOF
   [[ $output == *"--deadline: 'soon' is not a time (2026-11-30T07:00, 07:00) or a duration (8h, 90m)"* ]]
   run -2 engine --session bad --max-tokens 1.5 -- ./agent.sh
 }
+
+@test "--on-event: each event's JSON reaches the command on stdin, in the background; its failure or hang never stops the engine" {
+  make_agent
+  run -0 engine --session demo --max-iterations 2 --on-event 'cat >>"$PWD/hook.$LOOPKIT_EVENT"' -- ./agent.sh
+  E=.claude/pipeline-runs/demo/events.jsonl
+  wait_for hook.complete
+  for type in start iteration-start iteration-done complete; do
+    wait_for "hook.$type"
+    for ((i = 0; i < 300; i++)); do
+      [ "$(wc -l <"hook.$type")" = "$(grep -c "\"type\":\"$type\"" "$E")" ] && break
+      sleep 0.1
+    done
+    [ "$(sort "hook.$type")" = "$(grep "\"type\":\"$type\"" "$E" | sort)" ]
+  done
+  # a failing hook: said in hooks.log, the engine goes on
+  run -0 engine --session failing --max-iterations 1 --on-event 'echo oops >&2; exit 3' -- ./agent.sh
+  wait_grep "exit 3 for the event complete" .claude/pipeline-runs/failing/hooks.log
+  grep -q oops .claude/pipeline-runs/failing/hooks.log
+  # hooks that hang: at most 4 at once, the rest not passed on; the engine ends
+  run -0 --separate-stderr timeout 120 "$LOOPKIT_SCRIPTS/loop-engine" --session hung --max-iterations 3 \
+    --on-event "echo \$\$ >>'$W.pids'; exec sleep 300" -- ./agent.sh
+  [[ $stderr == *"warning: --on-event: 4 hooks still running; events are not passed on until one ends"* ]]
+  grep -q "the event complete was not passed on" .claude/pipeline-runs/hung/hooks.log
+  for ((i = 0; i < 300; i++)); do [ "$(wc -l <"$W.pids")" -ge 4 ] && break; sleep 0.1; done
+  [ "$(wc -l <"$W.pids")" = 4 ]
+}

@@ -387,3 +387,13 @@ make_overlap_stage() {
   run -0 state-get "$S" status completion_reason
   [ "$output" = $'complete\ndeadline' ]
 }
+
+@test "--on-event: the pipeline's events reach the command" {
+  make_agent
+  make_pipe 1 1
+  run -0 engine --session refine --on-event 'cat >>"$PWD/hook.$LOOPKIT_EVENT"' pipe.json
+  wait_for hook.complete
+  wait_for hook.iteration-done
+  for ((i = 0; i < 300; i++)); do [ "$(wc -l <hook.iteration-done)" = 2 ] && break; sleep 0.1; done
+  [ "$(sort hook.iteration-done)" = "$(grep '"type":"iteration-done"' "$D/events.jsonl" | sort)" ]
+}
