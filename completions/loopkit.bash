@@ -514,6 +514,7 @@ _loopkit_engine_status() {
     '-j|--json|flag' \
     '|--watch|flag' \
     '|--interval|none' \
+    '-n|--tail|none' \
     '-h|--help|flag' \
     '-V|--version|flag'
 }

@@ -362,10 +362,11 @@ complete -c pipeline-engine -s h -l help -d 'show this help'
 complete -c pipeline-engine -s V -l version -d 'show the version'
 
 # engine-status
-complete -c engine-status -n '__loopkit_nth 1- --interval' -f -a '(__fish_complete_directories)'
+complete -c engine-status -n '__loopkit_nth 1- --interval -n --tail' -f -a '(__fish_complete_directories)'
 complete -c engine-status -s j -l json -d 'one JSON object per session and line'
 complete -c engine-status -l watch -d 'redraw every --interval seconds until interrupted (in place on a terminal; plain lines in a pipe)'
 complete -c engine-status -l interval -d 'how often --watch looks again (default 2)' -x
+complete -c engine-status -s n -l tail -d 'the last N lines of each session\'s latest output log under its line (--json: "output_tail")' -x
 complete -c engine-status -s h -l help -d 'show this help'
 complete -c engine-status -s V -l version -d 'show the version'
 
