@@ -199,6 +199,7 @@ wait_free() {
   cmp some.log <(seq 1 100)
   run -2 agent-run --output x --output-limit 1 -- true
   run -2 agent-run --output x --output-limit -5 -- true
+  run -2 agent-run --output x --alive 12
 }
 
 @test "--output: a kill -9 of agent-run leaves the head and the tail written up to a second before" {

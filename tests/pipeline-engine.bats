@@ -397,3 +397,13 @@ make_overlap_stage() {
   for ((i = 0; i < 300; i++)); do [ "$(wc -l <hook.iteration-done)" = 2 ] && break; sleep 0.1; done
   [ "$(sort hook.iteration-done)" = "$(grep '"type":"iteration-done"' "$D/events.jsonl" | sort)" ]
 }
+
+@test "each stage's runs keep their output in the stage's logs, named in the history; output.md still gets stdout" {
+  make_agent
+  make_pipe 2 1
+  run -0 engine --session refine pipe.json
+  run -0 state-get "$S" '.history[].output'
+  [ "$output" = "$W/$D/stage-0-s0/logs/iteration-1-attempt-1.log"$'\n'"$W/$D/stage-0-s0/logs/iteration-2-attempt-1.log"$'\n'"$W/$D/stage-1-s1/logs/iteration-1-attempt-1.log" ]
+  [ "$(cat "$D/stage-0-s0/logs/iteration-2-attempt-1.log")" = "output of 0:2" ]
+  grep -qx "output of 0:2" "$D/stage-0-s0/output.md"
+}

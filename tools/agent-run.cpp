@@ -56,8 +56,8 @@ static int run(Config& c, const Args& a) {
   if (!a.operands.empty())
     fail_usage(loopkit::format("unexpected argument '{}' (the command goes after --)", a.operands[0]));
   if (c.alive || c.end) {
-    if (!a.command.empty() || (c.alive && c.end) || c.hold)
-      fail_usage("--alive and --end take no command, no --hold and not each other");
+    if (!a.command.empty() || (c.alive && c.end) || c.hold || c.output)
+      fail_usage("--alive and --end take no command, no --hold, no --output and not each other");
     const std::string& what = c.alive ? *c.alive : *c.end;
     if (!is_group_text(what)) {
       if (c.alive) return is_hold_taken(what) ? 0 : cli::no(loopkit::format("no holder of {}", quoted(what)));
