@@ -510,11 +510,11 @@ lk_event() {
 # (the last event's hook runs after it ended).
 LK_HOOK_PIDS=() LK_HOOKS_MAX=4 LK_HOOKS_SKIPPED=0
 lk_hook() {
-  local pid live=() log=${LK_EVENTS%/*}/hooks.log
+  local pid running=() log=${LK_EVENTS%/*}/hooks.log
   for pid in "${LK_HOOK_PIDS[@]}"; do
-    ! kill -0 "$pid" 2>/dev/null || live+=("$pid")
+    ! kill -0 "$pid" 2>/dev/null || running+=("$pid")
   done
-  LK_HOOK_PIDS=("${live[@]}")
+  LK_HOOK_PIDS=("${running[@]}")
   if ((${#LK_HOOK_PIDS[@]} >= LK_HOOKS_MAX)); then
     LK_HOOKS_SKIPPED=$((LK_HOOKS_SKIPPED + 1))
     printf '%s: --on-event: %d hooks still running; the event %s was not passed on\n' "$LK_PROG" "$LK_HOOKS_MAX" "$1" >>"$log" 2>/dev/null

@@ -240,3 +240,13 @@ wait_free() {
   [[ $stderr == "agent-run: cannot open 'link.log': "*"; the output goes to the terminal only" ]]
   [ "$(cat target)" = secret ]
 }
+
+@test "--output: after a kill -9 of agent-run, an agent that writes while it ends still runs its SIGTERM handler" {
+  agent-run --kill-after 20 --output out.log -- bash -c 'trap "echo ending; echo ending >&2; echo done >handled; exit 0" TERM
+    echo $$ >agent.tmp; mv agent.tmp agent; while :; do sleep 0.1; done' >/dev/null 2>&1 &
+  sup=$!
+  wait_for agent
+  kill -9 "$sup"
+  wait_for handled # no SIGPIPE: the sentinel keeps the pipes open while it ends the group
+  wait_gone "$(cat agent)"
+}

@@ -512,3 +512,14 @@ EOF
   for ((i = 0; i < 300; i++)); do [ "$(wc -l <hook.item-done)" = 2 ] && break; sleep 0.1; done
   [ "$(sort hook.item-done)" = "$(grep '"type":"item-done"' .atari/events.jsonl | sort)" ]
 }
+
+@test "an item id too long for a file name gets a log named by its start and a checksum" {
+  make_agent
+  long=$(printf 'x%.0s' $(seq 300))
+  printf '%s\n' "$long" >ready.txt
+  run -0 --separate-stderr engine --next 'cat ready.txt' -- ./work.sh
+  [[ $stderr != *"cannot open"* ]]
+  run -0 state-get "$A" '.runs[0].output'
+  [[ $output == "$W/.atari/logs/item-$(printf 'x%.0s' $(seq 115))-"*-attempt-1.log ]]
+  [ -f "$output" ]
+}

@@ -38,7 +38,7 @@ private:
   uint64_t head_max_ = 0, tail_max_ = 0;  // 0, 0: no bound
   uint64_t total_ = 0;                    // bytes seen
   std::string tail_;                      // the bytes past the head (the last tail_max_ of them count)
-  char head_last_ = '\n';                  // the head's last byte
+  char head_last_ = '\n';                 // the head's last byte
   bool dirty_ = false;
   double rewritten_at_ = 0;
 };

@@ -1,5 +1,7 @@
 #include "sys/supervise.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -246,18 +248,18 @@ void close_range_of(unsigned from, unsigned to) {
   for (unsigned fd = from; fd <= to && fd < static_cast<unsigned>(max); ++fd) close(static_cast<int>(fd));
 }
 
-// Every descriptor of ours closed but keep (and 0-2, onto /dev/null).
-void close_all_but(int keep_a, int keep_b) {
+// Every descriptor of ours closed but keep (-1: none; and 0-2, onto /dev/null).
+void close_all_but(std::array<int, 4> keep) {
   int null = open("/dev/null", O_RDWR);
   for (int fd = 0; fd < 3 && null >= 0; ++fd)
     if (fd != null) dup2(null, fd);
   if (null > 2) close(null);
-  if (keep_a > keep_b) std::swap(keep_a, keep_b);
+  std::sort(keep.begin(), keep.end());
   unsigned from = 3;
-  for (int keep : {keep_a, keep_b}) {
-    if (keep < 0 || static_cast<unsigned>(keep) < from) continue;  // none, or among 0-2
-    if (static_cast<unsigned>(keep) > from) close_range_of(from, static_cast<unsigned>(keep) - 1);
-    from = static_cast<unsigned>(keep) + 1;
+  for (int k : keep) {
+    if (k < 0 || static_cast<unsigned>(k) < from) continue;  // none, among 0-2, or twice
+    if (static_cast<unsigned>(k) > from) close_range_of(from, static_cast<unsigned>(k) - 1);
+    from = static_cast<unsigned>(k) + 1;
   }
   close_range_of(from, ~0U);
 }
@@ -265,13 +267,16 @@ void close_all_but(int keep_a, int keep_b) {
 // The sentinel: a child in a group of its own that waits on a pipe from
 // us. A byte on it is our normal end; the pipe closing without one means
 // we died (kill -9, of us or of our group): it ends the agent's group and
-// exits. It keeps the hold file open until then.
+// exits. It keeps the hold file open until then, and the read ends of the
+// output pipes: an agent that writes while it is being ended (a shell's
+// "Terminated") fills their buffers instead of dying of SIGPIPE before its
+// SIGTERM handler ran.
 struct Sentinel {
   pid_t pid = -1;
   int wr = -1;
 };
 
-Sentinel start_sentinel(pid_t pgid, const GroupLimits& lim, int hold_fd) {
+Sentinel start_sentinel(pid_t pgid, const GroupLimits& lim, int hold_fd, const OutputPipes& out) {
   Sentinel s;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
@@ -282,7 +287,7 @@ Sentinel start_sentinel(pid_t pgid, const GroupLimits& lim, int hold_fd) {
     setpgid(0, 0);
     for (int sig : termination_signals) signal(sig, SIG_IGN);
     for (int sig : {SIGTSTP, SIGTTIN, SIGTTOU}) signal(sig, SIG_IGN);
-    close_all_but(fds[0], hold_fd);
+    close_all_but({fds[0], hold_fd, out.read[0], out.read[1]});
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -342,7 +347,6 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
   // the group's id is ours unless we lead a session (start_group)
   const bool leader = getsid(0) == getpid();
   Sentinel sentinel;
-  if (!leader) sentinel = start_sentinel(getpid(), limits, hold);
   OutputPipes pipes;
   std::optional<OutputCopy> copy;
   if (limits.output) {
@@ -351,8 +355,9 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
     copy.emplace(pipes, *limits.output);
     r.copy = &*copy;
   }
+  if (!leader) sentinel = start_sentinel(getpid(), limits, hold, pipes);
   r.pgid = start_group(argv, original, exec_errno, r.child, limits.output ? &pipes : nullptr);
-  if (leader) sentinel = start_sentinel(r.pgid, limits, hold);
+  if (leader) sentinel = start_sentinel(r.pgid, limits, hold, pipes);
   if (hold >= 0) write_hold_record(hold, {r.pgid, process_start_time(r.pgid), r.parent, process_start_time(r.parent)});
   if (limits.timeout > 0) r.timeout_at = monotonic_seconds() + limits.timeout;
   if (r.parent_gone) signal_group(r, SIGTERM, limits.kill_after);
