@@ -202,6 +202,8 @@ _loopkit_agent_run() {
   _loopkit_complete 1 0 '' \
     '|--timeout|none' \
     '|--kill-after|none' \
+    '|--output|file' \
+    '|--output-limit|none' \
     '|--hold|file' \
     '|--alive|none' \
     '|--end|none' \
@@ -251,6 +253,7 @@ _loopkit_event_append() {
   _loopkit_complete 0 0 '' \
     '|--session|none' \
     '|--print-seq|flag' \
+    '|--print|flag' \
     '|--no-sync|flag' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
@@ -438,6 +441,9 @@ _loopkit_drain_engine() {
     '|--kill-after|none' \
     '|--ttl|none' \
     '|--max-cost|none' \
+    '|--max-tokens|none' \
+    '|--deadline|none' \
+    '|--on-event|command' \
     '|--kill-stale-agent|flag' \
     '|--no-status|flag' \
     '-E|--conflict-exit-code|none' \
@@ -464,6 +470,9 @@ _loopkit_loop_engine() {
     '|--kill-after|none' \
     '|--ttl|none' \
     '|--max-cost|none' \
+    '|--max-tokens|none' \
+    '|--deadline|none' \
+    '|--on-event|command' \
     '|--kill-stale-agent|flag' \
     '|--no-status|flag' \
     '-E|--conflict-exit-code|none' \
@@ -488,6 +497,9 @@ _loopkit_pipeline_engine() {
     '|--kill-after|none' \
     '|--ttl|none' \
     '|--max-cost|none' \
+    '|--max-tokens|none' \
+    '|--deadline|none' \
+    '|--on-event|command' \
     '|--kill-stale-agent|flag' \
     '|--no-status|flag' \
     '-E|--conflict-exit-code|none' \
@@ -502,6 +514,7 @@ _loopkit_engine_status() {
     '-j|--json|flag' \
     '|--watch|flag' \
     '|--interval|none' \
+    '-n|--tail|none' \
     '-h|--help|flag' \
     '-V|--version|flag'
 }

@@ -99,6 +99,8 @@ end
 complete -c agent-run -n 'contains -- -- (commandline -opc)' -f -a '(__fish_complete_command)'
 complete -c agent-run -l timeout -d 'end the group after SECONDS (exit 124; default 0: never)' -x
 complete -c agent-run -l kill-after -d 'SIGKILL this long after a SIGTERM (default 10)' -x
+complete -c agent-run -l output -d 'copy COMMAND\'s stdout and stderr (then pipes) to FILE too, in arrival order' -r -F
+complete -c agent-run -l output-limit -d 'keep FILE\'s first and last BYTES/2 past BYTES (default 1048576; 0: all)' -x
 complete -c agent-run -l hold -d 'take FILE\'s flock before COMMAND starts; its processes hold it while any lives' -r -F
 complete -c agent-run -l alive -d 'exit 0 if the group PGID, or a holder of FILE, still lives, else 1' -x
 complete -c agent-run -l end -d 'end the group PGID, or FILE\'s holders (SIGTERM, SIGKILL after --kill-after)' -x
@@ -139,6 +141,7 @@ complete -c ctx-save -s V -l version -d 'print the version and exit'
 # event-append
 complete -c event-append -l session -d 'the event\'s session (default: the name of FILE\'s folder)' -x
 complete -c event-append -l print-seq -d 'print the seq given to the event'
+complete -c event-append -l print -d 'print the event\'s line as written (JSON)'
 complete -c event-append -l no-sync -d 'do not fsync (faster; the earlier events are never at risk)'
 complete -c event-append -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c event-append -s h -l help -d 'print this help and exit'
@@ -297,6 +300,9 @@ complete -c drain-engine -l iteration-timeout -d 'end an agent run that takes lo
 complete -c drain-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
 complete -c drain-engine -l ttl -d 'the lease of an etcd lock (--locks URL): lost when the engine has not renewed it for SECONDS (default 60)' -x
 complete -c drain-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
+complete -c drain-engine -l max-tokens -d 'start nothing once total_tokens reaches N (completion_reason max_tokens)' -x
+complete -c drain-engine -l deadline -d 'start nothing after TIME (2026-11-30T07:00, or 07:00: its next coming) or DURATION from the start (8h, 90m); the running item finishes (completion_reason deadline)' -x
+complete -c drain-engine -l on-event -d 'run CMD (bash -c) in the background with each event\'s JSON on stdin; its output goes to hooks.log' -x -a '(__fish_complete_command)'
 complete -c drain-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
 complete -c drain-engine -l no-status -d 'no live status line, even on a terminal'
 complete -c drain-engine -s E -l conflict-exit-code -d 'the exit status when another engine holds the session (default 1)' -x
@@ -321,6 +327,9 @@ complete -c loop-engine -l iteration-timeout -d 'end an agent run that takes lon
 complete -c loop-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
 complete -c loop-engine -l ttl -d 'the lease of an etcd lock (--locks URL): lost when the engine has not renewed it for SECONDS (default 60)' -x
 complete -c loop-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
+complete -c loop-engine -l max-tokens -d 'start nothing once total_tokens reaches N (completion_reason max_tokens)' -x
+complete -c loop-engine -l deadline -d 'start nothing after TIME (2026-11-30T07:00, or 07:00: its next coming) or DURATION from the start (8h, 90m); the running iteration finishes (completion_reason deadline)' -x
+complete -c loop-engine -l on-event -d 'run CMD (bash -c) in the background with each event\'s JSON on stdin; its output goes to hooks.log' -x -a '(__fish_complete_command)'
 complete -c loop-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
 complete -c loop-engine -l no-status -d 'no live status line, even on a terminal'
 complete -c loop-engine -s E -l conflict-exit-code -d 'the exit status when another engine holds the session (default 1)' -x
@@ -342,6 +351,9 @@ complete -c pipeline-engine -l iteration-timeout -d 'end an agent run that takes
 complete -c pipeline-engine -l kill-after -d 'SIGKILL this long after the SIGTERM (default 10)' -x
 complete -c pipeline-engine -l ttl -d 'the lease of an etcd lock (--locks URL): lost when the engine has not renewed it for SECONDS (default 60)' -x
 complete -c pipeline-engine -l max-cost -d 'start nothing once total_cost reaches AMOUNT (completion_reason max_cost)' -x
+complete -c pipeline-engine -l max-tokens -d 'start nothing once total_tokens reaches N (completion_reason max_tokens)' -x
+complete -c pipeline-engine -l deadline -d 'start nothing after TIME (2026-11-30T07:00, or 07:00: its next coming) or DURATION from the start (8h, 90m); the running iteration finishes (completion_reason deadline)' -x
+complete -c pipeline-engine -l on-event -d 'run CMD (bash -c) in the background with each event\'s JSON on stdin; its output goes to hooks.log' -x -a '(__fish_complete_command)'
 complete -c pipeline-engine -l kill-stale-agent -d 'end a live agent of an earlier engine of this session instead of waiting for it'
 complete -c pipeline-engine -l no-status -d 'no live status line, even on a terminal'
 complete -c pipeline-engine -s E -l conflict-exit-code -d 'the exit status when another engine holds the session (default 1)' -x
@@ -350,10 +362,11 @@ complete -c pipeline-engine -s h -l help -d 'show this help'
 complete -c pipeline-engine -s V -l version -d 'show the version'
 
 # engine-status
-complete -c engine-status -n '__loopkit_nth 1- --interval' -f -a '(__fish_complete_directories)'
+complete -c engine-status -n '__loopkit_nth 1- --interval -n --tail' -f -a '(__fish_complete_directories)'
 complete -c engine-status -s j -l json -d 'one JSON object per session and line'
 complete -c engine-status -l watch -d 'redraw every --interval seconds until interrupted (in place on a terminal; plain lines in a pipe)'
 complete -c engine-status -l interval -d 'how often --watch looks again (default 2)' -x
+complete -c engine-status -s n -l tail -d 'the last N lines of each session\'s latest output log under its line (--json: "output_tail")' -x
 complete -c engine-status -s h -l help -d 'show this help'
 complete -c engine-status -s V -l version -d 'show the version'
 

@@ -206,6 +206,10 @@ lk_run_agent() {
   LK_RC=0 LK_TIMED_OUT=0
   local -a sup=(agent-run --kill-after "$LK_KILL_AFTER" ${LK_HOLD:+--hold "$LK_HOLD"})
   [[ $LK_TIMEOUT == 0 ]] || sup+=(--timeout "$LK_TIMEOUT")
+  if [[ -n $LK_OUT_DIR ]]; then
+    lk_output_next
+    sup+=(--output "$LK_RUN_OUTPUT" ${LOOPKIT_OUTPUT_LIMIT:+--output-limit "$LOOPKIT_OUTPUT_LIMIT"})
+  fi
   # the status line stays, as the heading of the output that follows
   if ((LK_LINE_SHOWN)); then printf '\n' >&2; LK_LINE_SHOWN=0; fi
   LK_AGENT_RUNNING=1
@@ -227,10 +231,46 @@ lk_run_agent() {
   lk_secs_since "$t0" # bash arithmetic: no program per run
   LK_DURATION=$LK_SECS
   [[ $LK_TIMEOUT == 0 || $LK_RC != 124 ]] || LK_TIMED_OUT=1
+  lk_run_why
   LK_AGENT_PID=""
   LK_AGENT_RUNNING=0
   if declare -F lk_agent_ended >/dev/null; then lk_agent_ended; fi
   ((!LK_TTY)) || lk_line_start
+}
+
+# The agents' output logs: LK_OUT_DIR (the session's logs/ folder; empty:
+# none) and LK_OUT_BASE ("iteration-3", "plan-iteration-3", "item-bd-1"),
+# set by the engine before each iteration or item.
+LK_OUT_DIR="" LK_OUT_BASE="" LK_RUN_OUTPUT="" LK_WHY=""
+
+# lk_output_next: LK_RUN_OUTPUT, the log of the run about to start:
+# LK_OUT_DIR/LK_OUT_BASE-attempt-N.log, N the first attempt with no log yet
+# (a retry, a rerun after a crash: each run keeps its own). Builtins only.
+lk_output_next() {
+  local n=1
+  [[ -d $LK_OUT_DIR ]] || mkdir -p -- "$LK_OUT_DIR" 2>/dev/null || true
+  while [[ -e $LK_OUT_DIR/$LK_OUT_BASE-attempt-$n.log || -L $LK_OUT_DIR/$LK_OUT_BASE-attempt-$n.log ]]; do
+    n=$((n + 1))
+  done
+  LK_RUN_OUTPUT=$LK_OUT_DIR/$LK_OUT_BASE-attempt-$n.log
+}
+
+# lk_run_why: why the last run failed, in words, into LK_WHY (empty: it did
+# not): "lock lost", "interrupted", "timed out after 300 s", "killed by
+# SIGKILL", "exit 7".
+lk_run_why() {
+  LK_WHY=""
+  if ((LK_LOST)); then
+    LK_WHY="lock lost"
+  elif [[ -n $LK_SIGNAL ]]; then
+    LK_WHY=interrupted
+  elif ((LK_TIMED_OUT)); then
+    LK_WHY="timed out after $LK_TIMEOUT s"
+  elif ((LK_RC > 128 && LK_RC < 128 + 65)); then
+    LK_WHY="killed by SIG$(kill -l $((LK_RC - 128)) 2>/dev/null || echo $((LK_RC - 128)))"
+  elif ((LK_RC != 0)); then
+    LK_WHY="exit $LK_RC"
+  fi
 }
 
 # lk_backoff TRY: the wait before retry TRY (1, 2, ...): --retry-delay
@@ -254,7 +294,7 @@ lk_run_retrying() {
     LK_FAILS=$((LK_FAILS + 1))
     lk_event agent-failed "status:=$LK_RC" "attempt:=$((try + 1))" "consecutive:=$LK_FAILS" \
       "timed_out:=$((LK_TIMED_OUT ? 1 : 0))" "iteration:=${LOOPKIT_ITERATION:-0}" "duration_s:=$LK_DURATION" \
-      "started_at=$LK_RUN_STARTED"
+      "started_at=$LK_RUN_STARTED" "reason=$LK_WHY" ${LK_RUN_OUTPUT:+"output=$LK_RUN_OUTPUT"}
     if ((LK_MAX_FAILURES > 0 && LK_FAILS >= LK_MAX_FAILURES)); then
       LK_BROKEN=1
       return 0
@@ -270,11 +310,14 @@ lk_run_retrying() {
 }
 
 # lk_run_args PREFIX: state-set assignments recording the last agent run in
-# the history entry PREFIX (started_at, ended_at, duration_s, exit_status),
+# the history entry PREFIX (started_at, ended_at, duration_s, exit_status;
+# output, its log, and reason, why it failed, when there are),
 # appended to LK_ARGS.
 lk_run_args() {
   LK_ARGS+=("$1.started_at=${LK_RUN_STARTED:-$(lk_stamp)}" --now "$1.ended_at"
     "$1.duration_s:=$LK_DURATION" "$1.exit_status:=$LK_RC")
+  [[ -z $LK_RUN_OUTPUT ]] || LK_ARGS+=("$1.output=$LK_RUN_OUTPUT")
+  [[ -z $LK_WHY ]] || LK_ARGS+=("$1.reason=$LK_WHY")
 }
 
 # lk_cost_reached STATE: total_cost has reached --max-cost.

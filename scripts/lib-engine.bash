@@ -20,6 +20,10 @@ LK_HELD_EXIT=1       # -E N: the exit status when another engine holds the sessi
 LK_TIMEOUT=0         # --iteration-timeout: seconds an agent run may take (0: no limit)
 LK_KILL_AFTER=10     # --kill-after: SIGKILL this long after the SIGTERM
 LK_MAX_COST=""       # --max-cost: no iteration starts once total_cost reaches it
+LK_MAX_TOKENS=""     # --max-tokens: no iteration starts once total_tokens reaches it
+LK_DEADLINE=""       # --deadline, in epoch seconds: no iteration starts at or after it
+LK_DEADLINE_TEXT=""  # --deadline as given
+LK_ON_EVENT=""       # --on-event: a command run with each event's JSON on stdin
 LK_KILL_STALE=0      # --kill-stale-agent: end a previous engine's live agent instead of waiting
 LK_AGENT_RUNNING=0   # the terminal is the agent's now: nothing is drawn
 LK_DURATION=0        # seconds the last agent run took
@@ -49,7 +53,11 @@ lk_now() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
 lk_now_v() { TZ=UTC printf -v LK_NOW '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
 
 # lk_stamp: "now" as the tools write it (LOOPKIT_NOW when set).
-lk_stamp() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
+lk_stamp() {
+  local LK_STAMP
+  lk_stamp_v
+  printf '%s' "$LK_STAMP"
+}
 
 lk_clear_line() {
   if ((LK_LINE_SHOWN)); then
@@ -214,12 +222,57 @@ lk_common_option() {
       fi
       LK_TTL=$value ;;
     --max-cost) lk_need_seconds "$name" "$value"; LK_MAX_COST=$value ;;
+    --max-tokens) lk_need_uint "$name" "$value"; LK_MAX_TOKENS=$value ;;
+    --deadline) lk_deadline_parse "$value" ;;
+    --on-event) LK_ON_EVENT=$value ;;
     -E | --conflict-exit-code)
       lk_need_uint "$name" "$value"
       ((value <= 255)) || lk_usage_error "$name: '$value' is not an exit status (0 to 255)"
       LK_HELD_EXIT=$value ;;
     *) lk_usage_error "unknown option '$1'" ;;
   esac
+}
+
+# lk_clock: now in epoch seconds, into LK_CLOCK: LOOPKIT_NOW as the tools
+# read it (epoch seconds, or @FILE holding them, read at each call), else
+# the wall clock. No program starts.
+lk_clock() {
+  local v=${LOOPKIT_NOW:-}
+  if [[ $v == @* ]]; then { IFS= read -r v <"${v#@}"; } 2>/dev/null || v=""; fi
+  [[ $v =~ ^[0-9]+$ ]] || v=$EPOCHSECONDS
+  LK_CLOCK=$v
+}
+
+# lk_deadline_parse VALUE: --deadline as epoch seconds into LK_DEADLINE: a
+# duration from now (90m, 8h, 1h30m, 45s, 2d), a time of day (07:00,
+# 07:00:30: its next coming, local time) or a date and time date(1) reads
+# (2026-11-30T07:00, "2026-11-30 07:00 UTC").
+lk_deadline_parse() {
+  local v=$1 day t rest n
+  lk_clock
+  LK_DEADLINE_TEXT=$v
+  if [[ $v =~ ^([0-9]+[smhd])+$ ]]; then
+    t=0 rest=$v
+    while [[ $rest =~ ^([0-9]+)([smhd])(.*)$ ]]; do
+      n=$((10#${BASH_REMATCH[1]}))
+      case ${BASH_REMATCH[2]} in s) t=$((t + n)) ;; m) t=$((t + n * 60)) ;; h) t=$((t + n * 3600)) ;; d) t=$((t + n * 86400)) ;; esac
+      rest=${BASH_REMATCH[3]}
+    done
+    LK_DEADLINE=$((LK_CLOCK + t))
+    return 0
+  fi
+  if [[ $v =~ ^([01]?[0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$ ]]; then
+    if ! day=$(date -d "@$LK_CLOCK" +%F) || ! t=$(date -d "$day $v" +%s 2>/dev/null); then
+      lk_usage_error "--deadline: cannot read '$v' as a time of day"
+    fi
+    ((t > LK_CLOCK)) || t=$(date -d "$day $v + 1 day" +%s)
+    LK_DEADLINE=$t
+    return 0
+  fi
+  if [[ $v != [0-9][0-9][0-9][0-9]-* ]] || ! t=$(date -d "$v" +%s 2>/dev/null) || [[ ! $t =~ ^-?[0-9]+$ ]]; then
+    lk_usage_error "--deadline: '$v' is not a time (2026-11-30T07:00, 07:00) or a duration (8h, 90m)"
+  fi
+  LK_DEADLINE=$t
 }
 
 # lk_check_name WHAT NAME: a session or stage name usable as a file name.
@@ -434,8 +487,50 @@ lk_find_session() {
 # what happened, so a failure to write it is a warning, never the end.
 lk_event() {
   [[ -n $LK_EVENTS ]] || return 0
+  if [[ -n $LK_ON_EVENT ]]; then
+    local line
+    if line=$(event-append --no-sync --print --session "$LK_SESSION" "$LK_EVENTS" "$@"); then
+      lk_hook "$1" "$line"
+    else
+      lk_warn "could not record the event '$1' in $LK_EVENTS"
+    fi
+    return 0
+  fi
   event-append --no-sync --session "$LK_SESSION" "$LK_EVENTS" "$@" ||
     lk_warn "could not record the event '$1' in $LK_EVENTS"
+}
+
+# lk_hook TYPE LINE: --on-event's command, in the background, with the
+# event's JSON line on stdin and LOOPKIT_EVENT its type; its output and its
+# failure ("exit N") go to hooks.log beside the event log, never to the
+# engine. Each run is ended after LOOPKIT_HOOK_TIMEOUT seconds (default 60;
+# timeout(1) ends its process group), and at most LK_HOOKS_MAX (4) run at
+# once: an event that finds them all still running is not passed on (said
+# once in a while on stderr, and in hooks.log). A hook outlives the engine
+# (the last event's hook runs after it ended).
+LK_HOOK_PIDS=() LK_HOOKS_MAX=4 LK_HOOKS_SKIPPED=0
+lk_hook() {
+  local pid running=() log=${LK_EVENTS%/*}/hooks.log
+  for pid in "${LK_HOOK_PIDS[@]}"; do
+    ! kill -0 "$pid" 2>/dev/null || running+=("$pid")
+  done
+  LK_HOOK_PIDS=("${running[@]}")
+  if ((${#LK_HOOK_PIDS[@]} >= LK_HOOKS_MAX)); then
+    LK_HOOKS_SKIPPED=$((LK_HOOKS_SKIPPED + 1))
+    printf '%s: --on-event: %d hooks still running; the event %s was not passed on\n' "$LK_PROG" "$LK_HOOKS_MAX" "$1" >>"$log" 2>/dev/null
+    if ((LK_HOOKS_SKIPPED % 100 == 1)); then
+      lk_warn "--on-event: $LK_HOOKS_MAX hooks still running; events are not passed on until one ends (see $log)"
+    fi
+    return 0
+  fi
+  (
+    trap - EXIT INT TERM HUP QUIT
+    [[ -z ${LK_STDIN:-} ]] || exec {LK_STDIN}<&-
+    rc=0
+    LOOPKIT_EVENT=$1 timeout -k 5 "${LOOPKIT_HOOK_TIMEOUT:-60}" bash -c "$LK_ON_EVENT" <<<"$2" || rc=$?
+    ((rc == 0)) || printf '%s: --on-event: exit %d for the event %s\n' "$LK_PROG" "$rc" "$1"
+  ) </dev/null >>"$log" 2>&1 &
+  LK_HOOK_PIDS+=("$!")
 }
 
 # --- control through the state file -----------------------------------------

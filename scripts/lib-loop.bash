@@ -106,6 +106,22 @@ lk_over_budget() {
   lk_ge "$1" "$LK_MAX_COST"
 }
 
+# lk_limit_reached TOTAL_COST TOTAL_TOKENS: a limit on starting anything
+# new has been reached: --max-cost, --max-tokens (by the state's totals) or
+# --deadline (by LOOPKIT_NOW or the clock). Its completion_reason into
+# LK_LIMIT, the words that say it into LK_LIMIT_WORDS.
+lk_limit_reached() {
+  LK_LIMIT="" LK_LIMIT_WORDS=""
+  if lk_over_budget "$1"; then
+    LK_LIMIT=max_cost LK_LIMIT_WORDS="total_cost reached --max-cost $LK_MAX_COST"
+  elif [[ -n $LK_MAX_TOKENS && $2 =~ ^[0-9]+$ ]] && (($2 >= LK_MAX_TOKENS)); then
+    LK_LIMIT=max_tokens LK_LIMIT_WORDS="total_tokens reached --max-tokens $LK_MAX_TOKENS"
+  elif [[ -n $LK_DEADLINE ]] && lk_clock && ((LK_CLOCK >= LK_DEADLINE)); then
+    LK_LIMIT=deadline LK_LIMIT_WORDS="the --deadline $LK_DEADLINE_TEXT has passed"
+  fi
+  [[ -n $LK_LIMIT ]]
+}
+
 # lk_beat_if_due: lk_lock_check once a beat is due (LK_BEAT_EVERY since the
 # last beat that reached the lock): between iterations or items, a beat per
 # interval as while the agent runs, not one process per item.
@@ -119,7 +135,11 @@ lk_beat_if_due() {
 }
 
 # lk_stamp_v: lk_stamp into LK_STAMP
-lk_stamp_v() { TZ=UTC printf -v LK_STAMP '%(%Y-%m-%dT%H:%M:%SZ)T' "${LOOPKIT_NOW:--1}"; }
+lk_stamp_v() {
+  local t=${LOOPKIT_NOW:--1}
+  if [[ $t == @* ]]; then lk_clock; t=$LK_CLOCK; fi # a clock file a test moves
+  TZ=UTC printf -v LK_STAMP '%(%Y-%m-%dT%H:%M:%SZ)T' "$t"
+}
 
 # lk_proc_start_v PID: lk_proc_start into LK_PROC_START
 lk_proc_start_v() {
@@ -199,6 +219,7 @@ lk_loop() {
     lk_event iteration-start "${LK_IT_EVENT[@]}" "iteration:=$it"
     export LOOPKIT_ITERATION=$it LOOPKIT_RESULT=$LK_SCRATCH/$LK_IT_RESULT$it.json
     if [[ -e $LOOPKIT_RESULT || -L $LOOPKIT_RESULT ]]; then rm -f -- "$LOOPKIT_RESULT"; fi
+    LK_OUT_BASE=iteration-$it
     lk_run_retrying "${LK_IT_CMD[@]}"
     ((LK_RC == 0)) || lk_loop_failed "$state" "$it" "$max"
     lk_read_result "$LOOPKIT_RESULT"
@@ -216,10 +237,12 @@ lk_loop() {
 # lk_loop_start STATE IT MAX: the start of iteration IT written only if the
 # control read would let it start as it is: status running and (LK_IT_MAX_PATH)
 # the maximum still MAX, checked with the write (--expect), one program for
-# the read and the write. 1 when that does not hold, or --max-cost needs
-# the total read: lk_loop_control decides, and the start is written after it.
+# the read and the write. 1 when that does not hold, when --max-cost or
+# --max-tokens needs the totals read, or the --deadline has passed:
+# lk_loop_control decides, and the start is written after it.
 lk_loop_start() {
-  [[ -z $LK_MAX_COST ]] || return 1
+  [[ -z $LK_MAX_COST && -z $LK_MAX_TOKENS ]] || return 1
+  if [[ -n $LK_DEADLINE ]] && lk_clock && ((LK_CLOCK >= LK_DEADLINE)); then return 1; fi
   local -a expect=(--expect status=running)
   [[ -z $LK_IT_MAX_PATH ]] || expect+=(--expect "$LK_IT_MAX_PATH:=$3")
   lk_set -q "${expect[@]}" "$1" "iteration:=$2" --now iteration_started
@@ -232,9 +255,9 @@ lk_loop_start() {
 lk_loop_control() {
   local state=$1 it=$2
   local -a v=()
-  lk_get_lines v -j -d null "$state" status total_cost ${LK_IT_MAX_PATH:+"$LK_IT_MAX_PATH"} || exit
+  lk_get_lines v -j -d null "$state" status total_cost total_tokens ${LK_IT_MAX_PATH:+"$LK_IT_MAX_PATH"} || exit
   LK_CTL_MAX=$max
-  if [[ ${v[2]:-} =~ ^[1-9][0-9]*$ ]]; then LK_CTL_MAX=${v[2]}; fi
+  if [[ ${v[3]:-} =~ ^[1-9][0-9]*$ ]]; then LK_CTL_MAX=${v[3]}; fi
   if [[ ${v[0]} == '"paused"' || ${v[0]} == '"stopped"' ]] && ! lk_control "$state"; then
     lk_set "$state" status=stopped completion_reason=stopped 'iteration_started:=null' --now completed_at
     LK_STARTED=0
@@ -242,12 +265,12 @@ lk_loop_control() {
     exit 0
   fi
   # a pause may have lasted: the total as it is now
-  [[ ${v[0]} != '"paused"' ]] || v[1]=$(lk_str "$state" total_cost)
-  if lk_over_budget "${v[1]}"; then
-    lk_set "$state" status=complete completion_reason=max_cost 'iteration_started:=null' --now completed_at
+  [[ ${v[0]} != '"paused"' ]] || v[1]=$(lk_str "$state" total_cost) v[2]=$(lk_str "$state" total_tokens)
+  if lk_limit_reached "${v[1]}" "${v[2]}"; then
+    lk_set "$state" status=complete "completion_reason=$LK_LIMIT" 'iteration_started:=null' --now completed_at
     LK_STARTED=0
-    lk_event complete reason=max_cost "${LK_IT_EVENT[@]}" "iteration:=$((it - 1))"
-    lk_say "complete: total_cost reached --max-cost $LK_MAX_COST ${LK_IT_WHERE:+in ${LK_IT_WHERE%, } }after $((it - 1)) iterations: $(lk_loop_counts "$it" "$LK_CTL_MAX")"
+    lk_event complete "reason=$LK_LIMIT" "${LK_IT_EVENT[@]}" "iteration:=$((it - 1))"
+    lk_say "complete: $LK_LIMIT_WORDS ${LK_IT_WHERE:+in ${LK_IT_WHERE%, } }after $((it - 1)) iterations: $(lk_loop_counts "$it" "$LK_CTL_MAX")"
     exit 0
   fi
 }
@@ -271,10 +294,11 @@ lk_loop_failed() {
   LK_ARGS=()
   ! declare -F lk_it_fail_args >/dev/null || lk_it_fail_args "$why"
   lk_set "$state" status=failed "completion_reason=$why" "consecutive_failures:=$LK_FAILS" \
+    "last_error=$LK_WHY" ${LK_RUN_OUTPUT:+"last_output=$LK_RUN_OUTPUT"} \
     --delete agent_pid --delete agent_start --delete agent_boot "${LK_ARGS[@]}" \
     'iteration_started:=null' --now completed_at
   LK_STARTED=0
-  lk_event failed "reason=$why" "${LK_IT_EVENT[@]}" "iteration:=$it" "status:=$LK_RC"
+  lk_event failed "reason=$why" "${LK_IT_EVENT[@]}" "iteration:=$it" "status:=$LK_RC" "error=$LK_WHY"
   if ((LK_BROKEN)); then
     lk_say "${LK_IT_WHERE}iteration $it: $LK_FAILS consecutive failures (last status $LK_RC); $LK_IT_NOUN stopped: too-many-failures"
   else

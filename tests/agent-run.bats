@@ -170,3 +170,83 @@ wait_free() {
   wait_gone "$left"
   run -1 agent-run --alive h
 }
+
+@test "--output: stdout and stderr reach ours each, and FILE both, in arrival order; they are pipes" {
+  run -3 --separate-stderr agent-run --output out.log -- sh -c 'echo one; sleep 0.01; echo two >&2
+    while [ ! -s out.log ]; do sleep 0.01; done; echo three
+    [ -p /dev/stdout ] && [ -p /dev/stderr ] && echo pipes >&2; exit 3'
+  [ "$output" = "$(printf 'one\nthree')" ]
+  [ "$stderr" = "$(printf 'two\npipes')" ]
+  run cat out.log
+  # "two" was in the file before "three" was written
+  [ "$(sed -n 3p out.log)" = three ]
+  [ "$(head -n 2 out.log | sort | tr '\n' ' ')" = "one two " ]
+  [ "$(tail -n 1 out.log)" = pipes ]
+}
+
+@test "--output-limit: past BYTES the file keeps the head and the tail, a marker line between" {
+  run -0 agent-run --output out.log --output-limit 100 -- seq 1 200
+  [ "$(sed -n 20p out.log)" = 20 ]
+  [ "$(sed -n 21p out.log)" = "[… 594 bytes left out …]" ]
+  [ "$(sed -n 22p out.log)" = 189 ]
+  [ "$(tail -n 1 out.log)" = 200 ]
+  [ "$(wc -l <out.log)" = 33 ]
+  [ "${#output}" = 691 ] # the terminal got it all
+  # under the limit, and with 0, the whole output
+  agent-run --output all.log --output-limit 0 -- seq 1 20000 >/dev/null
+  cmp all.log <(seq 1 20000)
+  agent-run --output some.log -- seq 1 100 >/dev/null
+  cmp some.log <(seq 1 100)
+  run -2 agent-run --output x --output-limit 1 -- true
+  run -2 agent-run --output x --output-limit -5 -- true
+  run -2 agent-run --output x --alive 12
+}
+
+@test "--output: a kill -9 of agent-run leaves the head and the tail written up to a second before" {
+  agent-run --output out.log --output-limit 200 -- sh -c 'seq 1 1000; echo $$ >agent.tmp; mv agent.tmp agent; exec sleep 300' >/dev/null &
+  sup=$!
+  wait_for agent
+  wait_grep "bytes left out" out.log
+  wait_grep 1000 out.log
+  kill -9 "$sup"
+  wait_gone "$(cat agent)" # the sentinel ends the group
+  head -n 1 out.log | grep -qx 1
+  tail -n 1 out.log | grep -qx 1000
+}
+
+@test "--output: a reader of ours that went away ends only that copy; FILE gets all" {
+  run -0 broken_pipe agent-run --output out.log -- sh -c 'seq 1 5000; echo done >&2'
+  [ "$output" = done ]
+  cmp out.log <(seq 1 5000; echo done)
+}
+
+@test "--output: a process that left the group holding the pipe does not keep agent-run" {
+  run -0 timeout 60 agent-run --output out.log -- sh -c 'setsid sh -c "echo \$\$ >left.tmp; mv left.tmp left; exec sleep 300" &
+    while [ ! -s left ]; do sleep 0.01; done; echo bye'
+  echo "$(cat left)" >>"$W.pids"
+  grep -qx bye out.log
+}
+
+@test "--output: a FILE that cannot be written is said; the agent runs, its status stays" {
+  need_strace
+  run -4 --separate-stderr strace -o /dev/null -e inject=pwrite64:error=ENOSPC agent-run --output out.log -- sh -c 'echo hi; exit 4'
+  [ "$output" = hi ]
+  [ "$stderr" = "agent-run: cannot write 'out.log': No space left on device; it holds the output up to there" ]
+  # a planted symlink is not followed
+  echo secret >target
+  ln -s target link.log
+  run -0 --separate-stderr agent-run --output link.log -- echo hi
+  [ "$output" = hi ]
+  [[ $stderr == "agent-run: cannot open 'link.log': "*"; the output goes to the terminal only" ]]
+  [ "$(cat target)" = secret ]
+}
+
+@test "--output: after a kill -9 of agent-run, an agent that writes while it ends still runs its SIGTERM handler" {
+  agent-run --kill-after 20 --output out.log -- bash -c 'trap "echo ending; echo ending >&2; echo done >handled; exit 0" TERM
+    echo $$ >agent.tmp; mv agent.tmp agent; while :; do sleep 0.1; done' >/dev/null 2>&1 &
+  sup=$!
+  wait_for agent
+  kill -9 "$sup"
+  wait_for handled # no SIGPIPE: the sentinel keeps the pipes open while it ends the group
+  wait_gone "$(cat agent)"
+}

@@ -61,7 +61,7 @@ atari() { "$LOOPKIT_SOURCE/examples/atari/atari" "$@"; }
   [ "$output" = $'1\nstopped\n5\n\n1\n12\n2025-01-10T10:05:30Z' ]
   run -0 state-get "$A" .history.slow.id .history.slow.status .history.slow.attempts \
     .history.slow.last_attempt .history.slow.last_session_id .history.slow.last_error
-  [ "$output" = $'slow\ncompleted\n2\n2025-01-10T10:05:30Z\nsess-slow\ntimed out after 0.5s (--iteration-timeout)' ]
+  [ "$output" = $'slow\ncompleted\n2\n2025-01-10T10:05:30Z\nsess-slow\ntimed out after 0.5 s' ]
   run -0 state-get "$A" .history.block.attempts .history.late.status .history.later.attempts
   [ "$output" = $'1\ncompleted\n1' ]
   # pause and resume went through engine-ctl, and the engine said so

@@ -46,7 +46,7 @@ worked() { tr '\n' ' ' <worked.log; }
   run -0 state-get "$A" version status iteration current_bead total_cost total_turns updated_at
   [ "$output" = $'1\nstopped\n2\n\n0.5\n6\n2025-01-10T10:05:30Z' ]
   run -0 state-get -k "$A" .history.bd-001
-  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\ncost\nturns\nstarted_at\nended_at\nduration_s\nexit_status' ]
+  [ "$output" = $'id\nstatus\nattempts\nlast_attempt\nlast_session_id\ncost\nturns\nstarted_at\nended_at\nduration_s\nexit_status\noutput' ]
   run -0 state-get "$A" .history.bd-001.id .history.bd-001.status .history.bd-001.attempts .history.bd-001.last_attempt .history.bd-002.last_session_id
   [ "$output" = $'bd-001\ncompleted\n1\n2025-01-10T10:05:30Z\nsess-bd-002' ]
   run -0 cat env.log
@@ -83,7 +83,7 @@ worked() { tr '\n' ' ' <worked.log; }
   printf 'x\n' >ready.txt
   run -5 engine --next 'cat ready.txt' --max-attempts 2 --retry-delay 0 -- sh -c 'exit 6'
   run -0 state-get "$A" .history.x.status .history.x.attempts .history.x.last_error
-  [ "$output" = $'abandoned\n2\nagent exited with status 6' ]
+  [ "$output" = $'abandoned\n2\nexit 6' ]
 }
 
 @test "a paused drain holds the work until it is resumed" {
@@ -332,7 +332,7 @@ overlap_case() {
   run -5 engine --next 'cat ready.txt' --max-attempts 2 --retry-delay 0.2 --iteration-timeout 0.3 --kill-after 0.2 -- ./slow.sh
   [ "$(wc -l <tries)" = 2 ]
   run -0 state-get "$A" .history.a.status .history.a.last_error .history.a.exit_status
-  [ "$output" = $'abandoned\ntimed out after 0.3s (--iteration-timeout)\n124' ]
+  [ "$output" = $'abandoned\ntimed out after 0.3 s\n124' ]
   run -0 event-show --type backoff .atari/events.jsonl
   [[ $output == *"item=a attempt=2 delay=0.2"* ]]
   run -0 state-get "$A" '.runs[].outcome' '.runs[].exit_status'
@@ -481,4 +481,69 @@ EOF
   wait_gone "$live"
   run -0 state-get "q/$A" 'history["4"].status'
   [ "$output" = completed ]
+}
+
+@test "each attempt's output goes to its own log, named in the item's entry and its run, with the failure's reason" {
+  cat >talk.sh <<'EOF'
+#!/usr/bin/env bash
+echo "working on $LOOPKIT_ITEM"
+if [[ ! -e "$LOOPKIT_ITEM.failed" ]]; then touch "$LOOPKIT_ITEM.failed"; echo "broke" >&2; exit 3; fi
+grep -vxF -- "$LOOPKIT_ITEM" ready.txt >ready.new || true
+mv ready.new ready.txt
+EOF
+  chmod +x talk.sh
+  printf 'a\nb c\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' --retry-delay 0 -- ./talk.sh
+  logs=$W/.atari/logs
+  run -0 state-get "$A" '.runs[].output' '.runs[0].reason' .history.a.output
+  [ "$output" = "$logs/item-a-attempt-1.log"$'\n'"$logs/item-a-attempt-2.log"$'\n'"$logs/item-b%20c-attempt-1.log"$'\n'"$logs/item-b%20c-attempt-2.log"$'\nexit 3\n'"$logs/item-a-attempt-2.log" ]
+  [ "$(sort "$logs/item-a-attempt-1.log")" = $'broke\nworking on a' ]
+  [ "$(cat "$logs/item-b%20c-attempt-2.log")" = "working on b c" ]
+}
+
+@test "--max-tokens and --deadline stop the drain before the next item, each with its reason" {
+  make_agent
+  cat >tok.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM" >>worked.log
+grep -vxF -- "$LOOPKIT_ITEM" ready.txt >ready.new || true
+mv ready.new ready.txt
+[ "$LOOPKIT_ITEM" != b ] || echo 1736600000 >clock
+printf '{"tokens":500}' >"$LOOPKIT_RESULT"
+EOF
+  chmod +x tok.sh
+  printf 'a\nb\nc\nd\n' >ready.txt
+  run -0 --separate-stderr engine --next 'cat ready.txt' --max-tokens 1000 -- ./tok.sh
+  [ "$(worked)" = "a b " ]
+  [[ $stderr == *"stopped: total_tokens reached --max-tokens 1000: done 2, abandoned 0, left 2"* ]]
+  [ "$(state-get "$A" completion_reason)" = max_tokens ]
+  rm -rf .atari worked.log
+  printf 'a\nb\nc\nd\n' >ready.txt
+  echo 1736503530 >clock
+  LOOPKIT_NOW=@$W/clock run -0 --separate-stderr engine --next 'cat ready.txt' --deadline 8h -- ./tok.sh
+  [ "$(worked)" = "a b " ]
+  [[ $stderr == *"stopped: the --deadline 8h has passed: done 2, abandoned 0, left 2"* ]]
+  [ "$(state-get "$A" completion_reason)" = deadline ]
+}
+
+@test "--on-event: the drain's events reach the command, the last one after the drain ended" {
+  make_agent
+  printf 'a\nb\n' >ready.txt
+  run -0 engine --next 'cat ready.txt' --on-event 'cat >>"$PWD/hook.$LOOPKIT_EVENT"' -- ./work.sh
+  wait_for hook.complete
+  grep -q '"type":"complete","session":"drain","reason":"drained"' hook.complete
+  wait_for hook.item-done
+  for ((i = 0; i < 300; i++)); do [ "$(wc -l <hook.item-done)" = 2 ] && break; sleep 0.1; done
+  [ "$(sort hook.item-done)" = "$(grep '"type":"item-done"' .atari/events.jsonl | sort)" ]
+}
+
+@test "an item id too long for a file name gets a log named by its start and a checksum" {
+  make_agent
+  long=$(printf 'x%.0s' $(seq 300))
+  printf '%s\n' "$long" >ready.txt
+  run -0 --separate-stderr engine --next 'cat ready.txt' -- ./work.sh
+  [[ $stderr != *"cannot open"* ]]
+  run -0 state-get "$A" '.runs[0].output'
+  [[ $output == "$W/.atari/logs/item-$(printf 'x%.0s' $(seq 115))-"*-attempt-1.log ]]
+  [ -f "$output" ]
 }

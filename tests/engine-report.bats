@@ -351,3 +351,13 @@ PY
   run -0 runs_in_dom done.html
   [ "$output" = $'- 1 completed\n- 2 completed' ]
 }
+
+@test "a failed run of a real engine: its reason and the last lines of its own output log in the failures" {
+  printf '#!/bin/sh\necho "Error: the build broke in module Y" >&2\nkill -9 $$\n' >agent.sh
+  chmod +x agent.sh
+  run -5 "$LOOPKIT_SCRIPTS/loop-engine" --session night --max-iterations 1 -- ./agent.sh
+  run -0 report night -o page.html
+  grep -q '<td class="l">killed by SIGKILL</td>' page.html
+  grep -q 'logs/iteration-1-attempt-1.log' page.html
+  grep -q 'Error: the build broke in module Y</pre>' page.html
+}

@@ -216,3 +216,22 @@ for line in sys.stdin.read().splitlines():
   [ "$(grep -c . <<<"$screen")" = 3 ] || { echo "$screen"; false; }
   [[ $(sed -n 2p <<<"$screen") == "日本語のセッション"*"…" ]] || { echo "$screen"; false; }
 }
+
+@test "--tail N: the last lines of each session's latest output log, under its line and in --json" {
+  printf '#!/bin/sh\nseq 1 20\necho "failing now" >&2\nexit 7\n' >fail.sh
+  printf '#!/bin/sh\necho "item $LOOPKIT_ITEM went well"\n: >ready.txt\n' >work.sh
+  chmod +x fail.sh work.sh
+  "$LOOPKIT_SCRIPTS/loop-engine" --session broken --max-iterations 1 -- ./fail.sh >/dev/null 2>&1 || true
+  echo a >ready.txt
+  "$LOOPKIT_SCRIPTS/drain-engine" --next 'cat ready.txt' -- ./work.sh >/dev/null 2>&1
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --tail 2 .claude .atari
+  [[ $output == *$'\n  | 20\n  | failing now'* ]]
+  [[ $output == *$'\n  | item a went well'* ]]
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" --json --tail 1 .claude
+  run -0 state-get - .output .output_tail <<<"$output"
+  [ "$output" = "$W/.claude/pipeline-runs/broken/logs/iteration-1-attempt-1.log"$'\nfailing now' ]
+  # without --tail, the lines are not shown; the log is named in --json
+  run -0 "$LOOPKIT_SCRIPTS/engine-status" .claude
+  [[ $output != *"failing now"* ]]
+  run -2 "$LOOPKIT_SCRIPTS/engine-status" --tail x
+}

@@ -208,3 +208,9 @@ load helpers
   run -0 event-show --json "$dir/e.jsonl"
   jq -e '.session == "cafe" and .seq == 1' <<<"$output"
 }
+
+@test "--print prints the event's line as written" {
+  run -0 event-append --print e.jsonl start 'n:=2' who=me
+  [ "$output" = "$(cat e.jsonl)" ]
+  [ "$output" = '{"seq":1,"ts":"2025-01-10T10:05:30Z","type":"start","session":"work","n":2,"who":"me"}' ]
+}

@@ -59,7 +59,7 @@ ran() { tr '\n' ' ' <ran.log; }
   # the seed's members first, in its order; loopkit's own after them
   [ "$output" = $'session\ntype\nstarted_at\nstatus\niteration\niteration_completed\niteration_started\ncurrent_stage\nstages\nhistory\ncompleted_at\ncompletion_reason\nmax_iterations\ntotal_cost\ntotal_tokens\ntotal_turns\nconsecutive_failures' ]
   run -0 state-get -k "$ST" '.history[0]'
-  [ "$output" = $'iteration\ntimestamp\nplateau\nstarted_at\nended_at\nduration_s\nexit_status' ]
+  [ "$output" = $'iteration\ntimestamp\nplateau\nstarted_at\nended_at\nduration_s\nexit_status\noutput' ]
 }
 
 @test "--help, --version and usage errors" {
@@ -770,4 +770,94 @@ EOF
   wait "$pid"
   run -0 state-get .claude/pipeline-runs/s5/state.json status iteration_completed
   [ "$output" = $'complete\n7' ]
+}
+
+@test "each agent run's output goes to its own log, named in the history entry; a failure keeps its reason and log" {
+  cat >talk.sh <<'EOF'
+#!/usr/bin/env bash
+echo "out of $LOOPKIT_ITERATION"
+echo "err of $LOOPKIT_ITERATION" >&2
+[[ $LOOPKIT_ITERATION != 2 || -e pass ]] || exit 7
+EOF
+  chmod +x talk.sh
+  run -5 --separate-stderr engine --session demo --max-iterations 2 --retries 1 --retry-delay 0 -- ./talk.sh
+  [[ $output == *"out of 1"* && $stderr == *"err of 1"* ]] # the terminal still sees both
+  logs=$W/.claude/pipeline-runs/demo/logs
+  run -0 state-get "$ST" '.history[0].output' last_error last_output completion_reason
+  [ "$output" = "$logs/iteration-1-attempt-1.log"$'\n'"exit 7"$'\n'"$logs/iteration-2-attempt-2.log"$'\nagent-error' ]
+  [ "$(sort "$logs/iteration-1-attempt-1.log")" = $'err of 1\nout of 1' ]
+  [ "$(sort "$logs/iteration-2-attempt-2.log")" = $'err of 2\nout of 2' ]
+  run -0 event-show --json --type agent-failed .claude/pipeline-runs/demo/events.jsonl
+  [[ $output == *'"reason":"exit 7","output":"'"$logs"'/iteration-2-attempt-1.log"'* ]]
+  # a rerun's run of iteration 2 gets a log of its own
+  touch pass
+  run -0 engine --session demo --max-iterations 2 -- ./talk.sh
+  run -0 state-get "$ST" '.history[1].output'
+  [ "$output" = "$logs/iteration-2-attempt-3.log" ]
+}
+
+@test "a failure's reason says a timeout or a signal; LOOPKIT_OUTPUT_LIMIT bounds the logs" {
+  printf '#!/bin/sh\nseq 1 500\nkill -9 $$\n' >killed.sh
+  chmod +x killed.sh
+  LOOPKIT_OUTPUT_LIMIT=100 run -5 engine --session k --max-iterations 1 -- ./killed.sh
+  run -0 state-get .claude/pipeline-runs/k/state.json last_error
+  [ "$output" = "killed by SIGKILL" ]
+  grep -q "bytes left out" .claude/pipeline-runs/k/logs/iteration-1-attempt-1.log
+  [ "$(tail -n 1 .claude/pipeline-runs/k/logs/iteration-1-attempt-1.log)" = 500 ]
+  run -5 engine --session t --max-iterations 1 --iteration-timeout 0.2 --kill-after 1 -- sleep 30
+  run -0 state-get .claude/pipeline-runs/t/state.json last_error completion_reason
+  [ "$output" = $'timed out after 0.2 s\ntimeout' ]
+}
+
+@test "--max-tokens and --deadline: nothing new starts past them, the running iteration finishes; each its reason" {
+  make_agent
+  AGENT_PLAN=$'1={"tokens":700}\n2={"tokens":300}\n3={"tokens":1}' run -0 --separate-stderr engine --session demo --max-iterations 5 --max-tokens 1000 -- ./agent.sh
+  [ "$(ran)" = "1 2 " ]
+  [[ $stderr == *"complete: total_tokens reached --max-tokens 1000 after 2 iterations: done 2, left 3"* ]]
+  run -0 state-get "$ST" completion_reason
+  [ "$output" = max_tokens ]
+  # a wall-clock time already past (LOOPKIT_NOW is 2025-01-10T10:05:30Z): nothing starts
+  run -0 --separate-stderr engine --session past --deadline 2025-01-10T10:05 -- ./agent.sh
+  [[ $stderr == *"complete: the --deadline 2025-01-10T10:05 has passed after 0 iterations"* ]]
+  [ "$(state-get .claude/pipeline-runs/past/state.json completion_reason)" = deadline ]
+  # a time of day is its next coming: 10:00 is tomorrow's
+  run -0 engine --session tomorrow --max-iterations 1 --deadline 10:00 -- ./agent.sh
+  [ "$(state-get .claude/pipeline-runs/tomorrow/state.json completion_reason)" = max_iterations ]
+  # a duration from the start; the clock moves past it during iteration 2
+  echo 1736503530 >clock
+  printf '#!/bin/sh\necho "$LOOPKIT_ITERATION" >>ran.log\n[ "$LOOPKIT_ITERATION" != 2 ] || echo 1736509000 >clock\n' >moving.sh
+  chmod +x moving.sh
+  : >ran.log
+  LOOPKIT_NOW=@$W/clock run -0 engine --session moving --max-iterations 5 --deadline 1h30m -- ./moving.sh
+  [ "$(ran)" = "1 2 " ]
+  [ "$(state-get .claude/pipeline-runs/moving/state.json completion_reason)" = deadline ]
+  run -2 engine --session bad --deadline soon -- ./agent.sh
+  [[ $output == *"--deadline: 'soon' is not a time (2026-11-30T07:00, 07:00) or a duration (8h, 90m)"* ]]
+  run -2 engine --session bad --max-tokens 1.5 -- ./agent.sh
+}
+
+@test "--on-event: each event's JSON reaches the command on stdin, in the background; its failure or hang never stops the engine" {
+  make_agent
+  run -0 engine --session demo --max-iterations 2 --on-event 'cat >>"$PWD/hook.$LOOPKIT_EVENT"' -- ./agent.sh
+  E=.claude/pipeline-runs/demo/events.jsonl
+  wait_for hook.complete
+  for type in start iteration-start iteration-done complete; do
+    wait_for "hook.$type"
+    for ((i = 0; i < 300; i++)); do
+      [ "$(wc -l <"hook.$type")" = "$(grep -c "\"type\":\"$type\"" "$E")" ] && break
+      sleep 0.1
+    done
+    [ "$(sort "hook.$type")" = "$(grep "\"type\":\"$type\"" "$E" | sort)" ]
+  done
+  # a failing hook: said in hooks.log, the engine goes on
+  run -0 engine --session failing --max-iterations 1 --on-event 'echo oops >&2; exit 3' -- ./agent.sh
+  wait_grep "exit 3 for the event complete" .claude/pipeline-runs/failing/hooks.log
+  grep -q oops .claude/pipeline-runs/failing/hooks.log
+  # hooks that hang: at most 4 at once, the rest not passed on; the engine ends
+  run -0 --separate-stderr timeout 120 "$LOOPKIT_SCRIPTS/loop-engine" --session hung --max-iterations 3 \
+    --on-event "echo \$\$ >>'$W.pids'; exec sleep 300" -- ./agent.sh
+  [[ $stderr == *"warning: --on-event: 4 hooks still running; events are not passed on until one ends"* ]]
+  grep -q "the event complete was not passed on" .claude/pipeline-runs/hung/hooks.log
+  for ((i = 0; i < 300; i++)); do [ "$(wc -l <"$W.pids")" -ge 4 ] && break; sleep 0.1; done
+  [ "$(wc -l <"$W.pids")" = 4 ]
 }

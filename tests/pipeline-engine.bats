@@ -368,3 +368,42 @@ make_overlap_stage() {
   AGENT_PLAN=$'0:1={"cost":0.25}\n0:2={"cost":0.25}' run -0 --separate-stderr engine --session refine --max-cost 0.5 pipe.json
   [[ $stderr == *"in stage 0 (s0) after 2 iterations: done 2, left 1 in this stage and up to 2 in later stages"* ]]
 }
+
+@test "--max-tokens and --deadline end the pipeline before the next iteration, each with its reason" {
+  make_agent
+  make_pipe 3 2
+  AGENT_PLAN=$'0:1={"tokens":400}\n0:2={"tokens":600}' run -0 --separate-stderr engine --session refine --max-tokens 1000 pipe.json
+  [ "$(ran)" = "0:1 0:2 " ]
+  [[ $stderr == *"complete: total_tokens reached --max-tokens 1000 in stage 0 (s0) after 2 iterations"* ]]
+  run -0 state-get "$S" status completion_reason total_tokens
+  [ "$output" = $'complete\nmax_tokens\n1000' ]
+  # the clock moves past the deadline while s1's first run works: it finishes, nothing new starts
+  rm -rf .claude ran.log
+  echo 1736503530 >clock
+  printf '#!/bin/sh\necho "$LOOPKIT_STAGE:$LOOPKIT_ITERATION" >>ran.log\n[ "$LOOPKIT_STAGE:$LOOPKIT_ITERATION" != 1:1 ] || echo 1736510731 >clock\n' >agent.sh
+  LOOPKIT_NOW=@$W/clock run -0 --separate-stderr engine --session refine --deadline 2h pipe.json
+  [ "$(ran)" = "0:1 0:2 0:3 1:1 " ]
+  [[ $stderr == *"complete: the --deadline 2h has passed in stage 1 (s1) after 1 iterations"* ]]
+  run -0 state-get "$S" status completion_reason
+  [ "$output" = $'complete\ndeadline' ]
+}
+
+@test "--on-event: the pipeline's events reach the command" {
+  make_agent
+  make_pipe 1 1
+  run -0 engine --session refine --on-event 'cat >>"$PWD/hook.$LOOPKIT_EVENT"' pipe.json
+  wait_for hook.complete
+  wait_for hook.iteration-done
+  for ((i = 0; i < 300; i++)); do [ "$(wc -l <hook.iteration-done)" = 2 ] && break; sleep 0.1; done
+  [ "$(sort hook.iteration-done)" = "$(grep '"type":"iteration-done"' "$D/events.jsonl" | sort)" ]
+}
+
+@test "each stage's runs keep their output in the stage's logs, named in the history; output.md still gets stdout" {
+  make_agent
+  make_pipe 2 1
+  run -0 engine --session refine pipe.json
+  run -0 state-get "$S" '.history[].output'
+  [ "$output" = "$W/$D/stage-0-s0/logs/iteration-1-attempt-1.log"$'\n'"$W/$D/stage-0-s0/logs/iteration-2-attempt-1.log"$'\n'"$W/$D/stage-1-s1/logs/iteration-1-attempt-1.log" ]
+  [ "$(cat "$D/stage-0-s0/logs/iteration-2-attempt-1.log")" = "output of 0:2" ]
+  grep -qx "output of 0:2" "$D/stage-0-s0/output.md"
+}

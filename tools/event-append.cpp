@@ -12,6 +12,7 @@ static const ToolInfo info{"event-append", "append one numbered event to a JSON-
 struct Config {
   event::AppendRequest request;
   bool print_seq = false;
+  bool print = false;
 };
 
 static void options(cli::Options& o, Config& c) {
@@ -22,6 +23,7 @@ static void options(cli::Options& o, Config& c) {
             r.session = name;
           })
       .flag("print-seq", "print the seq given to the event", c.print_seq)
+      .flag("print", "print the event's line as written (JSON)", c.print)
       .flag("no-sync", "do not fsync (faster; the earlier events are never at risk)", [&r] { r.sync = false; });
 }
 
@@ -34,9 +36,11 @@ static int run(Config& c, const Args& a) {
   r.type = a.operands[1];
   event::check_type(r.type);
   for (size_t i = 2; i < a.operands.size(); ++i) r.fields.push_back(event::parse_field(a.operands[i]));
-  int64_t seq = event::append(file, r);
+  std::string line;
+  int64_t seq = event::append(file, r, c.print ? &line : nullptr);
   cli::change_made();  // appended: failing to print its seq is a warning
   if (c.print_seq) cli::out(loopkit::format("{}\n", seq));
+  if (c.print) cli::out(line);
   return 0;
 }
 

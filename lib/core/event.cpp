@@ -170,7 +170,7 @@ void append_gzip_with_seq(const std::string& path, const AppendRequest& r, const
 }
 }  // namespace
 
-int64_t append(const std::string& path, const AppendRequest& r) {
+int64_t append(const std::string& path, const AppendRequest& r, std::string* line) {
   check_type(r.type);
   const std::string session = r.session.empty() ? session_of_path(path) : r.session;
   // a line is JSON, which holds UTF-8 text only (a Latin-1 folder's name is not)
@@ -186,6 +186,7 @@ int64_t append(const std::string& path, const AppendRequest& r) {
     if (e.code() != Exit::data) throw;
     fail_data(loopkit::quoted(path) + ": " + e.what());  // the seq refused: nothing written
   }
+  if (line) *line = line_text(written, ts, session, r);
   return written;
 }
 

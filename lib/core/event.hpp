@@ -40,8 +40,9 @@ std::string line_text(int64_t seq, std::string_view ts, std::string_view session
 std::optional<int64_t> next_seq(std::string_view tail, bool whole);
 // Appends one event with a single write under the file's flock, reading only
 // the log's tail to number it; a torn last line (a writer killed mid-line) is
-// closed first, never overwritten. Returns the seq written.
-int64_t append(const std::string& path, const AppendRequest& request);
+// closed first, never overwritten. Returns the seq written; the line
+// written (with its newline) into *line when given.
+int64_t append(const std::string& path, const AppendRequest& request, std::string* line = nullptr);
 
 // The seq at the start of a line ({"seq":N,...}), without parsing the rest.
 std::optional<int64_t> seq_prefix(std::string_view line);

@@ -1,5 +1,7 @@
 #include "sys/supervise.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -39,7 +41,8 @@ sigset_t watched_set() {
 
 // The child: the group's first member, its signals as a foreground command
 // has them (a shell's background job starts with SIGINT and SIGQUIT ignored).
-[[noreturn]] void exec_in_group(const std::vector<std::string>& argv, const sigset_t& mask, int report_fd) {
+[[noreturn]] void exec_in_group(const std::vector<std::string>& argv, const sigset_t& mask, int report_fd,
+                                const OutputPipes* out) {
   for (int s : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) signal(s, SIG_DFL);
   sigprocmask(SIG_SETMASK, &mask, nullptr);
   // A background group that reads its terminal is stopped (SIGTTIN) and
@@ -50,6 +53,10 @@ sigset_t watched_set() {
       dup2(null, 0);
       close(null);
     }
+  }
+  if (out) {  // close-on-exec both, the copies on 1 and 2 not
+    dup2(out->write[0], 1);
+    dup2(out->write[1], 2);
   }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -72,6 +79,7 @@ struct Run {
   double give_up_at = -1;  // members that outlive SIGKILL this long are left
   bool timed_out = false;
   bool parent_gone = false;
+  OutputCopy* copy = nullptr;  // the command's output, while a pipe of it is open
 };
 
 // " STATE PPID PGRP" after the command name of /proc/PID/stat, as sscanf's
@@ -155,6 +163,13 @@ void step(Run& r, const GroupLimits& lim) {
   timespec ts{static_cast<time_t>(wait),
               static_cast<long>((wait - static_cast<double>(static_cast<time_t>(wait))) * 1e9)};
   siginfo_t info{};
+  if (r.copy && r.copy->open()) {
+    // the output copied meanwhile; signals looked at every 0.1 s at least
+    const double until = now + (wait < 0.1 ? wait : 0.1);
+    while (r.copy->pump(until - monotonic_seconds()) && monotonic_seconds() < until) {
+    }
+    ts = {0, 0};
+  }
   int sig = sigtimedwait(&set, &info, &ts);
   if (sig == SIGCONT) {
     kill(-r.pgid, SIGCONT);
@@ -191,7 +206,8 @@ pid_t read_exec_errno(Fd& rd, int& exec_errno, pid_t pgid) {
   return pgid;
 }
 
-pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original, int& exec_errno, pid_t& child) {
+pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original, int& exec_errno, pid_t& child,
+                  const OutputPipes* out) {
   const pid_t own_group = getpgrp();
   // A session leader cannot leave its group: the child makes its own then
   // (its pid the group's id), as no engine ever runs us that way.
@@ -204,9 +220,11 @@ pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original
   if (pid < 0) fail_system(errno, "fork for", argv[0]);
   if (pid == 0) {
     if (session_leader) setpgid(0, 0);
-    exec_in_group(argv, original, wr.get());
+    exec_in_group(argv, original, wr.get(), out);
   }
   child = pid;
+  if (out)
+    for (int fd : out->write) close(fd);
   if (session_leader) {
     (void)setpgid(pid, pid);  // whichever of the two runs first
     wr.reset();
@@ -230,18 +248,18 @@ void close_range_of(unsigned from, unsigned to) {
   for (unsigned fd = from; fd <= to && fd < static_cast<unsigned>(max); ++fd) close(static_cast<int>(fd));
 }
 
-// Every descriptor of ours closed but keep (and 0-2, onto /dev/null).
-void close_all_but(int keep_a, int keep_b) {
+// Every descriptor of ours closed but keep (-1: none; and 0-2, onto /dev/null).
+void close_all_but(std::array<int, 4> keep) {
   int null = open("/dev/null", O_RDWR);
   for (int fd = 0; fd < 3 && null >= 0; ++fd)
     if (fd != null) dup2(null, fd);
   if (null > 2) close(null);
-  if (keep_a > keep_b) std::swap(keep_a, keep_b);
+  std::sort(keep.begin(), keep.end());
   unsigned from = 3;
-  for (int keep : {keep_a, keep_b}) {
-    if (keep < 0 || static_cast<unsigned>(keep) < from) continue;  // none, or among 0-2
-    if (static_cast<unsigned>(keep) > from) close_range_of(from, static_cast<unsigned>(keep) - 1);
-    from = static_cast<unsigned>(keep) + 1;
+  for (int k : keep) {
+    if (k < 0 || static_cast<unsigned>(k) < from) continue;  // none, among 0-2, or twice
+    if (static_cast<unsigned>(k) > from) close_range_of(from, static_cast<unsigned>(k) - 1);
+    from = static_cast<unsigned>(k) + 1;
   }
   close_range_of(from, ~0U);
 }
@@ -249,13 +267,16 @@ void close_all_but(int keep_a, int keep_b) {
 // The sentinel: a child in a group of its own that waits on a pipe from
 // us. A byte on it is our normal end; the pipe closing without one means
 // we died (kill -9, of us or of our group): it ends the agent's group and
-// exits. It keeps the hold file open until then.
+// exits. It keeps the hold file open until then, and the read ends of the
+// output pipes: an agent that writes while it is being ended (a shell's
+// "Terminated") fills their buffers instead of dying of SIGPIPE before its
+// SIGTERM handler ran.
 struct Sentinel {
   pid_t pid = -1;
   int wr = -1;
 };
 
-Sentinel start_sentinel(pid_t pgid, const GroupLimits& lim, int hold_fd) {
+Sentinel start_sentinel(pid_t pgid, const GroupLimits& lim, int hold_fd, const OutputPipes& out) {
   Sentinel s;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
@@ -266,7 +287,7 @@ Sentinel start_sentinel(pid_t pgid, const GroupLimits& lim, int hold_fd) {
     setpgid(0, 0);
     for (int sig : termination_signals) signal(sig, SIG_IGN);
     for (int sig : {SIGTSTP, SIGTTIN, SIGTTOU}) signal(sig, SIG_IGN);
-    close_all_but(fds[0], hold_fd);
+    close_all_but({fds[0], hold_fd, out.read[0], out.read[1]});
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -326,9 +347,17 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
   // the group's id is ours unless we lead a session (start_group)
   const bool leader = getsid(0) == getpid();
   Sentinel sentinel;
-  if (!leader) sentinel = start_sentinel(getpid(), limits, hold);
-  r.pgid = start_group(argv, original, exec_errno, r.child);
-  if (leader) sentinel = start_sentinel(r.pgid, limits, hold);
+  OutputPipes pipes;
+  std::optional<OutputCopy> copy;
+  if (limits.output) {
+    if (!open_output_pipes(pipes)) fail_system(errno, "create", "pipe");
+    signal(SIGPIPE, SIG_IGN);  // a reader of ours gone ends that copy, not us
+    copy.emplace(pipes, *limits.output);
+    r.copy = &*copy;
+  }
+  if (!leader) sentinel = start_sentinel(getpid(), limits, hold, pipes);
+  r.pgid = start_group(argv, original, exec_errno, r.child, limits.output ? &pipes : nullptr);
+  if (leader) sentinel = start_sentinel(r.pgid, limits, hold, pipes);
   if (hold >= 0) write_hold_record(hold, {r.pgid, process_start_time(r.pgid), r.parent, process_start_time(r.parent)});
   if (limits.timeout > 0) r.timeout_at = monotonic_seconds() + limits.timeout;
   if (r.parent_gone) signal_group(r, SIGTERM, limits.kill_after);
@@ -340,6 +369,7 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
     step(r, limits);
   }
   reap(r);  // the adopted members just ended: no zombie is left to an init that never reaps
+  if (copy) copy->drain(1);
   stop_sentinel(sentinel);
   return {r.timed_out ? 124 : r.status, r.timed_out};
 }

@@ -9,12 +9,15 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "sys/output_copy.hpp"
+
 namespace loopkit {
 
 struct GroupLimits {
-  double timeout = 0;      // seconds before the group gets SIGTERM (0: none)
-  double kill_after = 10;  // seconds from a SIGTERM to the group's SIGKILL
-  std::string hold;        // a hold file (sys/supervise_hold.hpp) the group holds while it lives ("": none)
+  double timeout = 0;           // seconds before the group gets SIGTERM (0: none)
+  double kill_after = 10;       // seconds from a SIGTERM to the group's SIGKILL
+  std::string hold;             // a hold file (sys/supervise_hold.hpp) the group holds while it lives ("": none)
+  OutputLog* output = nullptr;  // the command's stdout and stderr become pipes, copied to ours and to it
 };
 
 // The shell's status of a supervised run; timed_out when the deadline ended it.
@@ -40,6 +43,12 @@ struct GroupStatus {
 // the group, and in the sentinel until the group is gone.
 // The group's id is our pid, though we leave it once the child is in it (a
 // session leader, which cannot leave its group, gives the child its own).
+// With limits.output, the command's stdout and stderr are two pipes (not a
+// terminal) that we copy, as the output comes, to our own stdout and stderr
+// and to the log (sys/output_copy.hpp); SIGPIPE is ignored by us, so a
+// reader of ours that went away ends only that copy. Once the group is gone
+// the pipes are read for at most a second more: a process that left the
+// group holding one open does not keep us.
 // exec_errno: why argv could not be run (0: it ran).
 GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& limits, int& exec_errno);
 
