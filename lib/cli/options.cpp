@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "sys/decimal.hpp"
-#include "sys/format.hpp"
+#include "sys/base/decimal.hpp"
+#include "sys/base/format.hpp"
 
 namespace loopkit::cli {
 

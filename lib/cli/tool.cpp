@@ -11,12 +11,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "sys/clock.hpp"
-#include "sys/etcd_url.hpp"
-#include "sys/fd.hpp"
-#include "sys/format.hpp"
-#include "sys/interrupt.hpp"
-#include "sys/spawn.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/base/etcd_url.hpp"
+#include "sys/fs/fd.hpp"
+#include "sys/base/format.hpp"
+#include "sys/proc/interrupt.hpp"
+#include "sys/proc/spawn.hpp"
 
 namespace loopkit {
 

@@ -1,4 +1,4 @@
-// libFuzzer target: state-set's read-modify-write (lib/core/state.hpp
+// libFuzzer target: state-set's read-modify-write (lib/core/state/state.hpp
 // update_state_file) against a reference. The input is in the repro format
 // of tests/fuzz/corpus/repro/ (see split_input in fuzz_common.hpp): a JSON
 // document, then one state-set argument per line (`b.d:=1`, `--delete
@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "../unit/reference.hpp"
-#include "core/assign.hpp"
-#include "core/jsontext.hpp"
-#include "core/scan.hpp"
-#include "core/state.hpp"
+#include "core/edit/assign.hpp"
+#include "core/json/jsontext.hpp"
+#include "core/scan/scan.hpp"
+#include "core/state/state.hpp"
 #include "fuzz_common.hpp"
 
 using namespace loopkit;

@@ -13,8 +13,8 @@
 
 #include "../unit/gunzip_reference.hpp"
 #include "fuzz_common.hpp"
-#include "sys/gz.hpp"
-#include "sys/inflate.hpp"
+#include "sys/gz/gz.hpp"
+#include "sys/gz/inflate.hpp"
 
 using namespace loopkit;
 

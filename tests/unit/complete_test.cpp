@@ -2,7 +2,7 @@
 // gets them from state-get --complete-path.
 #include <catch2/catch.hpp>
 
-#include "core/complete.hpp"
+#include "core/state/complete.hpp"
 #include "scratch.hpp"
 
 using loopkit::complete_path;

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "gunzip_reference.hpp"
-#include "sys/deflate.hpp"
-#include "sys/gz.hpp"
-#include "sys/huffman.hpp"
+#include "sys/gz/deflate.hpp"
+#include "sys/gz/gz.hpp"
+#include "sys/gz/huffman.hpp"
 
 using namespace loopkit;
 

@@ -2,10 +2,10 @@
 // by the span editor and the value-tree reference.
 #include <catch2/catch.hpp>
 
-#include "core/assign.hpp"
-#include "core/edit_rules.hpp"
-#include "core/json.hpp"
-#include "sys/error.hpp"
+#include "core/edit/assign.hpp"
+#include "core/edit/edit_rules.hpp"
+#include "core/json/json.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 using edit_rules::decimal_sum;

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "scratch.hpp"
-#include "sys/error.hpp"
-#include "sys/etcd.hpp"
-#include "sys/etcd_watch.hpp"
+#include "sys/base/error.hpp"
+#include "sys/etcd/etcd.hpp"
+#include "sys/etcd/etcd_watch.hpp"
 
 using namespace loopkit;
 using namespace loopkit::etcd;

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/growing.hpp"
+#include "core/log/growing.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "gunzip_reference.hpp"
-#include "sys/crc32.hpp"
-#include "sys/error.hpp"
-#include "sys/gz.hpp"
-#include "sys/inflate.hpp"
+#include "sys/gz/crc32.hpp"
+#include "sys/base/error.hpp"
+#include "sys/gz/gz.hpp"
+#include "sys/gz/inflate.hpp"
 
 using namespace loopkit;
 

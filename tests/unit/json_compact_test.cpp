@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/json_compact.hpp"
-#include "core/json_members.hpp"
-#include "sys/error.hpp"
+#include "core/json/json.hpp"
+#include "core/json/json_compact.hpp"
+#include "core/json/json_members.hpp"
+#include "sys/base/error.hpp"
 #include "mutations.hpp"
 
 using namespace loopkit;

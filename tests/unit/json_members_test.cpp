@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/json_members.hpp"
+#include "core/json/json.hpp"
+#include "core/json/json_members.hpp"
 #include "boost_parse.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 #include "mutations.hpp"
 
 using namespace loopkit;

@@ -1,18 +1,18 @@
 // lib/core/json, path and assign: parsing, layout, numbers, edits.
 #include <catch2/catch.hpp>
 
-#include "core/assign.hpp"
-#include "core/json.hpp"
-#include "core/jsontext.hpp"
+#include "core/edit/assign.hpp"
+#include "core/json/json.hpp"
+#include "core/json/jsontext.hpp"
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
-#include "core/path.hpp"
-#include "core/scan.hpp"
-#include "core/textedit.hpp"
-#include "sys/error.hpp"
+#include "core/scan/path.hpp"
+#include "core/scan/scan.hpp"
+#include "core/edit/textedit.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/query.hpp"
-#include "sys/error.hpp"
+#include "core/json/json.hpp"
+#include "core/state/query.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 

@@ -1,14 +1,14 @@
 // Reference semantics for the tests: a path looked up in a parsed document
 // (Boost.JSON), as jq does. The tools look paths up in scanned text
-// (textedit::lookup in lib/core/textedit.hpp, one walk for state-get and
+// (textedit::lookup in lib/core/edit/textedit.hpp, one walk for state-get and
 // state-set); these are what that walk must agree with.
 #pragma once
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/path.hpp"
-#include "sys/error.hpp"
-#include "sys/format.hpp"
+#include "core/json/json.hpp"
+#include "core/scan/path.hpp"
+#include "sys/base/error.hpp"
+#include "sys/base/format.hpp"
 
 namespace loopkit::reference {
 

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys/beneath.hpp"
-#include "sys/error.hpp"
+#include "sys/fs/beneath.hpp"
+#include "sys/base/error.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

@@ -12,8 +12,8 @@
 #include <random>
 #include <string>
 
-#include "sys/decimal.hpp"
-#include "sys/format.hpp"
+#include "sys/base/decimal.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 

@@ -11,9 +11,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sys/error.hpp"
-#include "sys/file.hpp"
-#include "sys/folder.hpp"
+#include "sys/base/error.hpp"
+#include "sys/fs/file.hpp"
+#include "sys/fs/folder.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <set>
 
-#include "sys/random.hpp"
+#include "sys/base/random.hpp"
 
 using namespace loopkit;
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "scratch.hpp"
-#include "sys/clock.hpp"
-#include "sys/tz.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/time/tz.hpp"
 
 using namespace loopkit;
 using loopkit::testing::Scratch;

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys/watch.hpp"
+#include "sys/fs/watch.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

@@ -1,16 +1,16 @@
 // lib/core/textedit: edits applied to scanned text. The reference is apply()
-// of core/assign.hpp on a whole parsed document: the same result when the
+// of core/edit/assign.hpp on a whole parsed document: the same result when the
 // output is parsed, the same errors; and the bytes of what no edit touched.
 #include <catch2/catch.hpp>
 
 #include <random>
 
-#include "core/assign.hpp"
-#include "core/json.hpp"
-#include "core/scan.hpp"
-#include "core/textedit.hpp"
+#include "core/edit/assign.hpp"
+#include "core/json/json.hpp"
+#include "core/scan/scan.hpp"
+#include "core/edit/textedit.hpp"
 #include "reference.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 
