@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "core/json/json.hpp"
 #include "core/lock/lock.hpp"
 #include "sys/time/clock.hpp"
 #include "sys/base/error.hpp"

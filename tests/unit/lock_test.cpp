@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "core/json/json.hpp"
 #include "core/lock/lock.hpp"
 #include "core/lock/lock_queue.hpp"
 #include "sys/time/clock.hpp"

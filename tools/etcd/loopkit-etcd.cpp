@@ -10,7 +10,7 @@
 #include "cli/tool.hpp"
 #include "core/etcd/lock_etcd.hpp"
 #include "core/state/state.hpp"
-#include "core/state/storage.hpp"
+#include "core/state/store.hpp"
 
 int loopkit_etcd_state_get(int argc, char** argv);
 int loopkit_etcd_state_set(int argc, char** argv);

@@ -4,7 +4,6 @@
 
 #include "sys/time/clock.hpp"
 #include "core/lock/lock_queue.hpp"
-#include "core/lock/lock_wait.hpp"
 #include "sys/base/etcd_url.hpp"
 #include "sys/etcd/etcd_watch.hpp"
 #include "sys/base/format.hpp"
@@ -64,7 +63,7 @@ private:
 // trip earlier is as good as a new one: the key as a failed create saw it
 // (in the same transaction) serves the read that follows (try_acquire's),
 // a round trip fewer for each attempt that finds the lock held.
-class Store : public LockStore, public WatchedLockStore, public LinedLockStore {
+class Store : public LockStore {
 public:
   // A waiter's calls ride out an outage of etcd until its wait ends (and
   // then for --timeout); once the lock is ours, a call has --timeout alone.

@@ -10,17 +10,17 @@
 #include <vector>
 
 #include "core/lock/lock.hpp"
-#include "core/state/storage.hpp"
+#include "core/lock/store.hpp"
 #include "sys/etcd/etcd.hpp"
 
 namespace loopkit::etcdlock {
 
 inline constexpr int64_t default_ttl = 60;
 
-// A lock key as read: the entry of the storage interface.
+// A lock key as read: the entry of the store of locks.
 using LockKey = LockEntry;
 
-// The etcd store of locks (storage.hpp): create if absent and replace are
+// The etcd store of locks (core/lock/store.hpp): create if absent and replace are
 // puts conditioned on the key's mod revision (one transaction each), remove
 // a delete so conditioned that also revokes the key's lease; the session's
 // lease is the heartbeat, kept alive by keep-alives. A takeover of a dead

@@ -1,10 +1,10 @@
-// The etcd store of documents (storage.hpp): a read is one linearizable get;
+// The etcd store of documents (core/state/store.hpp): a read is one linearizable get;
 // a commit puts the new value only if the key's mod revision has not moved
 // since (state_update.cpp reads and edits again when another writer came first),
 // and, fenced, only if the lock key's has not either, in one transaction.
 
 #include "core/state/state.hpp"
-#include "core/state/storage.hpp"
+#include "core/state/store.hpp"
 #include "sys/base/error.hpp"
 #include "sys/etcd/etcd.hpp"
 #include "sys/base/etcd_url.hpp"

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json/utf8.hpp"
+
 namespace loopkit::json {
 
 using boost::json::array;
@@ -72,10 +74,6 @@ void write_value(std::string& out, const value& v, const Layout& layout, const s
                  WriteHook hook = nullptr, const void* context = nullptr);
 std::string compact(const value& v);    // one line, no spaces: {"a":1}
 std::string quote(std::string_view s);  // a JSON string literal
-// well-formed UTF-8: no overlong forms, surrogates or code points past U+10FFFF
-bool is_utf8(std::string_view s);
-// s with every byte that is not part of valid UTF-8 replaced by U+FFFD
-std::string to_utf8(std::string_view s);
 // 5, 0.25, 1e+100: shortest round trip; a number literal's own text. A
 // number that is not finite cannot be JSON: exit 3.
 std::string number_text(const value& v);

@@ -1,4 +1,4 @@
-// json::is_utf8 and json::to_utf8 (core/json/json.hpp), in a file of their own:
+// json::is_utf8 and json::to_utf8 (core/json/utf8.hpp), in a file of their own:
 // path and event readers use them without the rest of json.cpp, whose
 // Boost.JSON parser and static setup a tool that never builds a document
 // should not carry.
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/json/json.hpp"
+#include "core/json/utf8.hpp"
 
 namespace loopkit::json {
 

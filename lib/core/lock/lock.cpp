@@ -1,5 +1,5 @@
 // Acquire, wait, refresh, take over, release and reap, written once over
-// the storage interface (storage.hpp): the file store (lock_files.cpp, where
+// the store of locks (store.hpp): the file store (lock_files.cpp, where
 // the argument for why it is race-free sits) and the etcd store
 // (lock_etcd.cpp) only create, read, replace or remove an entry, and keep a
 // held lock alive.
@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "core/lock/lock_queue.hpp"
-#include "core/lock/lock_wait.hpp"
 #include "sys/time/clock.hpp"
 #include "sys/base/error.hpp"
 #include "sys/fs/folder.hpp"
@@ -127,7 +126,7 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
         return res;
       }
       if (req.wait_seconds > 0 && !just_armed) {
-        if (!watch) watch = open_lock_watch(store);
+        if (!watch) watch = store.watch();
         just_armed = watch && watch->rearm();
         if (just_armed) continue;
       }

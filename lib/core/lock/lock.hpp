@@ -1,6 +1,6 @@
 // Session locks (man/lock-acquire.1.scd and loopkit.7.scd): created
 // atomically, refreshed, taken over and reaped without races, written once
-// over the storage interface (storage.hpp) that files and etcd keys
+// over the store of locks (store.hpp) that files and etcd keys
 // implement. Why the file store is race-free is argued in lock_files.cpp,
 // beside the code; ARCHITECTURE.md follows one race through it.
 #pragma once
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/lock/lock_record.hpp"
-#include "core/state/storage.hpp"
+#include "core/lock/store.hpp"
 
 namespace loopkit {
 

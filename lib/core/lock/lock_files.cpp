@@ -1,14 +1,13 @@
-// The file store of locks (storage.hpp): a lock is a JSON file, created by
+// The file store of locks (store.hpp): a lock is a JSON file, created by
 // link(), replaced by rename() and removed by unlink() under the folder's
 // flock; its session writes the heartbeat into the record.
 #include <cerrno>
 #include <unistd.h>
 
-#include "core/json/json.hpp"
+#include "core/json/utf8.hpp"
 #include "core/lock/lock.hpp"
 #include "core/lock/lock_queue.hpp"
-#include "core/lock/lock_wait.hpp"
-#include "core/state/storage.hpp"
+#include "core/lock/store.hpp"
 #include "sys/time/clock.hpp"
 #include "sys/base/error.hpp"
 #include "sys/base/etcd_url.hpp"
@@ -136,6 +135,25 @@ private:
   Owner owner_;
 };
 
+// A file lock's watch: its name, watched in its folder.
+class NameLockWatch : public LockWatch {
+public:
+  explicit NameLockWatch(const std::string& path) : names_(dir_name(path), base_name(path)) {}
+  bool active() const override { return names_.armed(); }
+  // only after a change: a wait that timed out (a poll, for changes that
+  // bring no event) most likely finds the lock still held, and its attempt
+  // would only be made twice
+  void disarm() override {
+    if (changed_) names_.disarm();
+  }
+  bool rearm() override { return !names_.armed() && names_.arm(); }
+  bool wait(double seconds) override { return changed_ = names_.wait(seconds); }
+
+private:
+  NameWatch names_;
+  bool changed_ = false;
+};
+
 class FileStore : public LockStore {
 public:
   explicit FileStore(std::string path, bool listed_regular = false)
@@ -165,6 +183,8 @@ public:
     return std::make_unique<FileSession>(*this, owner);
   }
   void mark_released(const LockEntry& lock) override;
+  std::unique_ptr<LockWatch> watch() override { return std::make_unique<NameLockWatch>(path_); }
+  std::unique_ptr<WaitLine> join_line() override { return std::make_unique<WaitTicket>(path_); }
   bool was_released(const Owner& owner, const std::string& taken_at, bool) override {
     return take_released_mark(path_, owner, taken_at);
   }
@@ -228,19 +248,12 @@ std::unique_ptr<LockStore> file_lock_store(const std::string& path, bool listed_
   return std::make_unique<FileStore>(path, listed_regular);
 }
 
-std::unique_ptr<NameWatch> watch_lock(const LockStore& store) {
-  const auto* files = dynamic_cast<const FileStore*>(&store);
-  if (!files) return nullptr;
-  return std::make_unique<NameWatch>(dir_name(files->path()), base_name(files->path()));
-}
+std::unique_ptr<LockWatch> LockStore::watch() { return nullptr; }
+std::unique_ptr<WaitLine> LockStore::join_line() { return nullptr; }
 
 std::unique_ptr<WaitLine> join_wait_line(LockStore& store) {
-  auto* lined = dynamic_cast<LinedLockStore*>(&store);
-  const auto* files = dynamic_cast<const FileStore*>(&store);
-  if (!lined && !files) return nullptr;
   try {
-    if (lined) return lined->join_line();
-    return std::make_unique<WaitTicket>(files->path());
+    return store.join_line();
   } catch (const Error& e) {
     warn(e.what());
     return nullptr;

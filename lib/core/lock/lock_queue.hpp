@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/state/storage.hpp"
+#include "core/lock/store.hpp"
 
 namespace loopkit {
 
@@ -43,14 +43,6 @@ public:
   virtual bool refused_last_attempt() const { return false; }
 };
 
-// A store whose line is its own (etcd's, lock_etcd.cpp)
-class LinedLockStore {
-public:
-  virtual ~LinedLockStore() = default;
-  // Throws (exit 4) when no place can be taken
-  virtual std::unique_ptr<WaitLine> join_line() = 0;
-};
-
 class WaitTicket : public WaitLine {
 public:
   // A ticket behind every ticket in line for the lock file at path; the
@@ -68,9 +60,9 @@ private:
   bool is_first();
 };
 
-// A place in the line of a file store's or an etcd store's lock; nullptr
-// for other stores, or when no ticket can be made (the wait goes on
-// without one)
+// A place in the line of the store's lock (LockStore::join_line); nullptr
+// for a store without a line, or when no place can be taken (said as a
+// warning: the wait goes on without one)
 std::unique_ptr<WaitLine> join_wait_line(LockStore& store);
 
 // "PID START\n": this process, as a ticket names its waiter

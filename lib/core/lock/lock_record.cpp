@@ -8,7 +8,7 @@
 #include <cmath>
 #include <unistd.h>
 
-#include "core/json/json.hpp"
+#include "core/json/utf8.hpp"
 #include "sys/time/clock.hpp"
 #include "sys/base/decimal.hpp"
 #include "sys/base/error.hpp"

@@ -1,7 +1,7 @@
 // Lock records (man/lock-acquire.1.scd and loopkit.7.scd): the JSON a lock
 // holds, naming its owner process; reading it, judging it live or stale,
 // and saying who holds it. What is done with locks is in lock.hpp, over
-// the storage interface of storage.hpp.
+// the store of locks of store.hpp.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -1,9 +1,9 @@
-// Fences (storage.hpp): a document written only while a lock is still held
+// Fences (store.hpp): a document written only while a lock is still held
 // by its owner. The document store checks the fence with its write; this is
 // the lock's half, the same for files and etcd.
 
 #include "core/lock/lock.hpp"
-#include "core/state/storage.hpp"
+#include "core/state/store.hpp"
 #include "sys/base/error.hpp"
 #include "sys/base/etcd_url.hpp"
 #include "sys/base/format.hpp"

@@ -90,7 +90,7 @@ struct UpdateResult {
 };
 
 // One atomic read-modify-write of the document u.file names, written once
-// over the document store (storage.hpp): read (a file under its exclusive
+// over the document store (store.hpp): read (a file under its exclusive
 // flock, mapped), --expect and --require checked, the edits applied in
 // order, and the result committed if the document is unchanged (etcd: its
 // revision; a file: its flock says so) and the fence holds; done again from
@@ -102,7 +102,7 @@ UpdateResult update_state_file(const Update& u);
 
 // etcd://, etcds://: the key's value (nullopt: no such key) for state-get.
 // Reached through state_on_etcd, which only loopkit-etcd's main sets (with
-// document_store_on_etcd, storage.hpp, for state-set): the tools on PATH
+// document_store_on_etcd, store.hpp, for state-set): the tools on PATH
 // leave the client out (cli::need_etcd), so that nothing here links the
 // client in unless that main names etcd_state.
 struct StateOnEtcd {

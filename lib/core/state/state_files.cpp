@@ -1,4 +1,4 @@
-// The file store of documents (storage.hpp): a state file is read under its
+// The file store of documents (store.hpp): a state file is read under its
 // exclusive flock (lock_for_replace), mapped, and replaced by the rename of
 // a temporary file while that flock is still held, so a commit always finds
 // the file as it was read. A fence is checked under the lock folder's
@@ -6,7 +6,7 @@
 // (lock_files.cpp): the lock cannot change hands between the check and the
 // rename.
 
-#include "core/state/storage.hpp"
+#include "core/state/store.hpp"
 #include "sys/base/error.hpp"
 #include "sys/base/etcd_url.hpp"
 #include "sys/fs/file.hpp"

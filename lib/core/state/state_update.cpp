@@ -1,10 +1,10 @@
 // state-set's read-modify-write, written once over the document store
-// (storage.hpp): files, standard input and etcd keys alike.
+// (store.hpp): files, standard input and etcd keys alike.
 
 #include "core/redact/redact.hpp"
 #include "core/scan/scan.hpp"
 #include "core/state/state.hpp"
-#include "core/state/storage.hpp"
+#include "core/state/store.hpp"
 #include "core/edit/textedit.hpp"
 #include "sys/base/error.hpp"
 #include "sys/base/etcd_url.hpp"

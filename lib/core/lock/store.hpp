@@ -1,28 +1,79 @@
-// One storage interface (issue 22), implemented by files and by etcd keys.
-// Locks: a record at a name that can be created if absent, read, and
-// replaced or removed only if unchanged since it was read (lock_files.cpp,
-// lock_etcd.cpp); acquire, wait, refresh, takeover, release and reap are
-// written once over it (lock.cpp). A session keeps a held lock alive: the
-// heartbeat in the record for files, the lease for etcd (etcd's
-// concurrency.Session and Mutex are the model). Documents: read, then
-// commit if unchanged and, for a fenced write, only while a lock is still
-// held (state_files.cpp, state_etcd.cpp); state-set's read-modify-write is
-// written once over it (state_update.cpp).
+// The store of locks (issue 22), implemented by files (lock_files.cpp)
+// and by etcd keys (core/etcd/lock_etcd.cpp); acquire, wait, refresh,
+// takeover, release and reap are written once over it (lock.cpp). It keeps
+// records; what a lock means (staleness, the words for it) is lock_record's.
+//
+// The calling sequence (how lock.cpp uses it):
+//
+// - open_lock_store(operand) picks the store of a LOCKFILE operand: a file,
+//   or an etcd URL (in loopkit-etcd only).
+// - create(record) writes a record where nothing is; false when something
+//   is there, and then read() says what (LockEntry; its text as stored).
+// - To replace or remove an entry read: hold() first (files: the folder's
+//   flock, under which the entry is read again; etcd: nothing), then
+//   replace(seen, record) or remove(seen), which change nothing and return
+//   false when the entry is no longer the one seen. The hold ends when the
+//   Fd it returned is closed.
+// - A holder keeps its lock alive through session(owner): stamp() completes
+//   a new record (files: the heartbeat fields; etcd: the lease), beat()
+//   refreshes a held one (files: a fresh heartbeat in the record; etcd: the
+//   lease kept alive); the beat's policy (how often, how long an outage is
+//   ridden out) is the session's and beat_every/outage_limit's.
+// - A waiter (lock-acquire --wait) joins the line (join_line) and waits on
+//   watch() between attempts; both may be nullptr (no line, a poll).
+// - list(operand) gives the locks an operand of lock-status or lock-reap
+//   names (a file, every *.lock of a folder, etcd keys under a prefix).
+//
+// Errors: a "no" is a value (false, a missing entry, nullopt); a store
+// that cannot be read or written throws loopkit::Error with its exit code
+// (4 for the system, 2 for a malformed operand), worded
+// `cannot VERB 'NAME': strerror` by sys/. Nothing is left half written: a
+// record takes its name by one link or rename (files) or one conditioned
+// transaction (etcd).
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "core/json/json.hpp"
 #include "core/lock/lock_record.hpp"
-#include "core/edit/textedit.hpp"
 #include "sys/fs/fd.hpp"
-#include "sys/fs/mapped.hpp"
 
 namespace loopkit {
+
+// What a waiter waits on between two attempts (LockStore::watch): a
+// waiter wakes at the first change of the lock instead of at its next poll
+// (issue 24: a released lock handed over in about a millisecond, as
+// flock(1) does). A file lock's watch is inotify on its folder, which
+// misses changes that bring no event (NFS, other hosts): its waiter still
+// polls at the backoff's pace. An etcd lock's watch is etcd's own on the
+// key, from the revision the last attempt read (as `etcdctl lock` waits):
+// it misses nothing, so its waiter stops polling until the watch breaks.
+class LockWatch {
+public:
+  virtual ~LockWatch() = default;
+  // false: there are no events to wait for, and the waiter polls
+  virtual bool active() const = 0;
+  // Before an attempt: a watch that should not be left to its waiter's
+  // exit stops (a file lock's, sys/fs/watch.hpp says why), when the attempt
+  // may well take the lock.
+  virtual void disarm() {}
+  // After a failed attempt: watches again; true when it was not watching
+  // since that attempt's read, so that a change meanwhile may be unseen and
+  // the waiter attempts once more before it pauses.
+  virtual bool rearm() { return false; }
+  // Waits up to seconds for a change of the lock: true on one (or when
+  // something may have changed), false when the time ran out or a signal
+  // came. Changes since the last attempt's read that were not yet waited
+  // for count.
+  virtual bool wait(double seconds) = 0;
+  // How long the pause before the next attempt lasts, given the backoff's:
+  // a watch that sees every change lets its waiter wait longer.
+  virtual double pause(double backoff) const { return backoff; }
+};
+
+class WaitLine;  // lock_queue.hpp
 
 // What a store holds at the lock's name, and what the store knows of it.
 struct LockEntry : LockFile {
@@ -97,6 +148,14 @@ public:
   // Whether a lock that `owner` held since taken_at and that is no longer
   // there as it was went by its owner's release (a clean end for a beater).
   virtual bool was_released(const Owner& owner, const std::string& taken_at, bool missing) = 0;
+  // What a waiter of lock-acquire --wait waits on between two attempts
+  // (files: the lock's name, watched in its folder; etcd: the key's own
+  // watch); nullptr: nothing to wait on, the waiter polls.
+  virtual std::unique_ptr<LockWatch> watch();
+  // A place in the line of waiters (files: a ticket beside the lock;
+  // etcd: a key on the waiter's lease), in lock_queue.hpp; throws (exit 4)
+  // when no place can be taken; nullptr: the store has no line.
+  virtual std::unique_ptr<WaitLine> join_line();
   // Whether a failed beat of keep_heartbeat is said and tried again at the
   // next (etcd out of reach: the lease may live on) rather than the end.
   virtual bool tolerates_outage() const { return false; }
@@ -135,88 +194,5 @@ std::unique_ptr<LockStore> open_lock_store(const std::string& operand, const Sto
 using LockStoreOnEtcd = std::unique_ptr<LockStore> (*)(const std::string& url, const StoreOptions& options,
                                                        bool folder);
 extern LockStoreOnEtcd lock_store_on_etcd;
-
-// ---- documents ---------------------------------------------------------------
-
-// What a document store holds at its name, read for one read-modify-write.
-struct DocumentRead {
-  bool exists = false;           // false: no file or key (a stream: blank)
-  std::string_view text;         // as stored, gzip included; valid until the next read
-  MappedFile* mapped = nullptr;  // files: the map behind text (pages released behind a pass, checked whole)
-  int64_t revision = 0;          // etcd: the key's mod revision
-};
-
-// What a commit stores: the new document, written into the sink given
-// (files stream it straight into the temporary file, so big untouched
-// slices never enter memory), gzipped when the document was. With
-// backup_why, the text read is kept as the document's backup (FILE.backup,
-// the key KEY.backup) by the same commit, and the warning says why.
-struct DocumentWrite {
-  std::function<void(textedit::Sink&)> write;
-  bool gzip = false;
-  std::optional<std::string> backup_why;
-};
-
-// A fenced write's condition: the lock named `operand` still held by
-// `owner` when the document is stored (state-set --fence).
-struct Fence {
-  std::string operand;
-  std::unique_ptr<LockStore> lock;
-  Owner owner;
-};
-
-class DocumentStore {
-public:
-  virtual ~DocumentStore() = default;
-  // Messages name it so.
-  std::string subject;
-  // What it is ("a file"), and the answer "no" when it is missing (made
-  // only when said: most runs never say it).
-  virtual const char* kind() const = 0;
-  virtual std::string missing() const = 0;
-  // One look at the document. Files: it is held under its exclusive flock
-  // until the next read or the store goes, so a commit finds it unchanged.
-  virtual DocumentRead read() = 0;
-  enum class Commit { done, changed, lock_lost };
-  // Stores w if the document is still as `seen` (changed: nothing written,
-  // read again) and the fence, if any, still holds, checked atomically with
-  // the write: under the lock folder's flock for files, in the same
-  // transaction on etcd (lock_lost: nothing written). After the commit
-  // point a failure is a warning (loopkit(7), COMMIT POINT).
-  virtual Commit commit(const DocumentRead& seen, const DocumentWrite& w, Fence* fence) = 0;
-  // A run that changes nothing is fenced too (the engines learn of a lost
-  // lock from its answer): whether the fence holds now, while the document
-  // is as `seen` (files: still under its flock).
-  virtual bool fence_holds(Fence& fence) = 0;
-  // Whether a commit stores anything (a stream's result is only printed).
-  virtual bool stores() const { return true; }
-  // Whether --on-invalid backup can keep the text read somewhere, and
-  // where, as the warning names it.
-  virtual bool can_back_up() const { return true; }
-  virtual std::string backup_name() const = 0;
-  // Whether its name says gzip (a FILE ending in ".gz"): then it is read as
-  // the readers read it (gzip, else corrupt) and always written gzip.
-  virtual bool gzip_by_name() const { return false; }
-};
-
-struct DocumentOptions {
-  double timeout = 5;    // etcd: per call
-  unsigned mode = 0600;  // files: a new file's permission bits
-  bool sync = true;
-};
-// FILE, "-" (standard input, a filter) or an etcd URL (only in loopkit-etcd,
-// where document_store_on_etcd is set).
-std::unique_ptr<DocumentStore> open_document_store(const std::string& operand, const DocumentOptions& options);
-std::unique_ptr<DocumentStore> file_document_store(const std::string& path, const DocumentOptions& options);
-using DocumentStoreOnEtcd = std::unique_ptr<DocumentStore> (*)(const std::string& url, const DocumentOptions& options);
-extern DocumentStoreOnEtcd document_store_on_etcd;
-std::unique_ptr<DocumentStore> etcd_document_store(const std::string& url, const DocumentOptions& options);
-// The lock a fence names, opened as lock-acquire opens it; only a lock in
-// the document's own store can be checked with its write (else exit 2).
-Fence open_fence(const std::string& lock, const std::string& document, pid_t owner, double timeout);
-// The lock's entry while the fence holds (files: under the lock folder's
-// flock, kept in `held`, unless held_folder, an open folder the caller has
-// flocked, is that folder); nullopt when the owner no longer holds it.
-std::optional<LockEntry> check_fence(Fence& fence, Fd& held, int held_folder = -1);
 
 }  // namespace loopkit
