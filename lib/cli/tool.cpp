@@ -40,7 +40,6 @@ std::string out_failure() {
 }  // namespace
 
 namespace cli {
-const char* program() { return g_program; }
 bool quiet() { return g_quiet; }
 void out(std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() && g_out_errno == 0) g_out_errno = errno;

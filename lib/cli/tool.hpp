@@ -29,7 +29,6 @@ struct Args {
 };
 
 namespace cli {
-const char* program();
 bool quiet();
 void out(std::string_view text);  // to stdout, buffered until the tool ends (or flush_out)
 // The change is made (loopkit(7), COMMIT POINT): from here on a failure to

@@ -34,8 +34,6 @@ bool remove_if_unchanged(etcd::Client& client, const LockKey& k) {
 
 bool keep_alive(etcd::Client& client, int64_t lease) { return lease && client.lease_keepalive(lease).has_value(); }
 
-bool release_lease(etcd::Client& client, int64_t lease) { return lease && client.lease_revoke(lease); }
-
 namespace {
 class Store;
 

@@ -30,11 +30,6 @@ std::unique_ptr<LockStore> store(const std::string& url, const StoreOptions& opt
 // The lock's lease kept alive; false when the lease is gone (the lock is lost).
 bool keep_alive(etcd::Client& client, int64_t lease);
 
-// A lock whose lease we hold (lock-acquire's own, COMMAND done): revoking the
-// lease removes the key if it is still ours. False when the lease had already
-// run out, and the key with it.
-bool release_lease(etcd::Client& client, int64_t lease);
-
 // A key's value read as a lock record (unreadable: its problem said), and
 // the TTL its lease has left, asked of etcd.
 LockKey from_kv(const etcd::KeyValue& kv);

@@ -119,24 +119,6 @@ FileView::~FileView() {
   if (map_) munmap(map_, len_);
 }
 
-std::optional<FileView> view_file_if_exists(const std::string& path) {
-  FileView v;
-  if (path == "-") {
-    v.owned_ = *read_file_if_exists(path);
-    return v;
-  }
-  struct stat st;
-  Fd fd = open_to_read(path, st);
-  if (!fd) return std::nullopt;
-  v = view_fd(fd.get(), path);
-  if (is_gzip(v.view(), path)) {
-    FileView unzipped;
-    unzipped.owned_ = gunzip(v.view(), path);
-    return unzipped;
-  }
-  return v;
-}
-
 FileView view_fd(int fd, const std::string& subject, const struct stat* known) {
   FileView v;
   struct stat st;

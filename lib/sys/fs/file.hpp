@@ -55,13 +55,11 @@ public:
   std::string_view view() const { return map_ ? std::string_view(static_cast<const char*>(map_), len_) : owned_; }
 
 private:
-  friend std::optional<FileView> view_file_if_exists(const std::string& path);
   friend FileView view_fd(int fd, const std::string& subject, const struct stat* known);
   std::string owned_;
   void* map_ = nullptr;
   std::size_t len_ = 0;
 };
-std::optional<FileView> view_file_if_exists(const std::string& path);
 // the bytes of an open file (mapped when it is a regular file), as they are
 // known: fd's stat, when the caller has it
 FileView view_fd(int fd, const std::string& subject, const struct stat* known = nullptr);
