@@ -143,7 +143,7 @@ Outcome expected_outcome(std::string_view document, const Update& u) {
       if (!json::equal(*reference::value_at(before, path), want)) throw Error(Exit::no, "--expect does not hold");
     // ... and edited with numbers as written, as the writer edits them: += adds their digits
     json::value after = json::parse(document, "reference", {}, json::Literals::as_written);
-    for (const Edit& e : u.edits) apply(after, e);
+    for (const Edit& e : u.edits) reference::edit_value(after, e);
     o.doc = std::move(after);
   } catch (const Error& e) {
     fuzz::check_code(e, {Exit::no, Exit::usage, Exit::data}, "the reference");

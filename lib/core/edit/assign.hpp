@@ -1,5 +1,7 @@
 // Changes to a document: the assignments of loopkit(7), ASSIGNMENTS, and the
-// --delete/--now/--epoch options, applied to a Boost.JSON value.
+// --delete/--now/--epoch options, parsed into edits (made on text by
+// core/edit/textedit.hpp; on a parsed value by the tests' reference,
+// tests/unit/reference.hpp).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -52,14 +54,6 @@ Edit delete_edit(std::string_view path);
 // --now PATH and --epoch PATH; "PATH?" sets it only when missing or null
 Edit now_edit(std::string_view path, bool epoch);                      // the run's instant
 Edit now_edit_at(std::string_view path, bool epoch, int64_t seconds);  // a given instant (--stream lines)
-
-// Apply one edit to a parsed document; missing objects on the way are
-// created. Through a value of another type: exit 3; so is a sum that
-// overflows. Deleting what is missing does nothing. The reference of the
-// tests and fuzzers only: every tool edits text (core/edit/textedit.hpp) with
-// these semantics, and both take their rules, messages and the arithmetic
-// of += from core/edit/edit_rules.hpp.
-void apply(json::value& doc, const Edit& edit);
 
 // "PATH=TEXT" or "PATH:=JSON" as a (path, expected value) pair; exit 2.
 std::pair<Path, json::value> parse_expectation(std::string_view text);

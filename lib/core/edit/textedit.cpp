@@ -52,7 +52,7 @@ public:
   Editor(std::string_view text, std::deque<std::string>& texts, bool& changed)
       : t_(text), texts_(texts), changed_(changed) {}
 
-  void apply(Overlay& root, const Edit& e) {
+  void edit_spans(Overlay& root, const Edit& e) {
     if (e.op == Edit::remove) return remove(root, e.path);
     Overlay& v = slot(root, e.path);
     switch (e.op) {
@@ -415,14 +415,14 @@ Plan::Plan(std::string_view text, const scan::Node& root, const json::Layout& la
 
 Plan::~Plan() = default;
 
-void Plan::apply(const Edit& e) { Editor(text_, texts_, changed_).apply(*root_, e); }
+void Plan::edit_spans(const Edit& e) { Editor(text_, texts_, changed_).edit_spans(*root_, e); }
 
 bool edit_text(std::string_view text, const std::vector<Edit>& edits, Sink& out, std::string_view subject) {
   for (bool every : {false, true}) {
     scan::Node root = scan::scan(text, wants_for(edits, {}, every), subject);
     Plan plan(text, root, json::detect_layout(text), subject);
     try {
-      for (const Edit& e : edits) plan.apply(e);
+      for (const Edit& e : edits) plan.edit_spans(e);
     } catch (const Plan::NeedsEveryItem&) {
       if (every) throw;
       continue;

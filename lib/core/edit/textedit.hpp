@@ -4,7 +4,7 @@
 // is written to a sink as the untouched slices of the old text plus the new
 // values, without a copy of the document in memory.
 //
-// The semantics are those of apply() in core/edit/assign.hpp on a parsed
+// The semantics are those of reference::edit_value (tests/unit/reference.hpp) on a parsed
 // document (the tests' reference), with the same errors: both take them
 // from core/edit/edit_rules.hpp. What the overlay adds is that every byte
 // no edit touches is kept: a duplicated member name's earlier copies, number
@@ -107,12 +107,14 @@ public:
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
-  // apply() of core/edit/assign.hpp, on the overlay: the same errors (exit 3 for
+  // One edit, on the overlay of the spans the scan kept, as the tests'
+  // reference edits a parsed value (reference::edit_value in
+  // tests/unit/reference.hpp): the same errors (exit 3 for
   // a type in the way, an index out of range or a sum that overflows, exit
   // 2 for `[]`). Throws NeedsEveryItem when an
   // index reaches an element the scan did not keep (scan again with
   // wants_for(..., true)).
-  void apply(const Edit& e);
+  void edit_spans(const Edit& e);
   // whether any edit changed the document
   bool changed() const { return changed_; }
   // the whole new text

@@ -91,10 +91,10 @@ public:
 
   // All the edits; or, given line_ends (--stream), the lines before the
   // first one that cannot be applied, whose error is returned.
-  std::optional<Error> apply(const std::vector<Edit>& edits, const std::vector<std::size_t>& line_ends,
-                             const std::function<void(std::size_t)>& release) {
+  std::optional<Error> plan_edits(const std::vector<Edit>& edits, const std::vector<std::size_t>& line_ends,
+                                  const std::function<void(std::size_t)>& release) {
     try {
-      apply_first(edits, edits.size(), release);
+      plan_first(edits, edits.size(), release);
       return std::nullopt;
     } catch (const Error& e) {
       if (line_ends.empty() || (e.code() != Exit::data && e.code() != Exit::usage)) throw;
@@ -102,7 +102,7 @@ public:
       for (std::size_t end : line_ends)
         if (end <= failed_at_) good = end;
       if (good == 0) throw;
-      apply_first(edits, good, release);  // on a fresh plan: the failing line's first edits are undone
+      plan_first(edits, good, release);  // on a fresh plan: the failing line's first edits are undone
       return e;
     }
   }
@@ -117,13 +117,13 @@ private:
   std::optional<textedit::Plan> plan_;
   std::size_t failed_at_ = 0;  // the edit that threw
 
-  void apply_first(const std::vector<Edit>& edits, std::size_t n, const std::function<void(std::size_t)>& release) {
+  void plan_first(const std::vector<Edit>& edits, std::size_t n, const std::function<void(std::size_t)>& release) {
     for (bool every : {false, true}) {
       plan_.reset();
       if (every) root_ = scan::scan(text_, textedit::wants_for(edits, {}, true), subject_, release);
       plan_.emplace(text_, root_, layout_, subject_);
       try {
-        for (failed_at_ = 0; failed_at_ < n; ++failed_at_) plan_->apply(edits[failed_at_]);
+        for (failed_at_ = 0; failed_at_ < n; ++failed_at_) plan_->edit_spans(edits[failed_at_]);
         return;
       } catch (const textedit::Plan::NeedsEveryItem&) {
         if (every) throw;
@@ -279,7 +279,7 @@ void attempt(const Update& u, DocumentStore& store, Attempt& a, UpdateResult& r)
   a.edits = edits_to_apply(u);
   a.plan.emplace(a.src.text, layout, store.subject, std::move(a.src.root));
   reading(
-      a.src.file, [&] { r.failed = a.plan->apply(a.edits, u.line_ends, a.src.release); }, true);
+      a.src.file, [&] { r.failed = a.plan->plan_edits(a.edits, u.line_ends, a.src.release); }, true);
   make_result(u, store, a, r);
 }
 
