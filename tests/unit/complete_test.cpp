@@ -1,4 +1,4 @@
-// core/complete: the paths offered for a word, as the shells' completion
+// core/state/complete: the paths offered for a word, as the shells' completion
 // gets them from state-get --complete-path.
 #include <catch2/catch.hpp>
 

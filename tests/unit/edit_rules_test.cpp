@@ -1,4 +1,4 @@
-// lib/core/edit_rules: where an index lands and the arithmetic of +=, shared
+// lib/core/edit/edit_rules: where an index lands and the arithmetic of +=, shared
 // by the span editor and the value-tree reference.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// lib/core/event_line and event_field: event lines printed and fields
+// lib/core/log/event_line and event_field: event lines printed and fields
 // checked without Boost.JSON (issue 24), held to what the document-based
 // code printed and said (kept here as the reference).
 #include <catch2/catch.hpp>

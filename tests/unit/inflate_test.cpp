@@ -1,4 +1,4 @@
-// lib/sys/inflate and crc32 through gunzip (issue 24): what zlib's deflate
+// lib/sys/gz/inflate and crc32 through gunzip (issue 24): what zlib's deflate
 // writes at every level and strategy reads back, and on every damaged
 // stream gunzip does what zlib's inflate does (gunzip_reference.hpp).
 #include <zlib.h>

@@ -1,4 +1,4 @@
-// lib/core/json_compact and read_json_members (json_members.hpp): printing
+// lib/core/json/json_compact and read_json_members (json_members.hpp): printing
 // valid JSON text as json::compact and json::raw_text print the parsed value,
 // and reading an object's members as spans, held to Boost.JSON (issue 24:
 // event-show carries no Boost.JSON and prints every line as before).

@@ -1,4 +1,4 @@
-// lib/core/json_members: the lock tools' own JSON reader, held to json::parse
+// lib/core/json/json_members: the lock tools' own JSON reader, held to json::parse
 // (issue 24: the lock tools carry no Boost.JSON, and judge and word every
 // file as before).
 #include <catch2/catch.hpp>

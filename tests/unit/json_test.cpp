@@ -225,7 +225,7 @@ TEST_CASE("a number reads as the double nearest to its text, past Boost.JSON 1.8
 }
 
 // issue 24: nearest_double reads numbers without strtod (Clinger's fast
-// path, else sys/decimal's exact midpoints): the same double as strtod for
+// path, else sys/base/decimal's exact midpoints): the same double as strtod for
 // every text, on both sides of the fast path's edges (15 digits, 10^22),
 // at ties and the ends of the range, and with -0
 TEST_CASE("nearest_double is strtod's double, on and off its fast path") {

@@ -1,4 +1,4 @@
-// lib/core/jsontext (the allocation-free validation) and the one lookup
+// lib/core/json/jsontext (the allocation-free validation) and the one lookup
 // of paths in text (textedit::lookup on a scan): spans without a document.
 #include <catch2/catch.hpp>
 

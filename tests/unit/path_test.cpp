@@ -1,4 +1,4 @@
-// core/path: --arg variables in paths.
+// core/scan/path: --arg variables in paths.
 #include <catch2/catch.hpp>
 
 #include "core/scan/path.hpp"

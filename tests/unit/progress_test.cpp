@@ -1,4 +1,4 @@
-// lib/core/progress: layout, pattern insertion and the backward selection.
+// lib/core/log/progress: layout, pattern insertion and the backward selection.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// core/query: the jq forms beyond paths, parsed and evaluated as jq does
+// core/state/query: the jq forms beyond paths, parsed and evaluated as jq does
 // (each expected answer below is what jq 1.6 prints with -c).
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,4 +1,4 @@
-// lib/core/shellwords: lines split as bash splits them (state-set --stream).
+// lib/sys/base/shellwords: lines split as bash splits them (state-set --stream).
 #include <catch2/catch.hpp>
 
 #include "sys/base/shellwords.hpp"

@@ -1,4 +1,4 @@
-// lib/sys/file and folder: the rule for links and special files. The files
+// lib/sys/fs/file and folder: the rule for links and special files. The files
 // the tools write, lock or delete are regular files, never reached through a
 // symlink at their name; FIFOs, devices and sockets are refused at once.
 #include <catch2/catch.hpp>

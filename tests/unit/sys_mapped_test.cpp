@@ -1,4 +1,4 @@
-// lib/sys/mapped and write_file_atomic_with: the pieces of state-set's
+// lib/sys/fs/mapped and write_file_atomic_with: the pieces of state-set's
 // streamed rewrite (see lib/core/state/state.cpp).
 #include <catch2/catch.hpp>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// lib/sys/random: bytes from getrandom(2) (the clock-and-pid fallback is
+// lib/sys/base/random: bytes from getrandom(2) (the clock-and-pid fallback is
 // exercised by tests/ctx-save.bats under strace's getrandom fault).
 #include <catch2/catch.hpp>
 #include <cstring>

@@ -1,4 +1,4 @@
-// lib/sys/tempfile: create, commit or roll back; nothing left behind on
+// lib/sys/fs/tempfile: create, commit or roll back; nothing left behind on
 // any path, unnamed (O_TMPFILE) or named (where the file system has none).
 #include <catch2/catch.hpp>
 #include <algorithm>

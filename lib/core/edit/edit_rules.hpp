@@ -1,6 +1,6 @@
 // The rules of an edit that do not depend on how the document is held,
 // internal to core/edit/assign.cpp (the value-tree reference) and
-// core/textedit*.cpp (the span editor every tool uses): the messages of an
+// core/edit/textedit*.cpp (the span editor every tool uses): the messages of an
 // edit that cannot be made, where an index lands, and the arithmetic of +=.
 // Written once here, so the reference and the editor cannot drift apart.
 #pragma once

@@ -7,7 +7,7 @@
 
 namespace loopkit::json {
 
-// sys/decimal, not strtod (37 KB of every tool with its strncasecmp) nor
+// sys/base/decimal, not strtod (37 KB of every tool with its strncasecmp) nor
 // std::from_chars (90 KB): both round as strtod does.
 double nearest_double(std::string_view t) {
   return read_nearest_double(t).value_or(std::numeric_limits<double>::quiet_NaN());

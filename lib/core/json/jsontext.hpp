@@ -1,5 +1,5 @@
 // The check that text is one JSON document: the validating
-// reader of core/json_members, which judges and words text as json::parse
+// reader of core/json/json_members, which judges and words text as json::parse
 // does. core/scan/scan.cpp does its own validating pass and asks this one only
 // for the wording of an error, so that a bad file is reported as json::parse
 // would report it.

@@ -59,7 +59,7 @@ std::optional<int64_t> integer_of(const std::string* member) {
     return std::nullopt;
   }
   // a double out of int64's range would be undefined to convert; exact but
-  // for texts of over 19 digits (sys/decimal: no strtod in the lock tools)
+  // for texts of over 19 digits (sys/base/decimal: no strtod in the lock tools)
   const double d = read_decimal(t)->approximate();
   if (d > -9.2e18 && d < 9.2e18) return static_cast<int64_t>(d);
   return std::nullopt;

@@ -1,4 +1,4 @@
-// The parsed form of a jq expression, internal to core/query*.cpp: the
+// The parsed form of a jq expression, internal to core/state/query*.cpp: the
 // parser (query.cpp) builds it, the evaluator (query_eval.cpp) walks it.
 #pragma once
 #include <memory>

@@ -1,4 +1,4 @@
-// RFC 1951's tables, the one copy for sys/deflate and sys/inflate: what the
+// RFC 1951's tables, the one copy for sys/gz/deflate and sys/gz/inflate: what the
 // length and distance symbols stand for, and the order of a dynamic
 // block's code-length code lengths.
 #pragma once

@@ -21,11 +21,11 @@ std::size_t gunzip_limit(std::size_t gz_size);
 // ignored). Corrupt or truncated data, or more than limit bytes inflated:
 // exit 3 naming subject. Only gzip members (RFC 1952), as gzip -d: a zlib
 // stream (RFC 1950), which zlib's inflate once took here too, is corrupt.
-// Inflated by sys/inflate, not zlib, so that the tools that only read .gz
+// Inflated by sys/gz/inflate, not zlib, so that the tools that only read .gz
 // files carry none of zlib; each member's CRC-32 and size are checked.
 std::string gunzip(std::string_view data, std::string_view subject);
 std::string gunzip(std::string_view data, std::string_view subject, std::size_t limit);
-// One gzip member of data, of any size, by sys/deflate (no zlib): the header
+// One gzip member of data, of any size, by sys/gz/deflate (no zlib): the header
 // zlib's level 6 wrote (no name, time 0, Unix), so a file reads the same
 // bytes as before; the trailer's size is data's modulo 2^32, as RFC 1952
 // has it.

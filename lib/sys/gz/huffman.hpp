@@ -1,4 +1,4 @@
-// Prefix codes of limited length, for deflate's blocks (sys/deflate).
+// Prefix codes of limited length, for deflate's blocks (sys/gz/deflate).
 #pragma once
 #include <cstddef>
 #include <cstdint>
