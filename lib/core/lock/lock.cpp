@@ -126,7 +126,7 @@ AcquireResult acquire_lock(LockStore& store, const AcquireRequest& req) {
         return res;
       }
       if (req.wait_seconds > 0 && !just_armed) {
-        if (!watch) watch = store.watch();
+        if (!watch) watch = open_lock_watch(store);
         just_armed = watch && watch->rearm();
         if (just_armed) continue;
       }

@@ -183,8 +183,7 @@ public:
     return std::make_unique<FileSession>(*this, owner);
   }
   void mark_released(const LockEntry& lock) override;
-  std::unique_ptr<LockWatch> watch() override { return std::make_unique<NameLockWatch>(path_); }
-  std::unique_ptr<WaitLine> join_line() override { return std::make_unique<WaitTicket>(path_); }
+  std::string file() const override { return path_; }
   bool was_released(const Owner& owner, const std::string& taken_at, bool) override {
     return take_released_mark(path_, owner, taken_at);
   }
@@ -251,8 +250,16 @@ std::unique_ptr<LockStore> file_lock_store(const std::string& path, bool listed_
 std::unique_ptr<LockWatch> LockStore::watch() { return nullptr; }
 std::unique_ptr<WaitLine> LockStore::join_line() { return nullptr; }
 
+std::unique_ptr<LockWatch> open_lock_watch(LockStore& store) {
+  const std::string file = store.file();
+  if (!file.empty()) return std::make_unique<NameLockWatch>(file);
+  return store.watch();
+}
+
 std::unique_ptr<WaitLine> join_wait_line(LockStore& store) {
   try {
+    const std::string file = store.file();
+    if (!file.empty()) return std::make_unique<WaitTicket>(file);
     return store.join_line();
   } catch (const Error& e) {
     warn(e.what());

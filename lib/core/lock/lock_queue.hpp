@@ -60,7 +60,8 @@ private:
   bool is_first();
 };
 
-// A place in the line of the store's lock (LockStore::join_line); nullptr
+// A place in the line of the store's lock (a ticket beside a lock file,
+// else LockStore::join_line); nullptr
 // for a store without a line, or when no place can be taken (said as a
 // warning: the wait goes on without one)
 std::unique_ptr<WaitLine> join_wait_line(LockStore& store);

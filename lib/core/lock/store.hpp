@@ -20,7 +20,9 @@
 //   lease kept alive); the beat's policy (how often, how long an outage is
 //   ridden out) is the session's and beat_every/outage_limit's.
 // - A waiter (lock-acquire --wait) joins the line (join_line) and waits on
-//   watch() between attempts; both may be nullptr (no line, a poll).
+//   its watch between attempts (open_lock_watch, join_wait_line: a store of
+//   files by the lock's name, any other by watch() and join_line()); either
+//   may be nullptr (no line, a poll).
 // - list(operand) gives the locks an operand of lock-status or lock-reap
 //   names (a file, every *.lock of a folder, etcd keys under a prefix).
 //
@@ -74,6 +76,11 @@ public:
 };
 
 class WaitLine;  // lock_queue.hpp
+
+class LockStore;
+// The watch for a waiter on store (a lock file's name watched in its
+// folder, else LockStore::watch); nullptr when it has none (it polls).
+std::unique_ptr<LockWatch> open_lock_watch(LockStore& store);
 
 // What a store holds at the lock's name, and what the store knows of it.
 struct LockEntry : LockFile {
@@ -148,12 +155,17 @@ public:
   // Whether a lock that `owner` held since taken_at and that is no longer
   // there as it was went by its owner's release (a clean end for a beater).
   virtual bool was_released(const Owner& owner, const std::string& taken_at, bool missing) = 0;
-  // What a waiter of lock-acquire --wait waits on between two attempts
-  // (files: the lock's name, watched in its folder; etcd: the key's own
-  // watch); nullptr: nothing to wait on, the waiter polls.
+  // The lock's file, for a store of files; "" for any other. A file's
+  // waiter watches its name and queues beside it (open_lock_watch,
+  // join_wait_line), built there rather than by the store, so that only a
+  // tool that waits links inotify and the tickets.
+  virtual std::string file() const { return {}; }
+  // What a waiter of lock-acquire --wait waits on between two attempts, in
+  // a store with a watch of its own (etcd: the key's watch); nullptr:
+  // nothing to wait on, the waiter polls.
   virtual std::unique_ptr<LockWatch> watch();
-  // A place in the line of waiters (files: a ticket beside the lock;
-  // etcd: a key on the waiter's lease), in lock_queue.hpp; throws (exit 4)
+  // A place in the line of waiters, in a store with a line of its own
+  // (etcd: a key on the waiter's lease; lock_queue.hpp); throws (exit 4)
   // when no place can be taken; nullptr: the store has no line.
   virtual std::unique_ptr<WaitLine> join_line();
   // Whether a failed beat of keep_heartbeat is said and tried again at the
