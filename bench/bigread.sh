@@ -37,7 +37,7 @@ make_state() {
   awk -v n="$1" 'BEGIN {
   split("ralph|review|plan|test|refactor", stage, "|")
   split("continue|stop|retry|plateau", dec, "|")
-  split("lib/core/scan.cpp|tests/unit/scan_test.cpp|bench/bigread.sh|README.md|docs/naïve-plan.md", file, "|")
+  split("lib/core/scan/scan.cpp|tests/unit/scan_test.cpp|bench/bigread.sh|README.md|docs/naïve-plan.md", file, "|")
   w[0] = "parsed the \\\"state\\\" file, ran the tests;"
   w[1] = "café au lait — naïve résumé ✓"
   w[2] = "line one\\nline two\\twith a tab and a \\\\ backslash"

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "sys/error.hpp"
-#include "sys/etcd.hpp"
+#include "sys/base/error.hpp"
+#include "sys/etcd/etcd.hpp"
 
 using namespace loopkit::etcd;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gunzip's speed (sys/inflate) against zlib's inflate: bench/gunzip.sh
+# gunzip's speed (sys/gz/inflate) against zlib's inflate: bench/gunzip.sh
 # [BUILD [MB]] (default build, 75; run from the project root). Makes a JSON
 # log of about MB megabytes (ids and numbers that compress about 5 to 1,
 # like real loop state), gzips it, and times both decoders on it, the best

@@ -14,7 +14,7 @@
 #include <iterator>
 #include <string>
 
-#include "sys/gz.hpp"
+#include "sys/gz/gz.hpp"
 
 namespace {
 

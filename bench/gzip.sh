@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gzip's size and speed (sys/deflate) against zlib's deflate at level 6 and
+# gzip's size and speed (sys/gz/deflate) against zlib's deflate at level 6 and
 # gzip -6: bench/gzip.sh [BUILD [MB]] (default build, 4; run from the
 # project root). Three inputs of about MB megabytes, the same bytes on every
 # run (no rand: mawk and gawk would not agree): a loop state in jq's layout

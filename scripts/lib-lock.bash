@@ -179,7 +179,7 @@ lk_check_ttl() {
 # lk_beat [-q]: the engine's proof that it works: refresh the lock now (a lock
 # file's heartbeat, an etcd lease's keep-alive). 1 when the lock is lost
 # (lk_lock_lost said so). etcd out of reach is a warning while the beat
-# policy allows (lock-heartbeat --confirmed-at: core/lock.hpp, the one
+# policy allows (lock-heartbeat --confirmed-at: core/lock/lock.hpp, the one
 # rule): until the lease may run out, counted from the last beat etcd
 # confirmed, less the --kill-after the agent may take to end and a second
 # (at most a third of the TTL);

@@ -82,7 +82,7 @@ mklog() {
   run -2 event-show --follow e.jsonl.gz
 }
 
-# one reader of growing files (core/growing) for events and progress alike
+# one reader of growing files (core/log/growing) for events and progress alike
 @test "--follow: whole lines only; a log put in place goes on after the events seen, a rotation starts again" {
   mklog
   event-show --follow --poll 0.05 --json e.jsonl >out 2>err &
@@ -147,7 +147,7 @@ mklog() {
   assert_output "$(printf '%s\n' '6 - - - k x=1' '-8 - - - s="a\"b"')"
 }
 
-# issue 24: event-show reads lines without Boost.JSON (core/json_compact
+# issue 24: event-show reads lines without Boost.JSON (core/json/json_compact
 # prints the general path from the text); its output on such lines is the
 # document-based reader's, byte for byte
 @test "issue 24: numbers in every form, names twice in nested objects, escapes: printed as the parsed object printed" {

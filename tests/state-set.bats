@@ -438,7 +438,7 @@ edit() {
   run -0 python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), parse_constant=lambda c: sys.exit(1))' s.json
 }
 
-# needs lib/sys/file.cpp's write_file_atomic to refuse a symlink when
+# needs lib/sys/fs/file.cpp's write_file_atomic to refuse a symlink when
 # follow_symlink is false (exit 4), as agreed with its owner
 @test "state-set: --on-invalid backup never writes through a symlink planted at FILE.backup (exit 4)" {
   printf '{bad' >state.json

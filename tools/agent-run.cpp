@@ -3,10 +3,10 @@
 #include <cstring>
 
 #include "cli/tool.hpp"
-#include "sys/format.hpp"
-#include "sys/supervise.hpp"
-#include "sys/error.hpp"
-#include "sys/supervise_hold.hpp"
+#include "sys/base/format.hpp"
+#include "sys/proc/supervise.hpp"
+#include "sys/base/error.hpp"
+#include "sys/proc/supervise_hold.hpp"
 
 using namespace loopkit;
 

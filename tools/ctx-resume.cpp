@@ -1,9 +1,9 @@
 // ctx-resume: load the newest valid MDAN-AUTO context save, count the resume, print where to go on.
 
 #include "cli/tool.hpp"
-#include "core/ctx.hpp"
-#include "core/shellwords.hpp"
-#include "sys/format.hpp"
+#include "core/ctx/ctx.hpp"
+#include "sys/base/shellwords.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 

@@ -2,8 +2,8 @@
 #include <cstdint>
 
 #include "cli/tool.hpp"
-#include "core/ctx.hpp"
-#include "sys/format.hpp"
+#include "core/ctx/ctx.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 

@@ -1,8 +1,8 @@
 // event-append: add one event to a session's event log (events.jsonl).
 
 #include "cli/tool.hpp"
-#include "core/event.hpp"
-#include "sys/format.hpp"
+#include "core/log/event.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli/tool.hpp"
-#include "core/event.hpp"
+#include "core/log/event.hpp"
 
 using namespace loopkit;
 

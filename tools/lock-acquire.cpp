@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include "cli/tool.hpp"
-#include "core/lock.hpp"
-#include "sys/etcd_url.hpp"
-#include "sys/clock.hpp"
-#include "sys/folder.hpp"
-#include "sys/format.hpp"
-#include "sys/spawn.hpp"
+#include "core/lock/lock.hpp"
+#include "sys/base/etcd_url.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/fs/folder.hpp"
+#include "sys/base/format.hpp"
+#include "sys/proc/spawn.hpp"
 
 using namespace loopkit;
 
@@ -117,7 +117,7 @@ struct Beater {
       if (b.outcome == RefreshResult::refreshed) confirmed_sent = sent;
       else lose(b.outcome == RefreshResult::missing ? "it was removed" : describe_holder(b.holder));
     } catch (const Error& e) {
-      // out of reach: tolerated as the beat policy says (core/lock.hpp)
+      // out of reach: tolerated as the beat policy says (core/lock/lock.hpp)
       if (beat_budget_left(store, confirmed_sent, monotonic_seconds()) <= 0) lose(e.what());
       else cli::warn(e.what());
     }

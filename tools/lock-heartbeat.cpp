@@ -3,13 +3,13 @@
 #include <algorithm>
 
 #include "cli/tool.hpp"
-#include "core/lock.hpp"
-#include "sys/etcd_url.hpp"
-#include "sys/clock.hpp"
-#include "sys/clock_wall.hpp"
-#include "sys/format.hpp"
-#include "sys/interrupt.hpp"
-#include "sys/proc.hpp"
+#include "core/lock/lock.hpp"
+#include "sys/base/etcd_url.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/time/clock_wall.hpp"
+#include "sys/base/format.hpp"
+#include "sys/proc/interrupt.hpp"
+#include "sys/proc/proc.hpp"
 
 using namespace loopkit;
 
@@ -39,7 +39,7 @@ static void options(cli::Options& o, Config& c) {
       .etcd_timeout(c.timeout);
 }
 
-// One beat under the beat policy (core/lock.hpp): given no more time than
+// One beat under the beat policy (core/lock/lock.hpp): given no more time than
 // the budget has left, and a lock whose budget is spent is lost (exit 1),
 // whether or not the store can be reached to say so.
 static int beat_within_budget(const std::string& file, const Config& c, const Owner& owner) {

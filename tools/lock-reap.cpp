@@ -1,9 +1,9 @@
 // lock-reap: remove stale session locks, for cron sweeps.
 
 #include "cli/tool.hpp"
-#include "core/lock.hpp"
-#include "sys/etcd_url.hpp"
-#include "sys/format.hpp"
+#include "core/lock/lock.hpp"
+#include "sys/base/etcd_url.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 

@@ -1,9 +1,9 @@
 // lock-status: say who holds session locks, and whether they are live or stale.
 
 #include "cli/tool.hpp"
-#include "core/lock.hpp"
-#include "sys/etcd_url.hpp"
-#include "sys/format.hpp"
+#include "core/lock/lock.hpp"
+#include "sys/base/etcd_url.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 

@@ -2,10 +2,10 @@
 #include <algorithm>
 
 #include "cli/tool.hpp"
-#include "core/progress.hpp"
-#include "sys/clock.hpp"
-#include "sys/fd.hpp"
-#include "sys/file.hpp"
+#include "core/log/progress.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/fs/fd.hpp"
+#include "sys/fs/file.hpp"
 
 using namespace loopkit;
 

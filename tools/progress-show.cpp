@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "cli/tool.hpp"
-#include "core/progress.hpp"
-#include "sys/clock.hpp"
+#include "core/log/progress.hpp"
+#include "sys/time/clock.hpp"
 
 using namespace loopkit;
 

@@ -2,11 +2,11 @@
 #include <cctype>
 
 #include "cli/tool.hpp"
-#include "core/complete.hpp"
-#include "core/query.hpp"
-#include "core/state.hpp"
-#include "sys/format.hpp"
-#include "sys/etcd_url.hpp"
+#include "core/state/complete.hpp"
+#include "core/state/query.hpp"
+#include "core/state/state.hpp"
+#include "sys/base/format.hpp"
+#include "sys/base/etcd_url.hpp"
 
 using namespace loopkit;
 

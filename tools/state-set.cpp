@@ -3,11 +3,11 @@
 #include <cstring>
 
 #include "cli/tool.hpp"
-#include "core/shellwords.hpp"
-#include "core/state.hpp"
-#include "sys/etcd_url.hpp"
-#include "sys/clock.hpp"
-#include "sys/interrupt.hpp"
+#include "sys/base/shellwords.hpp"
+#include "core/state/state.hpp"
+#include "sys/base/etcd_url.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/proc/interrupt.hpp"
 
 using namespace loopkit;
 

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "sys/decimal.hpp"
-#include "sys/format.hpp"
+#include "sys/base/decimal.hpp"
+#include "sys/base/format.hpp"
 
 namespace loopkit::cli {
 
@@ -50,7 +50,7 @@ long long integer(const std::string& text, std::string_view option, long long mi
   return v;
 }
 
-// A decimal number (sys/decimal: no strtod, whose "inf", "nan" and hex
+// A decimal number (sys/base/decimal: no strtod, whose "inf", "nan" and hex
 // floats no option wants), within a few units in the last place: seconds
 // and counts need no more.
 double number(const std::string& text, std::string_view option, double min, double max) {

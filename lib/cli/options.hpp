@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 
 namespace loopkit::cli {
 

@@ -11,12 +11,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "sys/clock.hpp"
-#include "sys/etcd_url.hpp"
-#include "sys/fd.hpp"
-#include "sys/format.hpp"
-#include "sys/interrupt.hpp"
-#include "sys/spawn.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/base/etcd_url.hpp"
+#include "sys/fs/fd.hpp"
+#include "sys/base/format.hpp"
+#include "sys/proc/interrupt.hpp"
+#include "sys/proc/spawn.hpp"
 
 namespace loopkit {
 
@@ -40,7 +40,6 @@ std::string out_failure() {
 }  // namespace
 
 namespace cli {
-const char* program() { return g_program; }
 bool quiet() { return g_quiet; }
 void out(std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() && g_out_errno == 0) g_out_errno = errno;

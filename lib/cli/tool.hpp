@@ -1,6 +1,6 @@
 // The one entry point of every tool: options, help, version, completion
 // lists, the "no" answer, and the top-level handler that turns errors into
-// "TOOL: message" and the exit codes of sys/error.hpp.
+// "TOOL: message" and the exit codes of sys/base/error.hpp.
 #pragma once
 #include <functional>
 #include <optional>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 
 namespace loopkit {
 
@@ -29,7 +29,6 @@ struct Args {
 };
 
 namespace cli {
-const char* program();
 bool quiet();
 void out(std::string_view text);  // to stdout, buffered until the tool ends (or flush_out)
 // The change is made (loopkit(7), COMMIT POINT): from here on a failure to

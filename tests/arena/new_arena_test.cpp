@@ -1,4 +1,4 @@
-// lib/sys/new_arena.cpp, the tools' operator new, in a program of its own
+// lib/sys/base/new_arena.cpp, the tools' operator new, in a program of its own
 // (the unit tests keep libstdc++'s): every block aligned and usable, small
 // blocks from the arena until it is full, large ones and the rest from
 // malloc, delete of either kind safe.

@@ -1,4 +1,4 @@
-// libFuzzer target: the assignment parser (lib/core/assign.hpp). The input
+// libFuzzer target: the assignment parser (lib/core/edit/assign.hpp). The input
 // is one argument as state-set gets it. Properties: only usage errors
 // (exit 2) leave parse_assignment, parse_expectation and delete_edit; what
 // they accept is well formed ([] only where allowed, += only with a number,
@@ -6,7 +6,7 @@
 // as compact JSON) it parses to the same edit.
 #include <cmath>
 
-#include "core/assign.hpp"
+#include "core/edit/assign.hpp"
 #include "fuzz_common.hpp"
 
 using namespace loopkit;

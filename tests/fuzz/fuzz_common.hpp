@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/path.hpp"
-#include "sys/error.hpp"
+#include "core/json/json.hpp"
+#include "core/scan/path.hpp"
+#include "sys/base/error.hpp"
 
 namespace fuzz {
 
@@ -56,7 +56,7 @@ inline Split split_input(std::string_view in) {
 
 // Equal as JSON values: numbers by value (2, 2.0 and 2e0 are one number),
 // objects whatever the member order.
-// A number literal (a number kept as written, see core/json.hpp) is a
+// A number literal (a number kept as written, see core/json/json.hpp) is a
 // number too: against any other number it compares by its nearest double,
 // which is what a reader that keeps no literals makes of the written text
 // (give or take the reader's rounding).

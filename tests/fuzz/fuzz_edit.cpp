@@ -1,4 +1,4 @@
-// libFuzzer target: state-set's read-modify-write (lib/core/state.hpp
+// libFuzzer target: state-set's read-modify-write (lib/core/state/state.hpp
 // update_state_file) against a reference. The input is in the repro format
 // of tests/fuzz/corpus/repro/ (see split_input in fuzz_common.hpp): a JSON
 // document, then one state-set argument per line (`b.d:=1`, `--delete
@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "../unit/reference.hpp"
-#include "core/assign.hpp"
-#include "core/jsontext.hpp"
-#include "core/scan.hpp"
-#include "core/state.hpp"
+#include "core/edit/assign.hpp"
+#include "core/json/jsontext.hpp"
+#include "core/scan/scan.hpp"
+#include "core/state/state.hpp"
 #include "fuzz_common.hpp"
 
 using namespace loopkit;
@@ -143,7 +143,7 @@ Outcome expected_outcome(std::string_view document, const Update& u) {
       if (!json::equal(*reference::value_at(before, path), want)) throw Error(Exit::no, "--expect does not hold");
     // ... and edited with numbers as written, as the writer edits them: += adds their digits
     json::value after = json::parse(document, "reference", {}, json::Literals::as_written);
-    for (const Edit& e : u.edits) apply(after, e);
+    for (const Edit& e : u.edits) reference::edit_value(after, e);
     o.doc = std::move(after);
   } catch (const Error& e) {
     fuzz::check_code(e, {Exit::no, Exit::usage, Exit::data}, "the reference");

@@ -5,16 +5,16 @@
 // inflated in small steps): the same bytes, or both past the limit, or both
 // refusing the data. Then the input as plain bytes, cut in two and gzipped
 // member by member (`gzip >>`), reads back whole. And the input as raw
-// deflate data: sys/inflate writes the bytes zlib's inflate writes, up to
+// deflate data: sys/gz/inflate writes the bytes zlib's inflate writes, up to
 // where both stop (no CRC there to turn wrong bytes into "corrupt"). And
-// our deflate's gzip of the input (sys/deflate) reads back whole through
+// our deflate's gzip of the input (sys/gz/deflate) reads back whole through
 // zlib's inflate too, and stays within the bound of stored blocks.
 #include <optional>
 
 #include "../unit/gunzip_reference.hpp"
 #include "fuzz_common.hpp"
-#include "sys/gz.hpp"
-#include "sys/inflate.hpp"
+#include "sys/gz/gz.hpp"
+#include "sys/gz/inflate.hpp"
 
 using namespace loopkit;
 

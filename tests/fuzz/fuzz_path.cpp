@@ -1,11 +1,11 @@
-// libFuzzer target: the path parser (lib/core/path.hpp). The input is one
+// libFuzzer target: the path parser (lib/core/scan/path.hpp). The input is one
 // path text. Properties: only usage errors (exit 2) leave the parser; a path
 // parse_path accepts is exactly what parse_path_prefix reads, whole; written
 // back with every name quoted it parses to the same segments; lookup on a
 // small document fails only with exit 3 (through a scalar).
-#include "core/path.hpp"
-#include "core/scan.hpp"
-#include "core/textedit.hpp"
+#include "core/scan/path.hpp"
+#include "core/scan/scan.hpp"
+#include "core/edit/textedit.hpp"
 #include "fuzz_common.hpp"
 
 using namespace loopkit;

@@ -11,10 +11,10 @@
 // missing where it is missing, and the same errors.
 #include "../unit/boost_parse.hpp"
 #include "../unit/reference.hpp"
-#include "core/jsontext.hpp"
-#include "core/path.hpp"
-#include "core/scan.hpp"
-#include "core/textedit.hpp"
+#include "core/json/jsontext.hpp"
+#include "core/scan/path.hpp"
+#include "core/scan/scan.hpp"
+#include "core/edit/textedit.hpp"
 #include "fuzz_common.hpp"
 
 using namespace loopkit;

@@ -1,4 +1,4 @@
-// libFuzzer target: the redactor (lib/core/redact.hpp). The input is any
+// libFuzzer target: the redactor (lib/core/redact/redact.hpp). The input is any
 // text; its first byte also picks a secret to plant. Properties: nothing
 // leaves redact_string but a count; a count of 0 leaves the text as it was;
 // a redacted text holds nothing more to redact (a second pass changes
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/redact.hpp"
+#include "core/redact/redact.hpp"
 #include "fuzz_common.hpp"
 
 using namespace loopkit;

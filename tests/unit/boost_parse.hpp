@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
-#include "sys/error.hpp"
-#include "sys/format.hpp"
+#include "core/json/json.hpp"
+#include "sys/base/error.hpp"
+#include "sys/base/format.hpp"
 
 namespace loopkit::reference {
 

@@ -1,8 +1,8 @@
-// core/complete: the paths offered for a word, as the shells' completion
+// core/state/complete: the paths offered for a word, as the shells' completion
 // gets them from state-get --complete-path.
 #include <catch2/catch.hpp>
 
-#include "core/complete.hpp"
+#include "core/state/complete.hpp"
 #include "scratch.hpp"
 
 using loopkit::complete_path;

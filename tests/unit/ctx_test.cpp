@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "core/ctx.hpp"
-#include "core/shellwords.hpp"
-#include "sys/error.hpp"
+#include "core/ctx/ctx.hpp"
+#include "sys/base/shellwords.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 
@@ -107,7 +107,7 @@ TEST_CASE("UTF-8 validation") {
   CHECK_FALSE(ctx::is_utf8("\xed\xa0\x80"));  // surrogate
 }
 
-#include "sys/beneath.hpp"
+#include "sys/fs/beneath.hpp"
 
 TEST_CASE("artifact file names must stay inside the folder") {
   for (const char* ok : {"a.md", "docs/plan.md", "./docs//plan.md", "a..b/c", "..a"}) CHECK(is_plain_relative(ok));

@@ -1,4 +1,4 @@
-// lib/sys/deflate through gzip (issue 24): everything it writes reads back
+// lib/sys/gz/deflate through gzip (issue 24): everything it writes reads back
 // through both our inflate (gunzip) and zlib's (the reference), ends where
 // it says it ends, is about as small as zlib's level 6 makes it, never grows
 // incompressible data by more than stored blocks' 5 bytes per 65535, and its
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "gunzip_reference.hpp"
-#include "sys/deflate.hpp"
-#include "sys/gz.hpp"
-#include "sys/huffman.hpp"
+#include "sys/gz/deflate.hpp"
+#include "sys/gz/gz.hpp"
+#include "sys/gz/huffman.hpp"
 
 using namespace loopkit;
 

@@ -1,11 +1,12 @@
-// lib/core/edit_rules: where an index lands and the arithmetic of +=, shared
+// lib/core/edit/edit_rules: where an index lands and the arithmetic of +=, shared
 // by the span editor and the value-tree reference.
 #include <catch2/catch.hpp>
 
-#include "core/assign.hpp"
-#include "core/edit_rules.hpp"
-#include "core/json.hpp"
-#include "sys/error.hpp"
+#include "core/edit/assign.hpp"
+#include "core/edit/edit_rules.hpp"
+#include "core/json/json.hpp"
+#include "sys/base/error.hpp"
+#include "reference.hpp"
 
 using namespace loopkit;
 using edit_rules::decimal_sum;
@@ -64,9 +65,9 @@ TEST_CASE("issue 23: past 34 significant digits the sum is today's double", "[ed
   CHECK_THROWS_WITH(sum_text("1.7e308", "2e307"), "x: the sum overflows a double");
 }
 
-TEST_CASE("the reference apply() and the span editor share the arithmetic", "[edit_rules]") {
+TEST_CASE("the reference edit_value and the span editor share the arithmetic", "[edit_rules]") {
   json::value doc = json::parse(R"({"f":0.1})", "t");
-  apply(doc, parse_assignment("f+=0.2"));
+  reference::edit_value(doc, parse_assignment("f+=0.2"));
   CHECK(json::compact(doc) == R"({"f":0.3})");
 }
 
@@ -150,8 +151,8 @@ TEST_CASE("issue 39: state-set's operators: n-=1 is n -= 1, |= is exit 2, never 
     CHECK(code == Exit::usage);
   }
   json::value doc = json::parse(R"({"n":7,"f":false,"s":"x"})", "doc");
-  apply(doc, parse_assignment("n-=2"));
-  apply(doc, parse_assignment("f//=1"));
-  apply(doc, parse_assignment("s//=1"));
+  reference::edit_value(doc, parse_assignment("n-=2"));
+  reference::edit_value(doc, parse_assignment("f//=1"));
+  reference::edit_value(doc, parse_assignment("s//=1"));
   CHECK(json::compact(doc) == R"({"n":5,"f":1,"s":"x"})");
 }

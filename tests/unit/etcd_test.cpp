@@ -16,11 +16,11 @@
 #include <thread>
 #include <unistd.h>
 
-#include "core/lock_queue.hpp"
-#include "sys/base64.hpp"
-#include "sys/error.hpp"
-#include "sys/etcd.hpp"
-#include "sys/etcd_url.hpp"
+#include "core/lock/lock_queue.hpp"
+#include "sys/etcd/base64.hpp"
+#include "sys/base/error.hpp"
+#include "sys/etcd/etcd.hpp"
+#include "sys/base/etcd_url.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

@@ -1,4 +1,4 @@
-// lib/sys/etcd_watch (a lock waiter's watch of its key) and the key as a
+// lib/sys/etcd/etcd_watch (a lock waiter's watch of its key) and the key as a
 // failed put_if_unchanged saw it, against a real etcd started by
 // tests/etcd/etcd-sandbox; hidden from the plain unit run, as the other
 // [etcd] cases are.
@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "scratch.hpp"
-#include "sys/error.hpp"
-#include "sys/etcd.hpp"
-#include "sys/etcd_watch.hpp"
+#include "sys/base/error.hpp"
+#include "sys/etcd/etcd.hpp"
+#include "sys/etcd/etcd_watch.hpp"
 
 using namespace loopkit;
 using namespace loopkit::etcd;

@@ -1,4 +1,4 @@
-// lib/core/event_line and event_field: event lines printed and fields
+// lib/core/log/event_line and event_field: event lines printed and fields
 // checked without Boost.JSON (issue 24), held to what the document-based
 // code printed and said (kept here as the reference).
 #include <catch2/catch.hpp>
@@ -7,12 +7,12 @@
 #include <random>
 #include <string>
 
-#include "core/assign.hpp"
-#include "core/event.hpp"
-#include "core/event_line.hpp"
-#include "core/json.hpp"
-#include "core/path.hpp"
-#include "sys/error.hpp"
+#include "core/edit/assign.hpp"
+#include "core/log/event.hpp"
+#include "core/log/event_line.hpp"
+#include "core/json/json.hpp"
+#include "core/scan/path.hpp"
+#include "sys/base/error.hpp"
 #include "mutations.hpp"
 
 using namespace loopkit;

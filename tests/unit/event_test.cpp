@@ -3,9 +3,9 @@
 
 #include <unistd.h>
 
-#include "core/event.hpp"
+#include "core/log/event.hpp"
 #include "scratch.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 

@@ -11,7 +11,7 @@
 #include <limits>
 #include <random>
 
-#include "sys/format.hpp"
+#include "sys/base/format.hpp"
 
 using loopkit::format;
 

@@ -1,4 +1,4 @@
-// core/growing: the one reader of growing files behind progress-show and
+// core/log/growing: the one reader of growing files behind progress-show and
 // event-show --follow. The follower runs in a child (it ends on SIGTERM,
 // whose flag would outlive it in this process) and says each record it
 // passes on through a pipe.
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/growing.hpp"
+#include "core/log/growing.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

@@ -1,4 +1,4 @@
-// lib/sys/inflate and crc32 through gunzip (issue 24): what zlib's deflate
+// lib/sys/gz/inflate and crc32 through gunzip (issue 24): what zlib's deflate
 // writes at every level and strategy reads back, and on every damaged
 // stream gunzip does what zlib's inflate does (gunzip_reference.hpp).
 #include <zlib.h>
@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "gunzip_reference.hpp"
-#include "sys/crc32.hpp"
-#include "sys/error.hpp"
-#include "sys/gz.hpp"
-#include "sys/inflate.hpp"
+#include "sys/gz/crc32.hpp"
+#include "sys/base/error.hpp"
+#include "sys/gz/gz.hpp"
+#include "sys/gz/inflate.hpp"
 
 using namespace loopkit;
 

@@ -1,4 +1,4 @@
-// lib/core/json_compact and read_json_members (json_members.hpp): printing
+// lib/core/json/json_compact and read_json_members (json_members.hpp): printing
 // valid JSON text as json::compact and json::raw_text print the parsed value,
 // and reading an object's members as spans, held to Boost.JSON (issue 24:
 // event-show carries no Boost.JSON and prints every line as before).
@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/json_compact.hpp"
-#include "core/json_members.hpp"
-#include "sys/error.hpp"
+#include "core/json/json.hpp"
+#include "core/json/json_compact.hpp"
+#include "core/json/json_members.hpp"
+#include "sys/base/error.hpp"
 #include "mutations.hpp"
 
 using namespace loopkit;

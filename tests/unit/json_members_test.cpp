@@ -1,4 +1,4 @@
-// lib/core/json_members: the lock tools' own JSON reader, held to json::parse
+// lib/core/json/json_members: the lock tools' own JSON reader, held to json::parse
 // (issue 24: the lock tools carry no Boost.JSON, and judge and word every
 // file as before).
 #include <catch2/catch.hpp>
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/json_members.hpp"
+#include "core/json/json.hpp"
+#include "core/json/json_members.hpp"
 #include "boost_parse.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 #include "mutations.hpp"
 
 using namespace loopkit;

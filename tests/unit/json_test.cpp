@@ -1,18 +1,19 @@
 // lib/core/json, path and assign: parsing, layout, numbers, edits.
 #include <catch2/catch.hpp>
 
-#include "core/assign.hpp"
-#include "core/json.hpp"
-#include "core/jsontext.hpp"
+#include "core/edit/assign.hpp"
+#include "core/json/json.hpp"
+#include "core/json/jsontext.hpp"
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
-#include "core/path.hpp"
-#include "core/scan.hpp"
-#include "core/textedit.hpp"
-#include "sys/error.hpp"
+#include "core/scan/path.hpp"
+#include "core/scan/scan.hpp"
+#include "core/edit/textedit.hpp"
+#include "sys/base/error.hpp"
+#include "reference.hpp"
 
 using namespace loopkit;
 
@@ -149,40 +150,40 @@ TEST_CASE("assignments parse into edits") {
 
 TEST_CASE("edits apply in order and create what is missing") {
   json::value doc = json::object();
-  apply(doc, parse_assignment("a.b.c:=1"));
-  apply(doc, parse_assignment("list[]:=1"));
-  apply(doc, parse_assignment("list[]:=2"));
-  apply(doc, parse_assignment("list[-1]:=3"));
-  apply(doc, parse_assignment("n+=2"));
-  apply(doc, parse_assignment("n+=0.5"));
-  apply(doc, parse_assignment("c?=first"));
-  apply(doc, parse_assignment("c?=second"));
-  apply(doc, delete_edit(".list[0]"));
-  apply(doc, delete_edit(".nothing.here"));
+  reference::edit_value(doc, parse_assignment("a.b.c:=1"));
+  reference::edit_value(doc, parse_assignment("list[]:=1"));
+  reference::edit_value(doc, parse_assignment("list[]:=2"));
+  reference::edit_value(doc, parse_assignment("list[-1]:=3"));
+  reference::edit_value(doc, parse_assignment("n+=2"));
+  reference::edit_value(doc, parse_assignment("n+=0.5"));
+  reference::edit_value(doc, parse_assignment("c?=first"));
+  reference::edit_value(doc, parse_assignment("c?=second"));
+  reference::edit_value(doc, delete_edit(".list[0]"));
+  reference::edit_value(doc, delete_edit(".nothing.here"));
   CHECK(json::compact(doc) == R"({"a":{"b":{"c":1}},"list":[3],"n":2.5,"c":"first"})");
 }
 
 TEST_CASE("*= merges as jq's *: objects within objects merged, anything else replaced") {
   json::value doc = json::parse(R"({"o":{"x":1,"y":{"p":1,"q":2},"z":[1]},"n":null})", "x");
-  apply(doc, parse_assignment(R"(o*={"y":{"q":3,"r":4},"z":{"w":1},"new":true})"));
-  apply(doc, parse_assignment(R"(n*={"a":1})"));
-  apply(doc, parse_assignment(R"(missing.deep*={"b":{}})"));
+  reference::edit_value(doc, parse_assignment(R"(o*={"y":{"q":3,"r":4},"z":{"w":1},"new":true})"));
+  reference::edit_value(doc, parse_assignment(R"(n*={"a":1})"));
+  reference::edit_value(doc, parse_assignment(R"(missing.deep*={"b":{}})"));
   CHECK(json::compact(doc) == R"({"o":{"x":1,"y":{"p":1,"q":3,"r":4},"z":{"w":1},"new":true},"n":{"a":1},)"
                               R"("missing":{"deep":{"b":{}}}})");
-  CHECK(code_of([&] { apply(doc, parse_assignment(R"(o.x*={"a":1})")); }) == Exit::data);
+  CHECK(code_of([&] { reference::edit_value(doc, parse_assignment(R"(o.x*={"a":1})")); }) == Exit::data);
 }
 
 TEST_CASE("a type clash is bad data, an absurd index too") {
   json::value doc = json::parse(R"({"s":"x","a":[1]})", "x");
-  CHECK(code_of([&] { apply(doc, parse_assignment("s.x=1")); }) == Exit::data);
-  CHECK(code_of([&] { apply(doc, parse_assignment("s+=1")); }) == Exit::data);
-  CHECK(code_of([&] { apply(doc, parse_assignment("s[]=1")); }) == Exit::data);
-  CHECK(code_of([&] { apply(doc, parse_assignment("a[999999999999]=1")); }) == Exit::data);
+  CHECK(code_of([&] { reference::edit_value(doc, parse_assignment("s.x=1")); }) == Exit::data);
+  CHECK(code_of([&] { reference::edit_value(doc, parse_assignment("s+=1")); }) == Exit::data);
+  CHECK(code_of([&] { reference::edit_value(doc, parse_assignment("s[]=1")); }) == Exit::data);
+  CHECK(code_of([&] { reference::edit_value(doc, parse_assignment("a[999999999999]=1")); }) == Exit::data);
 }
 
 TEST_CASE("integer sums stay exact, overflow becomes a double") {
   json::value doc = json::parse(R"({"n":9223372036854775807})", "x");
-  apply(doc, parse_assignment("n+=1"));
+  reference::edit_value(doc, parse_assignment("n+=1"));
   CHECK(doc.at("n").is_uint64());
   CHECK(json::number_text(doc.at("n")) == "9223372036854775808");
 }
@@ -224,7 +225,7 @@ TEST_CASE("a number reads as the double nearest to its text, past Boost.JSON 1.8
 }
 
 // issue 24: nearest_double reads numbers without strtod (Clinger's fast
-// path, else sys/decimal's exact midpoints): the same double as strtod for
+// path, else sys/base/decimal's exact midpoints): the same double as strtod for
 // every text, on both sides of the fast path's edges (15 digits, 10^22),
 // at ties and the ends of the range, and with -0
 TEST_CASE("nearest_double is strtod's double, on and off its fast path") {
@@ -339,7 +340,7 @@ TEST_CASE("assignments refuse what could not be read back: out of range, not UTF
 TEST_CASE("sums are exact on big integers and refuse to overflow a double") {
   auto sum = [](const char* doc, const char* assignment) {
     json::value v = json::parse(doc, "x", {}, json::Literals::as_written);
-    apply(v, parse_assignment(assignment));
+    reference::edit_value(v, parse_assignment(assignment));
     return json::compact(v);
   };
   CHECK(sum("{\"a\":123456789012345678901234567890}", "a+=1") == "{\"a\":123456789012345678901234567891}");

@@ -1,14 +1,14 @@
-// lib/core/jsontext (the allocation-free validation) and the one lookup
+// lib/core/json/jsontext (the allocation-free validation) and the one lookup
 // of paths in text (textedit::lookup on a scan): spans without a document.
 #include <catch2/catch.hpp>
 
-#include "core/json.hpp"
-#include "core/jsontext.hpp"
-#include "core/path.hpp"
-#include "core/scan.hpp"
-#include "core/textedit.hpp"
+#include "core/json/json.hpp"
+#include "core/json/jsontext.hpp"
+#include "core/scan/path.hpp"
+#include "core/scan/scan.hpp"
+#include "core/edit/textedit.hpp"
 #include "reference.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 

@@ -7,12 +7,13 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "core/lock.hpp"
-#include "sys/clock.hpp"
-#include "sys/error.hpp"
+#include "core/json/json.hpp"
+#include "core/lock/lock.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/base/error.hpp"
 #include "clock_seam.hpp"
 #include "scratch.hpp"
-#include "sys/format.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 using loopkit::testing::FixedClock;

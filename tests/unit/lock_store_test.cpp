@@ -1,15 +1,15 @@
 // Issue 22: the lock operations written once over the storage interface
-// (core/storage.hpp); the file store here, the etcd store in
+// (core/lock/store.hpp); the file store here, the etcd store in
 // tests/lock-etcd.bats against a real etcd.
 #include <catch2/catch.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/lock.hpp"
-#include "core/storage.hpp"
-#include "sys/clock.hpp"
-#include "sys/error.hpp"
-#include "sys/file.hpp"
+#include "core/lock/lock.hpp"
+#include "core/lock/store.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/base/error.hpp"
+#include "sys/fs/file.hpp"
 #include "clock_seam.hpp"
 #include "scratch.hpp"
 

@@ -6,13 +6,14 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "core/lock.hpp"
-#include "core/lock_queue.hpp"
-#include "sys/clock.hpp"
-#include "sys/error.hpp"
-#include "sys/file.hpp"
-#include "sys/format.hpp"
-#include "sys/proc.hpp"
+#include "core/json/json.hpp"
+#include "core/lock/lock.hpp"
+#include "core/lock/lock_queue.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/base/error.hpp"
+#include "sys/fs/file.hpp"
+#include "sys/base/format.hpp"
+#include "sys/proc/proc.hpp"
 #include "clock_seam.hpp"
 #include "scratch.hpp"
 

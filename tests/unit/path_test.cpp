@@ -1,8 +1,8 @@
-// core/path: --arg variables in paths.
+// core/scan/path: --arg variables in paths.
 #include <catch2/catch.hpp>
 
-#include "core/path.hpp"
-#include "sys/error.hpp"
+#include "core/scan/path.hpp"
+#include "sys/base/error.hpp"
 TEST_CASE("[$NAME]: the member a --arg variable names, exactly", "[path]") {
   loopkit::define_path_variable("id", "bd.1 \"x\" [0]");
   auto p = loopkit::parse_path(".history[$id].status");

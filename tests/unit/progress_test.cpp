@@ -1,4 +1,4 @@
-// lib/core/progress: layout, pattern insertion and the backward selection.
+// lib/core/log/progress: layout, pattern insertion and the backward selection.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -7,11 +7,11 @@
 #include <unistd.h>
 #include <vector>
 
-#include "core/progress.hpp"
-#include "sys/error.hpp"
-#include "sys/file.hpp"
+#include "core/log/progress.hpp"
+#include "sys/base/error.hpp"
+#include "sys/fs/file.hpp"
 #include "scratch.hpp"
-#include "sys/format.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 using namespace loopkit::progress;

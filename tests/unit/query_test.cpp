@@ -1,12 +1,12 @@
-// core/query: the jq forms beyond paths, parsed and evaluated as jq does
+// core/state/query: the jq forms beyond paths, parsed and evaluated as jq does
 // (each expected answer below is what jq 1.6 prints with -c).
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
-#include "core/query.hpp"
-#include "sys/error.hpp"
+#include "core/json/json.hpp"
+#include "core/state/query.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/redact.hpp"
+#include "core/redact/redact.hpp"
 
 using namespace loopkit;
 

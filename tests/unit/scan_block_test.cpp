@@ -1,4 +1,4 @@
-// lib/core/scan_block.hpp (the 16-byte steps of the scan) and the scan at
+// lib/sys/base/scan_block.hpp (the 16-byte steps of the scan) and the scan at
 // the edges of those steps: every special byte at every offset of the
 // first blocks, and texts that end exactly where readable memory ends (a mapped
 // file has nothing after its last byte; a page that is not mapped follows
@@ -9,11 +9,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/json.hpp"
-#include "core/path.hpp"
-#include "core/scan.hpp"
-#include "core/scan_block.hpp"
-#include "sys/error.hpp"
+#include "core/json/json.hpp"
+#include "core/scan/path.hpp"
+#include "core/scan/scan.hpp"
+#include "sys/base/scan_block.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 using namespace loopkit::scan::detail;

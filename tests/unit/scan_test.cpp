@@ -6,12 +6,12 @@
 
 #include <random>
 
-#include "core/json.hpp"
-#include "core/path.hpp"
-#include "core/scan.hpp"
-#include "core/textedit.hpp"
+#include "core/json/json.hpp"
+#include "core/scan/path.hpp"
+#include "core/scan/scan.hpp"
+#include "core/edit/textedit.hpp"
 #include "reference.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 

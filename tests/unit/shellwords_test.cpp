@@ -1,8 +1,8 @@
-// lib/core/shellwords: lines split as bash splits them (state-set --stream).
+// lib/sys/base/shellwords: lines split as bash splits them (state-set --stream).
 #include <catch2/catch.hpp>
 
-#include "core/shellwords.hpp"
-#include "sys/error.hpp"
+#include "sys/base/shellwords.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 using Words = std::vector<std::string>;

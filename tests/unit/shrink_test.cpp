@@ -6,10 +6,10 @@
 #include <string>
 #include <unistd.h>
 
-#include "core/assign.hpp"
-#include "core/state.hpp"
+#include "core/edit/assign.hpp"
+#include "core/state/state.hpp"
 #include "scratch.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 

@@ -1,11 +1,11 @@
-// lib/sys/beneath: writing inside a folder, never through a symlink on the
+// lib/sys/fs/beneath: writing inside a folder, never through a symlink on the
 // way (openat2 where the kernel has it, else a checked O_NOFOLLOW walk).
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys/beneath.hpp"
-#include "sys/error.hpp"
+#include "sys/fs/beneath.hpp"
+#include "sys/base/error.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

@@ -5,8 +5,8 @@
 #include <ctime>
 #include <vector>
 
-#include "sys/clock.hpp"
-#include "sys/tz.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/time/tz.hpp"
 
 using namespace loopkit;
 

@@ -1,4 +1,4 @@
-// sys/decimal against strtod, which it replaces: the grammar, the fast
+// sys/base/decimal against strtod, which it replaces: the grammar, the fast
 // path, the approximation, the boundary of the doubles' range digit for
 // digit, and the nearest double bit for bit.
 #include <catch2/catch.hpp>
@@ -12,8 +12,8 @@
 #include <random>
 #include <string>
 
-#include "sys/decimal.hpp"
-#include "sys/format.hpp"
+#include "sys/base/decimal.hpp"
+#include "sys/base/format.hpp"
 
 using namespace loopkit;
 

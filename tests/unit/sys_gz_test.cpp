@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <functional>
 
-#include "sys/error.hpp"
-#include "sys/gz.hpp"
+#include "sys/base/error.hpp"
+#include "sys/gz/gz.hpp"
 
 using namespace loopkit;
 

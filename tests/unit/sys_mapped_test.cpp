@@ -1,5 +1,5 @@
-// lib/sys/mapped and write_file_atomic_with: the pieces of state-set's
-// streamed rewrite (see lib/core/state.cpp).
+// lib/sys/fs/mapped and write_file_atomic_with: the pieces of state-set's
+// streamed rewrite (see lib/core/state/state.cpp).
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fcntl.h>
@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys/error.hpp"
-#include "sys/fd.hpp"
-#include "sys/file.hpp"
-#include "sys/mapped.hpp"
+#include "sys/base/error.hpp"
+#include "sys/fs/fd.hpp"
+#include "sys/fs/file.hpp"
+#include "sys/fs/mapped.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

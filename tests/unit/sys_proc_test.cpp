@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sys/proc.hpp"
+#include "sys/proc/proc.hpp"
 
 using namespace loopkit;
 

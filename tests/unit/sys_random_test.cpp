@@ -1,10 +1,10 @@
-// lib/sys/random: bytes from getrandom(2) (the clock-and-pid fallback is
+// lib/sys/base/random: bytes from getrandom(2) (the clock-and-pid fallback is
 // exercised by tests/ctx-save.bats under strace's getrandom fault).
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <set>
 
-#include "sys/random.hpp"
+#include "sys/base/random.hpp"
 
 using namespace loopkit;
 

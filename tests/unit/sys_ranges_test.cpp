@@ -5,8 +5,8 @@
 #include <string>
 
 #include "cli/tool.hpp"
-#include "sys/clock.hpp"
-#include "sys/error.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 

@@ -1,4 +1,4 @@
-// lib/sys/tempfile: create, commit or roll back; nothing left behind on
+// lib/sys/fs/tempfile: create, commit or roll back; nothing left behind on
 // any path, unnamed (O_TMPFILE) or named (where the file system has none).
 #include <catch2/catch.hpp>
 #include <algorithm>
@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <vector>
 
-#include "sys/error.hpp"
-#include "sys/fd.hpp"
-#include "sys/folder.hpp"
-#include "sys/tempfile.hpp"
+#include "sys/base/error.hpp"
+#include "sys/fs/fd.hpp"
+#include "sys/fs/folder.hpp"
+#include "sys/fs/tempfile.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

@@ -1,4 +1,4 @@
-// issue 24: the local date without glibc's time zone code. sys/tz reads
+// issue 24: the local date without glibc's time zone code. sys/time/tz reads
 // TZ, TZif files and POSIX TZ strings itself; glibc (setenv, tzset,
 // localtime_r: this binary may link its tz code, the tools must not) is the
 // oracle, over every day from 1901 to 2100 and both sides of each
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "scratch.hpp"
-#include "sys/clock.hpp"
-#include "sys/tz.hpp"
+#include "sys/time/clock.hpp"
+#include "sys/time/tz.hpp"
 
 using namespace loopkit;
 using loopkit::testing::Scratch;

@@ -1,4 +1,4 @@
-// lib/sys/watch: the wait of lock-acquire --wait for a change at one name
+// lib/sys/fs/watch: the wait of lock-acquire --wait for a change at one name
 // (issue 24). Every change is made before the wait, so that no result
 // depends on timing: a queued event ends the wait at once.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys/watch.hpp"
+#include "sys/fs/watch.hpp"
 #include "scratch.hpp"
 
 using namespace loopkit;

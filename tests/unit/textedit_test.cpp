@@ -1,16 +1,16 @@
-// lib/core/textedit: edits applied to scanned text. The reference is apply()
-// of core/assign.hpp on a whole parsed document: the same result when the
+// lib/core/edit/textedit: edits applied to scanned text. The reference is
+// reference::edit_value (reference.hpp) on a whole parsed document: the same result when the
 // output is parsed, the same errors; and the bytes of what no edit touched.
 #include <catch2/catch.hpp>
 
 #include <random>
 
-#include "core/assign.hpp"
-#include "core/json.hpp"
-#include "core/scan.hpp"
-#include "core/textedit.hpp"
+#include "core/edit/assign.hpp"
+#include "core/json/json.hpp"
+#include "core/scan/scan.hpp"
+#include "core/edit/textedit.hpp"
 #include "reference.hpp"
-#include "sys/error.hpp"
+#include "sys/base/error.hpp"
 
 using namespace loopkit;
 
@@ -42,7 +42,7 @@ std::string run(const std::string& text, const std::vector<std::string>& args) {
 std::string reference(const std::string& text, const std::vector<std::string>& args, json::value& result) {
   try {
     result = json::parse(text, "t.json", {}, json::Literals::as_written);
-    for (const auto& e : edits_of(args)) apply(result, e);
+    for (const auto& e : edits_of(args)) reference::edit_value(result, e);
     return "";
   } catch (const Error& e) {
     return "error " + std::to_string(static_cast<int>(e.code())) + ": " + e.what();
@@ -118,7 +118,7 @@ TEST_CASE("the output is the old text where nothing changed, byte for byte") {
   CHECK(run(" [1] \n", {"[]:=2"}) == " [1, 2] \n");
 }
 
-TEST_CASE("errors are those of apply() and parse_assignment()") {
+TEST_CASE("errors are those of reference::edit_value and parse_assignment()") {
   CHECK(run(R"({"a":[1]})", {"a[5]:=1"}) == "error 3: a[5]: index 5 is out of range for an array of 1");
   CHECK(run(R"({"a":"s"})", {"a[0]:=1"}) == "error 3: a[0]: cannot index a string at '.a'");
   CHECK(run(R"({"a":"s"})", {"a[]:=1"}) == "error 3: a[]: cannot append to a string");
@@ -140,7 +140,8 @@ TEST_CASE("many edits on a big array cost one scan") {
 }
 
 TEST_CASE(
-    "random documents and edits agree with apply() on a parsed document (issue 22: names \"\", issue 23: decimals)") {
+    "random documents and edits agree with reference::edit_value on a parsed document (issue 22: names \"\", issue 23: "
+    "decimals)") {
   std::mt19937 rng(11);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   std::function<std::string(int, const std::string&)> gen = [&](int depth, const std::string& ind) -> std::string {
@@ -245,12 +246,12 @@ TEST_CASE("an edit that needs what the scan did not keep says so, and a wider sc
   scan::Want narrow;  // nothing wanted: nothing entered
   scan::Node root = scan::scan(t, narrow, "t");
   textedit::Plan plan(t, root, json::detect_layout(t), "t");
-  CHECK_THROWS_AS(plan.apply(e), textedit::Plan::NeedsEveryItem);
+  CHECK_THROWS_AS(plan.edit_spans(e), textedit::Plan::NeedsEveryItem);
   scan::Node wide = scan::scan(t, textedit::wants_for({e}, {}, true), "t");
   CHECK(wide.children.size() == 1);
   CHECK(wide.children[0].node.children.size() == 3);  // every item of a kept
   textedit::Plan again(t, wide, json::detect_layout(t), "t");
-  again.apply(e);
+  again.edit_spans(e);
   textedit::StringSink out;
   again.write(out);
   CHECK(out.text == R"({"a": [1, 5, 3], "b": {"c": 1}})");

@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "cli/tool.hpp"
-#include "core/lock_etcd.hpp"
-#include "core/state.hpp"
-#include "core/storage.hpp"
+#include "core/etcd/lock_etcd.hpp"
+#include "core/state/state.hpp"
+#include "core/state/store.hpp"
 
 int loopkit_etcd_state_get(int argc, char** argv);
 int loopkit_etcd_state_set(int argc, char** argv);
