@@ -167,7 +167,9 @@ ms_since() { echo $((${EPOCHREALTIME/./} / 1000 - ${1/./} / 1000)); }
   run -1 lock-status "$U"
 }
 
-@test "drain-engine: an idle worker rides out a restart at its next calls, the worker in the middle of an item too" {
+# blocking_agent: ./work.sh, an agent that logs its item and worker, marks
+# block.ITEM and works until go.ITEM appears (at most 60 s)
+blocking_agent() {
   drain=${LOOPKIT_SCRIPTS:-$LOOPKIT_SOURCE/scripts}/drain-engine
   cat >work.sh <<'AGENT'
 #!/usr/bin/env bash
@@ -176,21 +178,36 @@ touch "block.$LOOPKIT_ITEM"
 for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done
 AGENT
   chmod +x work.sh
-  printf 'only\n' >ready.txt
-  WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
-  a=$!
-  wait_for block.only || { cat a.log >&2; false; }
-  WORKER=b "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
-  b=$!
-  # b is idle: it polls for the item a holds, a state read and a lock attempt each time
-  wait_grep 'waiting for 1 item' b.log
-  outage KILL
-  touch go.only
+}
+
+# worker NAME: a drain worker NAME on the etcd state and locks, in the
+# background (its pid in the variable NAME, its words in NAME.log)
+worker() {
+  WORKER=$1 "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>"$1.log" &
+  printf -v "$1" %s "$!"
+}
+
+# workers_end_well: workers a and b end with status 0
+workers_end_well() {
+  local w rc
   for w in a b; do
     rc=0 && wait "${!w}" || rc=$?
     cat "$w.log" >&2
     [ "$rc" = 0 ]
   done
+}
+
+@test "drain-engine: an idle worker rides out a restart at its next calls, the worker in the middle of an item too" {
+  blocking_agent
+  printf 'only\n' >ready.txt
+  worker a
+  wait_for block.only || { cat a.log >&2; false; }
+  worker b
+  # b is idle: it polls for the item a holds, a state read and a lock attempt each time
+  wait_grep 'waiting for 1 item' b.log
+  outage KILL
+  touch go.only
+  workers_end_well
   run -0 state-get "${U}/atari" history.only.status status completion_reason
   assert_output $'completed\nstopped\ndrained'
   run -0 cat worked.log
@@ -229,35 +246,22 @@ SHIM
 }
 
 @test "drain-engine: an idle worker rides out restarts longer than a call's timeout that fall on its next lock-acquire and on its next state write" {
-  drain=${LOOPKIT_SCRIPTS:-$LOOPKIT_SOURCE/scripts}/drain-engine
-  cat >work.sh <<'AGENT'
-#!/usr/bin/env bash
-echo "$LOOPKIT_ITEM ${WORKER:-}" >>worked.log
-touch "block.$LOOPKIT_ITEM"
-for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done
-AGENT
-  chmod +x work.sh
+  blocking_agent
   printf 'one\n' >ready.txt
-  WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
-  a=$!
+  worker a
   wait_for block.one || { cat a.log >&2; false; }
   # b, idle: etcd goes down as it tries to take item two's lock, and again
   # as it writes its claim of the item
   outage_shim lock-acquire '*two.lock*' acquire
   outage_shim state-set '*two*working*' claim
-  WORKER=b LOOPKIT_BIN=$PWD/shim "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
-  b=$!
+  LOOPKIT_BIN=$PWD/shim worker b
   wait_grep 'waiting for 1 item' b.log
   touch go.two
   printf 'one\ntwo\n' >ready.txt
   wait_for outage.claim.done || { cat b.log >&2; false; }
   [ -e outage.acquire.done ] || { ls; cat b.log a.log >&2; false; }
   touch go.one
-  for w in a b; do
-    rc=0 && wait "${!w}" || rc=$?
-    cat "$w.log" >&2
-    [ "$rc" = 0 ]
-  done
+  workers_end_well
   run -0 state-get "${U}/atari" history.one.status history.two.status status
   assert_output $'completed\ncompleted\nstopped'
   run -0 sort worked.log
@@ -265,31 +269,18 @@ AGENT
 }
 
 @test "drain-engine: an idle worker polling for a held item rides out an outage longer than a call's timeout" {
-  drain=${LOOPKIT_SCRIPTS:-$LOOPKIT_SOURCE/scripts}/drain-engine
-  cat >work.sh <<'AGENT'
-#!/usr/bin/env bash
-echo "$LOOPKIT_ITEM ${WORKER:-}" >>worked.log
-touch "block.$LOOPKIT_ITEM"
-for ((i = 0; i < 600; i++)); do [[ -e go.$LOOPKIT_ITEM ]] && break; sleep 0.1; done
-AGENT
-  chmod +x work.sh
+  blocking_agent
   printf 'only\n' >ready.txt
-  WORKER=a "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>a.log &
-  a=$!
+  worker a
   wait_for block.only || { cat a.log >&2; false; }
-  WORKER=b "$drain" --next 'cat ready.txt' --state "${U}/atari" --locks "$D" --poll 0.1 -- ./work.sh 2>b.log &
-  b=$!
+  worker b
   # b reads the state at each poll: the reads fall in the outage
   wait_grep 'waiting for 1 item' b.log
   sandbox kill "$ETCD_DIR" 1 KILL
   sleep 7 # the outage: longer than a call's --timeout (5 s), shorter than the lease (60 s)
   sandbox revive "$ETCD_DIR" 1
   touch go.only
-  for w in a b; do
-    rc=0 && wait "${!w}" || rc=$?
-    cat "$w.log" >&2
-    [ "$rc" = 0 ]
-  done
+  workers_end_well
   grep -q 'could not read the state: etcd out of reach; reading again' b.log
   run -0 state-get "${U}/atari" history.only.status status completion_reason
   assert_output $'completed\nstopped\ndrained'
