@@ -103,6 +103,15 @@ wait_for() {
   return 1
 }
 
+# wait_recorded STATE PATH: until the state file STATE has a value at PATH
+# (an engine records its agent just after the agent started; bounded: 30 s)
+wait_recorded() {
+  local i
+  for ((i = 0; i < 300; i++)); do state-get -e "$1" "$2" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "timed out waiting for $2 in $1" >&2
+  return 1
+}
+
 # wait_grep TEXT FILE: until FILE holds TEXT (bounded: 30 s)
 wait_grep() {
   local i

@@ -556,6 +556,7 @@ EOF
   "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./overlap.sh 2>/dev/null &
   wait_for agent.pid
   agent=$(cat agent.pid)
+  wait_recorded "$ST" agent_pid
   run -0 state-get "$ST" agent_pid
   pgid=$output
   [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$pgid" ]

@@ -302,6 +302,7 @@ EOF2
   AGENT_PLAN='1:1=block' "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine pipe.json 2>/dev/null &
   wait_for block.1.1
   agent=$(cat block.1.1)
+  wait_recorded "$S" agent_pid
   run -0 state-get "$S" agent_pid
   [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$output" ]
   kill -9 "$(state-get .claude/locks/refine.lock pid)"
