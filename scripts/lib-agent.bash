@@ -107,6 +107,28 @@ lk_hold_file() {
   LK_HOLD=$dir/$name
 }
 
+# lk_stale_step TARGET PGID WHAT: one turn of the wait for a previous agent
+# of WHAT that still lives (TARGET: a hold file, or PGID[:START], as
+# agent-run --end takes it): ended with --kill-stale-agent, else said once
+# (LK_STALE_SAID, the caller's) and waited for one poll. 1 when the lock was
+# lost meanwhile.
+lk_stale_step() {
+  if ((LK_KILL_STALE)); then
+    lk_event stale-agent "pgid:=${2:-0}" action=kill
+    lk_warn "ending the previous agent of $3 (process group ${2:-unknown}): --kill-stale-agent"
+    agent-run -q --kill-after "$LK_KILL_AFTER" --end "$1" || true
+    return 0
+  fi
+  if ((!LK_STALE_SAID)); then
+    LK_STALE_SAID=1
+    lk_event stale-agent "pgid:=${2:-0}" action=wait
+    lk_say "waiting for the previous agent of $3 (process group ${2:-unknown}) to end (--kill-stale-agent ends it)"
+  fi
+  lk_lock_check
+  ((!LK_LOST)) || return 1
+  lk_sleep "$LK_POLL"
+}
+
 # lk_stale_holder WHAT: the kernel's answer to "an agent of WHAT still
 # runs on this host": a holder of LK_HOLD, which agent-run takes before the
 # agent starts and the agent's processes hold while any of them lives (no
@@ -119,7 +141,7 @@ lk_hold_file() {
 # stopped. Else it is waited for (agent-run is ending it), or ended with
 # --kill-stale-agent.
 lk_stale_holder() {
-  local hold=$LK_HOLD said=0 rec=() engine
+  local hold=$LK_HOLD rec=() engine LK_STALE_SAID=0
   [[ -n $hold ]] || return 0
   while agent-run -q --alive "$hold"; do
     rec=()
@@ -137,20 +159,7 @@ lk_stale_holder() {
       agent-run -q --kill-after "$LK_KILL_AFTER" --end "$hold" || true
       continue
     fi
-    if ((LK_KILL_STALE)); then
-      lk_event stale-agent "pgid:=${rec[0]:-0}" action=kill
-      lk_warn "ending the previous agent of $1 (process group ${rec[0]:-unknown}): --kill-stale-agent"
-      agent-run -q --kill-after "$LK_KILL_AFTER" --end "$hold" || true
-      continue
-    fi
-    if ((!said)); then
-      said=1
-      lk_event stale-agent "pgid:=${rec[0]:-0}" action=wait
-      lk_say "waiting for the previous agent of $1 (process group ${rec[0]:-unknown}) to end (--kill-stale-agent ends it)"
-    fi
-    lk_lock_check
-    ((!LK_LOST)) || return 0
-    lk_sleep "$LK_POLL"
+    lk_stale_step "$hold" "${rec[0]:-}" "$1" || return 0
   done
 }
 
@@ -168,7 +177,7 @@ lk_stale_agent() {
   ((!LK_LOST)) || return 0
   local -a rec=()
   mapfile -t rec < <(state-get -q -d '' "$1" "$2agent_pid" "$2agent_start" "$2agent_boot" 2>/dev/null || true)
-  local pgid=${rec[0]:-} start=${rec[1]:-} boot=${rec[2]:-} what=$3 said=0
+  local pgid=${rec[0]:-} start=${rec[1]:-} boot=${rec[2]:-} what=$3 LK_STALE_SAID=0
   [[ $pgid =~ ^[0-9]+$ ]] || return 0
   [[ $start =~ ^[0-9]+$ ]] || start=""
   if [[ -n $boot && $boot != null && $boot != "$LK_BOOT_ID" ]]; then
@@ -177,20 +186,7 @@ lk_stale_agent() {
     return 0
   fi
   while agent-run -q --alive "$pgid${start:+:$start}"; do
-    if ((LK_KILL_STALE)); then
-      lk_event stale-agent "pgid:=$pgid" action=kill
-      lk_warn "ending the previous agent of $what (process group $pgid): --kill-stale-agent"
-      agent-run -q --kill-after "$LK_KILL_AFTER" --end "$pgid${start:+:$start}" || true
-      continue
-    fi
-    if ((!said)); then
-      said=1
-      lk_event stale-agent "pgid:=$pgid" action=wait
-      lk_say "waiting for the previous agent of $what (process group $pgid) to end (--kill-stale-agent ends it)"
-    fi
-    lk_lock_check
-    ((!LK_LOST)) || return 0
-    lk_sleep "$LK_POLL"
+    lk_stale_step "$pgid${start:+:$start}" "$pgid" "$what" || return 0
   done
 }
 
