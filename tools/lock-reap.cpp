@@ -2,7 +2,6 @@
 
 #include "cli/tool.hpp"
 #include "core/lock/lock.hpp"
-#include "sys/base/etcd_url.hpp"
 #include "sys/base/format.hpp"
 
 using namespace loopkit;
@@ -25,72 +24,49 @@ static void options(cli::Options& o, Config& c) {
       .etcd_timeout(c.timeout);
 }
 
-// An etcd URL: expired leases free their keys by themselves; what is left
-// to reap is the lock of a dead owner of this host, removed only if the key
-// is still the one judged (its mod revision), its lease revoked.
-static void reap_store(const std::string& url, const Config& c) {
-  std::unique_ptr<LockStore> store = open_lock_store(url, {.timeout = c.timeout}, true);
-  for (const auto& [name, e] : store->list(url, false)) {
-    Verdict v = store->judge(e, c.policy);
-    if (!v.stale) continue;
-    if (!c.dry_run && !store->remove(e)) continue;  // changed meanwhile: not the one judged
-    if (!c.dry_run) cli::change_made();             // removed: failing to say so is a warning
-    if (c.json) cli::out(lock_json(name, e, v) + "\n");
-    else
-      cli::out(loopkit::format("{} {}: {}: {}\n", c.dry_run ? "would remove" : "removed", name,
-                               describe_owner(e.record), v.reason));
+// What reaping a lock says: the lock removed (or that would be), else
+// nothing but an unreadable file's warning.
+static void say_reaped(const Config& c, const ListedLock& l, const ReapResult& r) {
+  if (r.outcome == ReapResult::unreadable) {
+    // an unreadable etcd key is never stale: left unsaid, as it always was
+    if (l.file && !cli::quiet()) cli::warn(loopkit::format("{}: {}; kept", quoted(l.name), r.lock.problem));
+    return;
   }
+  if (r.outcome != ReapResult::stale && r.outcome != ReapResult::removed) return;  // live, or gone meanwhile
+  if (r.outcome == ReapResult::removed) cli::change_made();                        // failing to say so is a warning
+  if (c.json) {
+    cli::out(lock_json(l.name, r.lock, r.verdict) + "\n");
+    return;
+  }
+  // an unreadable file names no owner: its problem stands in
+  cli::out((c.dry_run ? "would remove " : "removed ") + l.name + ": " +
+           (r.lock.state == LockFile::unreadable ? r.lock.problem : describe_owner(r.lock.record)) + ": " +
+           r.verdict.reason + "\n");
 }
 
+// Every lock is judged, and a stale one removed only while it is still the
+// one judged: a file's read again under its folder's flock, an etcd key's
+// by its mod revision (its lease revoked). Expired leases free their keys
+// by themselves: what is left there is the lock of a dead owner of this host.
 static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing DIR or LOCKFILE");
   cli::need_etcd(a.operands);
-  std::vector<std::string> operands;
-  for (const auto& operand : a.operands) {
-    if (!etcd::is_etcd_url(operand)) operands.push_back(operand);
-    else reap_store(operand, c);
-  }
-  if (operands.empty()) return 0;
   int code = 0;
-  // the file is kept either way
-  const LockFiles named = lock_files_named(operands);
-  const bool one = named.one;
-  for (const auto& [file, listed_regular] : named.files) {
-    ReapResult r;
-    try {
-      r = reap_lock(file, c.policy, c.dry_run, listed_regular);
-    } catch (const Error& e) {
-      if (one) {
-        cli::say(std::string(e.what()) + "; kept");
-        return static_cast<int>(Exit::system);
-      }
-      cli::warn(std::string(e.what()) + "; kept");
-      continue;
+  list_locks(a.operands, {.timeout = c.timeout}, [&](const ListedLock& l) {
+    if (l.error) {
+      const std::string why = std::string(l.error->what()) + "; kept";  // the file is kept either way
+      if (!l.one) return cli::warn(why);
+      cli::say(why);
+      code = static_cast<int>(Exit::system);
+      return;
     }
-    switch (r.outcome) {
-      case ReapResult::unreadable:
-        if (!cli::quiet()) cli::warn(loopkit::format("{}: {}; kept", quoted(file), r.lock.problem));
-        break;
-      case ReapResult::failed:
-        cli::say(r.error);
-        code = static_cast<int>(Exit::system);
-        break;
-      case ReapResult::stale:
-      case ReapResult::removed:
-        if (r.outcome == ReapResult::removed) cli::change_made();  // failing to say so is a warning
-        if (c.json) {
-          cli::out(lock_json(file, r.lock, r.verdict) + "\n");
-        } else {
-          // an unreadable file names no owner: its problem stands in
-          cli::out((c.dry_run ? "would remove " : "removed ") + file + ": " +
-                   (r.lock.state == LockFile::unreadable ? r.lock.problem : describe_owner(r.lock.record)) + ": " +
-                   r.verdict.reason + "\n");
-        }
-        break;
-      default:  // live, or gone meanwhile
-        break;
+    ReapResult r = reap_listed(l.store, l.entry, c.policy, c.dry_run);
+    if (r.outcome == ReapResult::failed) {
+      cli::say(r.error);
+      code = static_cast<int>(Exit::system);
     }
-  }
+    say_reaped(c, l, r);
+  });
   return code;
 }
 

@@ -2,7 +2,6 @@
 
 #include "cli/tool.hpp"
 #include "core/lock/lock.hpp"
-#include "sys/base/etcd_url.hpp"
 #include "sys/base/format.hpp"
 
 using namespace loopkit;
@@ -41,62 +40,40 @@ static void options(cli::Options& o, Config& c) {
       .etcd_timeout(c.timeout);
 }
 
-// An etcd URL: a key, or a folder (ending in '/') of keys; the lease is the
-// heartbeat, so only a dead owner of this host makes a lock stale.
-static int status_store(const std::string& url, const Config& c, bool& any) {
-  std::unique_ptr<LockStore> store = open_lock_store(url, {.timeout = c.timeout}, true);
-  const bool one = url.back() != '/';
-  int code = 0;
-  for (const auto& [name, e] : store->list(url, true)) {
-    Verdict v = store->judge(e, c.policy);
-    if (one && e.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
-    else if (one && (e.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
-    if (!listed(c, e.state, v)) continue;
-    any = true;
-    if (!cli::quiet()) cli::out((c.json ? store->to_json(name, e, v) : store->describe(name, e, v)) + "\n");
-  }
-  return code;
-}
-
-static int run_files(const Config& c, const std::vector<std::string>& operands, bool& any) {
-  // nothing there is a free lock, as the page says: `lock-status -q
-  // .claude/locks/x.lock || start` works before the folder is made
-  const LockFiles named = lock_files_named(operands, true);
-  const bool one = named.one;
-  int code = 0;
-  for (const auto& [file, listed_regular] : named.files) {
-    LockFile lock;
-    try {
-      lock = read_lock_file(file, listed_regular);
-    } catch (const Error& e) {
-      if (one) throw;
-      cli::warn(e.what());
-      continue;
-    }
-    Verdict v = judge_lock(lock, c.policy);
-    if (one && lock.state == LockFile::unreadable && !v.stale) code = static_cast<int>(Exit::data);
-    else if (one && (lock.state == LockFile::missing || v.stale)) code = static_cast<int>(Exit::no);
-    if (!listed(c, lock.state, v)) continue;
-    any = true;
-    // -q: the exit status is the whole answer, as with grep -q
-    if (!cli::quiet()) cli::out((c.json ? lock_json(file, lock, v) : describe_lock(file, lock, v)) + "\n");
-  }
-  return code;
+// What a lock says to the exit status when the operands name it alone: a
+// record that cannot be read is bad data, a free or stale lock is "no".
+static int lock_code(const ListedLock& l, const Verdict& v) {
+  if (!l.one) return 0;
+  if (l.entry.state == LockFile::unreadable && !v.stale) return static_cast<int>(Exit::data);
+  if (l.entry.state == LockFile::missing || v.stale) return static_cast<int>(Exit::no);
+  return 0;
 }
 
 static int run(Config& c, const Args& a) {
   if (a.operands.empty()) fail_usage("missing LOCKFILE or DIR");
   if (c.only_live && c.only_stale) fail_usage("--live and --stale exclude each other");
   cli::need_etcd(a.operands);
-  std::vector<std::string> files;
-  int etcd_code = 0;
+  int file_code = 0, etcd_code = 0;
   bool any = false;  // a lock was listed
-  for (const auto& operand : a.operands) {
-    if (!etcd::is_etcd_url(operand)) files.push_back(operand);
-    else if (int code = status_store(operand, c, any)) etcd_code = code;
-  }
-  int code = files.empty() ? 0 : run_files(c, files, any);
-  if (!code) code = etcd_code;
+  // nothing there is a free lock, as the page says: `lock-status -q
+  // .claude/locks/x.lock || start` works before the folder is made; an
+  // etcd lease is the heartbeat, so only a dead owner of this host makes
+  // a key stale
+  list_locks(a.operands, {.missing_is_free = true, .with_ttl = true, .timeout = c.timeout}, [&](const ListedLock& l) {
+    if (l.error) {
+      if (l.one) throw;
+      cli::warn(l.error->what());
+      return;
+    }
+    Verdict v = l.store.judge(l.entry, c.policy);
+    if (int code = lock_code(l, v)) (l.file ? file_code : etcd_code) = code;
+    if (!listed(c, l.entry.state, v)) return;
+    any = true;
+    // -q: the exit status is the whole answer, as with grep -q
+    if (!cli::quiet())
+      cli::out((c.json ? l.store.to_json(l.name, l.entry, v) : l.store.describe(l.name, l.entry, v)) + "\n");
+  });
+  int code = file_code ? file_code : etcd_code;
   return c.only_live || c.only_stale ? filtered_code(code, any) : code;
 }
 

@@ -83,7 +83,8 @@ public:
     reuse_ = false;
     return last_;
   }
-  Fd hold() override { return Fd{}; }  // every write below compares the revision read
+  Fd hold() override { return Fd{}; }                             // every write below compares the revision read
+  bool judges_again_when_held() const override { return false; }  // a prefix's store lists many keys
   bool replace(const LockEntry& seen, const JsonMembers& record) override {
     if (!put(record, seen.revision)) return false;
     if (seen.lease) client_.lease_revoke(seen.lease);  // the old holder's, dead: its keeper has nothing left

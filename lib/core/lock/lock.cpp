@@ -288,9 +288,9 @@ void release_got(LockStore& store, LockSession& session, const Owner& owner) {
 }
 
 namespace {
-ReapResult look_for_reaping(LockStore& store, const StalePolicy& policy) {
+ReapResult judge_for_reaping(LockStore& store, const LockEntry& seen, const StalePolicy& policy) {
   ReapResult res;
-  res.lock = store.read();
+  res.lock = seen;
   if (res.lock.state == LockFile::missing) return res;
   res.verdict = store.judge(res.lock, policy);
   // An unreadable file may be another tool's lock caught half-written: it
@@ -305,14 +305,19 @@ ReapResult look_for_reaping(LockStore& store, const StalePolicy& policy) {
 }
 }  // namespace
 
-ReapResult reap_lock(LockStore& store, const StalePolicy& policy, bool dry_run) {
+ReapResult reap_listed(LockStore& store, const LockEntry& seen, const StalePolicy& policy, bool dry_run) {
   // The first look is without holding, cheap for the many live locks; a
   // stale verdict is reached again while holding before anything goes.
-  ReapResult res = look_for_reaping(store, policy);
+  ReapResult res = judge_for_reaping(store, seen, policy);
   if (res.outcome != ReapResult::stale || dry_run) return res;
+  if (!store.judges_again_when_held()) {
+    // an error ends the sweep: a store out of reach would fail every key
+    res.outcome = store.remove(res.lock) ? ReapResult::removed : ReapResult::missing;
+    return res;
+  }
   try {
     Fd held_still = store.hold();
-    res = look_for_reaping(store, policy);
+    res = judge_for_reaping(store, store.read(), policy);
     if (res.outcome == ReapResult::stale)
       res.outcome = store.remove_held(res.lock, held_still) ? ReapResult::removed : ReapResult::missing;
   } catch (const Error& e) {
@@ -320,6 +325,10 @@ ReapResult reap_lock(LockStore& store, const StalePolicy& policy, bool dry_run) 
     res.error = e.what();
   }
   return res;
+}
+
+ReapResult reap_lock(LockStore& store, const StalePolicy& policy, bool dry_run) {
+  return reap_listed(store, store.read(), policy, dry_run);
 }
 
 ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run, bool listed_regular) {

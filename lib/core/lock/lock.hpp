@@ -101,6 +101,8 @@ struct ReapResult {
   std::string error;  // failed: why the stale lock could not be removed
 };
 ReapResult reap_lock(LockStore& store, const StalePolicy& policy, bool dry_run);
+// The same for an entry already read (list_locks's): it is the first look.
+ReapResult reap_listed(LockStore& store, const LockEntry& seen, const StalePolicy& policy, bool dry_run);
 ReapResult reap_lock(const std::string& path, const StalePolicy& policy, bool dry_run, bool listed_regular = false);
 
 // A lock is a file that other processes see: "-" (standard input, for the

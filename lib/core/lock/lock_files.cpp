@@ -319,6 +319,33 @@ LockFiles lock_files_named(const std::vector<std::string>& operands, bool missin
   return named;
 }
 
+void list_locks(const std::vector<std::string>& operands, const ListOptions& options,
+                const std::function<void(const ListedLock&)>& each) {
+  std::vector<std::string> files;
+  for (const auto& operand : operands) {
+    if (!etcd::is_etcd_url(operand)) {
+      files.push_back(operand);
+      continue;
+    }
+    std::unique_ptr<LockStore> store = open_lock_store(operand, {.timeout = options.timeout}, true);
+    const bool one = operand.back() != '/';
+    for (const auto& [name, e] : store->list(operand, options.with_ttl)) each({name, *store, e, one});
+  }
+  if (files.empty()) return;
+  const LockFiles named = lock_files_named(files, options.missing_is_free);
+  for (const auto& [path, listed_regular] : named.files) {
+    std::unique_ptr<LockStore> store = file_lock_store(path, listed_regular);
+    LockEntry e;
+    try {
+      e = store->read();
+    } catch (const Error& error) {
+      each({path, *store, e, named.one, true, &error});
+      continue;
+    }
+    each({path, *store, e, named.one, true});
+  }
+}
+
 bool names_one_lock(const std::vector<std::string>& operands) {
   return operands.size() == 1 && !is_folder(operands[0]);
 }

@@ -23,8 +23,10 @@
 //   its watch between attempts (open_lock_watch, join_wait_line: a store of
 //   files by the lock's name, any other by watch() and join_line()); either
 //   may be nullptr (no line, a poll).
-// - list(operand) gives the locks an operand of lock-status or lock-reap
-//   names (a file, every *.lock of a folder, etcd keys under a prefix).
+// - list_locks(operands) gives the locks that lock-status's or lock-reap's
+//   operands name (a file, every *.lock of a folder, an etcd key or the
+//   keys under a prefix), each with its store, for both tools to judge,
+//   print and reap alike; an etcd store lists its own through list().
 //
 // Errors: a "no" is a value (false, a missing entry, nullopt); a store
 // that cannot be read or written throws loopkit::Error with its exit code
@@ -34,6 +36,7 @@
 // transaction (etcd).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +79,7 @@ public:
 };
 
 class WaitLine;  // lock_queue.hpp
+class Error;     // sys/base/error.hpp
 
 class LockStore;
 // The watch for a waiter on store (a lock file's name watched in its
@@ -138,6 +142,10 @@ public:
   // The same while held: held is what hold() returned (a file store removes
   // through the folder it flocked instead of opening it again)
   virtual bool remove_held(const LockEntry& seen, const Fd& /*held*/) { return remove(seen); }
+  // Whether a stale entry is read and judged again under hold() before it
+  // is reaped (files); else (etcd) the entry as listed goes, its removal
+  // comparing the revision read, as one store lists many keys.
+  virtual bool judges_again_when_held() const { return true; }
   virtual std::unique_ptr<LockSession> session(const Owner& owner) = 0;
   // Whether an entry is stale (judge_lock; etcd: leases, not heartbeats,
   // say who lives on other hosts, and an unreadable key is never stale).
@@ -206,5 +214,30 @@ std::unique_ptr<LockStore> open_lock_store(const std::string& operand, const Sto
 using LockStoreOnEtcd = std::unique_ptr<LockStore> (*)(const std::string& url, const StoreOptions& options,
                                                        bool folder);
 extern LockStoreOnEtcd lock_store_on_etcd;
+
+// One lock that list_locks found, handed to its caller while it lives.
+struct ListedLock {
+  const std::string& name;  // as the user would name it: the file, the key
+  LockStore& store;         // where it is: judge, remove and print through it
+  const LockEntry& entry;   // empty when error
+  // The operands name this lock alone (the one file operand, not a folder;
+  // an etcd key): the exit status answers for it.
+  bool one = false;
+  bool file = false;  // a file operand's, whose exit status outranks an etcd URL's
+  // It could not be read at all (a link, a FIFO): the caller runs inside
+  // the handler, so `throw;` passes the error on.
+  const Error* error = nullptr;
+};
+struct ListOptions {
+  bool missing_is_free = false;  // lock_files_named's
+  bool with_ttl = false;         // etcd: each lease's seconds left
+  double timeout = 5;            // etcd: per call
+};
+// The locks that operands of lock-status or lock-reap name, handed to each
+// one by one as they are read, in the order the tools have always said
+// them: every etcd URL in turn, then the file operands' locks together
+// (lock_files_named), so that an error stops a sweep where it always did.
+void list_locks(const std::vector<std::string>& operands, const ListOptions& options,
+                const std::function<void(const ListedLock&)>& each);
 
 }  // namespace loopkit
