@@ -42,36 +42,70 @@ std::string judged_name(const Path& path) {
   return path.last_name();
 }
 
-// The edits as they are applied: with --redact, each value set has its
-// secrets replaced first (the warning names where, never the secret).
-std::vector<Edit> edits_to_apply(const Update& u) {
-  if (!u.redact) return u.edits;
-  std::vector<Edit> out = u.edits;
-  for (Edit& e : out) {
-    // a delete sets nothing; a sum's operand is a step, never the stored value
-    if (e.op == Edit::remove || e.is_arithmetic()) continue;
-    redact_member(e.operand, judged_name(e.path), e.path.text, [&](const std::string& what) {
-      if (u.on_warning) u.on_warning("redacted " + what);
-    });
+using Comparisons = std::vector<std::pair<Path, json::value>>;
+
+// An Update compiled once, before the retry loop, into what each try needs:
+// what to scan for, the edits as applied (redacted), the document a missing
+// file starts from, the checks. Redaction's warnings are kept and said
+// where a try reaches the edits or the start (as often as before: a try
+// that stops at --no-create or --expect says none).
+struct Compiled {
+  explicit Compiled(const Update& u);
+  scan::Want want;                      // the edits' paths, --expect's and --require's
+  std::vector<Edit> edits;              // in order; with --redact, secrets replaced
+  std::vector<std::string> redactions;  // the edits' redaction warnings
+  json::value init;                     // --init, or {}; with --redact, secrets replaced
+  std::vector<std::string> init_redactions;
+  const Comparisons& expects;
+  const Comparisons& requires_;
+  const std::vector<std::size_t>& line_ends;
+  const std::optional<json::Layout>& layout;
+  bool no_create, backup_invalid, want_text;
+  const std::function<void(const std::string&)>& on_warning;
+
+  void warn(const std::vector<std::string>& warnings) const {
+    if (on_warning)
+      for (const std::string& w : warnings) on_warning(w);
   }
-  return out;
+};
+
+// What the run must scan for: the edits' paths, --expect's and --require's
+scan::Want wants_of(const Update& u) {
+  std::vector<Path> compared;
+  for (const auto& [path, want] : u.expects) compared.push_back(path);
+  for (const auto& [path, want] : u.requires_) compared.push_back(path);
+  return textedit::wants_for(u.edits, compared);
 }
 
-// The document a missing or reset file starts from: --init, or {}; with
-// --redact its secrets go too, as those of the values set do.
-json::value init_document(const Update& u) {
-  json::value start = u.init ? *u.init : json::value(json::object());
-  if (u.redact)
-    redact(start, [&](const std::string& what) {
-      if (u.on_warning) u.on_warning("redacted " + what + " in --init");
-    });
-  return start;
+// With --redact, each value set has its secrets replaced first (the warning
+// names where, never the secret); the document started from loses its
+// secrets too, as those of the values set do.
+Compiled::Compiled(const Update& u)
+    : want(wants_of(u)),
+      edits(u.edits),
+      init(u.init ? *u.init : json::value(json::object())),
+      expects(u.expects),
+      requires_(u.requires_),
+      line_ends(u.line_ends),
+      layout(u.layout),
+      no_create(u.no_create),
+      backup_invalid(u.backup_invalid),
+      want_text(u.want_text),
+      on_warning(u.on_warning) {
+  if (!u.redact) return;
+  for (Edit& e : edits) {
+    // a delete sets nothing; a sum's operand is a step, never the stored value
+    if (e.op == Edit::remove || e.is_arithmetic()) continue;
+    redact_member(e.operand, judged_name(e.path), e.path.text,
+                  [&](const std::string& what) { redactions.push_back("redacted " + what); });
+  }
+  redact(init, [&](const std::string& what) { init_redactions.push_back("redacted " + what + " in --init"); });
 }
 
 // The first --require the text does not meet, as a message ("" when all are met).
-std::string unmet_requirement(const Update& u, std::string_view text, const scan::Node& root,
+std::string unmet_requirement(const Comparisons& requires_, std::string_view text, const scan::Node& root,
                               const std::string& subject) {
-  for (const auto& [path, want] : u.requires_) {
+  for (const auto& [path, want] : requires_) {
     json::value have = textedit::value_in(text, root, path);
     if (!json::equal(have, want))
       return loopkit::format("{}: {} is {}, not {}", quoted(subject), path.text, json::compact(have),
@@ -147,8 +181,7 @@ struct Source {
 // 1. The document's text, scanned for what the run needs and checked
 // against --require; invalid (or failing --require) under --on-invalid
 // backup, the commit keeps it as the backup and the run starts again.
-void read_source(const Update& u, const DocumentStore& store, const DocumentRead& read, const scan::Want& want,
-                 Source& s) {
+void read_source(const Compiled& c, const DocumentStore& store, const DocumentRead& read, Source& s) {
   s.file = read.mapped;
   std::string why;
   try {
@@ -156,12 +189,12 @@ void read_source(const Update& u, const DocumentStore& store, const DocumentRead
     s.gz = is_gzip(s.text, store.gzip_by_name() ? store.subject : std::string_view());
     if (s.gz) s.text = s.owned = gunzip(s.text, store.subject);
     else if (s.file) s.release = [&s](std::size_t done) { s.file->release_before(done); };
-    s.root = scan::scan(s.text, want, store.subject, s.release);
-    why = unmet_requirement(u, s.text, s.root, store.subject);
-    if (!why.empty() && !u.backup_invalid) fail_data(why);
+    s.root = scan::scan(s.text, c.want, store.subject, s.release);
+    why = unmet_requirement(c.requires_, s.text, s.root, store.subject);
+    if (!why.empty() && !c.backup_invalid) fail_data(why);
   } catch (const Error& e) {
     if (s.file) s.file->check_whole();  // zeros past a new end are not a bad file to back up
-    if (e.code() != Exit::data || !u.backup_invalid) throw;
+    if (e.code() != Exit::data || !c.backup_invalid) throw;
     why = e.what();
   }
   s.from_document = why.empty();
@@ -171,15 +204,16 @@ void read_source(const Update& u, const DocumentStore& store, const DocumentRead
 // The document a missing or reset file starts from: --init, with the values
 // --require asks for set where it lacks them, so that the new file meets
 // its own --require next time (not reset again on every run).
-void start_fresh(const Update& u, const json::Layout& layout, const scan::Want& want, Source& s) {
+void start_fresh(const Compiled& c, const json::Layout& layout, Source& s) {
   s.release = nullptr;
   s.file = nullptr;
-  s.owned = json::to_text(init_document(u), layout);
+  c.warn(c.init_redactions);
+  s.owned = json::to_text(c.init, layout);
   std::vector<Edit> sets;
   std::vector<Path> paths;
-  for (const auto& [path, value] : u.requires_) paths.push_back(path);
+  for (const auto& [path, value] : c.requires_) paths.push_back(path);
   scan::Node root = scan::scan(s.owned, textedit::wants_for({}, paths), "--init");
-  for (const auto& [path, value] : u.requires_) {
+  for (const auto& [path, value] : c.requires_) {
     json::value have = textedit::value_in(s.owned, root, path);
     if (json::equal(have, value)) continue;
     if (!have.is_null())
@@ -193,20 +227,12 @@ void start_fresh(const Update& u, const json::Layout& layout, const scan::Want& 
     s.owned = std::move(out.text);
   }
   s.text = s.owned;
-  s.root = scan::scan(s.text, want, "--init");
-}
-
-// What the run must scan for: the edits' paths, --expect's and --require's
-scan::Want wants_of(const Update& u) {
-  std::vector<Path> compared;
-  for (const auto& [path, want] : u.expects) compared.push_back(path);
-  for (const auto& [path, want] : u.requires_) compared.push_back(path);
-  return textedit::wants_for(u.edits, compared);
+  s.root = scan::scan(s.text, c.want, "--init");
 }
 
 // 2. --expect, on the document as found: the answer "no", or ""
-std::string unmet_expectation(const Update& u, const Source& s, const std::string& subject) {
-  for (const auto& [path, want] : u.expects) {
+std::string unmet_expectation(const Comparisons& expects, const Source& s, const std::string& subject) {
+  for (const auto& [path, want] : expects) {
     json::value have = textedit::value_in(s.text, s.root, path);
     if (!json::equal(have, want))
       return loopkit::format("{}: {} is {}, expected {}", quoted(subject), path.text, json::compact(have),
@@ -219,25 +245,24 @@ std::string unmet_expectation(const Update& u, const Source& s, const std::strin
 struct Attempt {
   DocumentRead read;
   Source src;
-  std::vector<Edit> edits;  // the plan keeps views of their text
-  std::optional<Planned> plan;
-  bool changed = false;   // something to commit
-  bool streamed = false;  // the commit writes the plan straight out; else r.text is the new document
+  std::optional<Planned> plan;  // keeps views of the compiled edits' text
+  bool changed = false;         // something to commit
+  bool streamed = false;        // the commit writes the plan straight out; else r.text is the new document
 };
 
 // 3. The result: streamed from the plan by the commit in the common case
 // (big untouched slices never enter memory), else built in r.text (asked
 // for, a filter, a new layout, gzip).
-void make_result(const Update& u, const DocumentStore& store, Attempt& a, UpdateResult& r) {
+void make_result(const Compiled& c, const DocumentStore& store, Attempt& a, UpdateResult& r) {
   Source& src = a.src;
-  const bool want_text = u.want_text || !store.stores();
-  if (src.from_document && !a.plan->changed() && !u.layout) {
+  const bool want_text = c.want_text || !store.stores();
+  if (src.from_document && !a.plan->changed() && !c.layout) {
     if (want_text) r.text = std::string(src.text);
     if (src.file) src.file->check_whole();
     return;
   }
   a.changed = true;
-  if (!want_text && !u.layout && !src.gz) {
+  if (!want_text && !c.layout && !src.gz) {
     a.streamed = true;
     return;
   }
@@ -246,9 +271,9 @@ void make_result(const Update& u, const DocumentStore& store, Attempt& a, Update
     if (a.plan->changed()) a.plan->write(edited);
     else edited.text = src.text;
   });
-  if (u.layout) {
+  if (c.layout) {
     textedit::StringSink restyled;
-    textedit::restyle(edited.text, *u.layout, restyled);
+    textedit::restyle(edited.text, *c.layout, restyled);
     edited.text = std::move(restyled.text);
   }
   r.text = std::move(edited.text);
@@ -256,31 +281,30 @@ void make_result(const Update& u, const DocumentStore& store, Attempt& a, Update
 }
 
 // Reads, checks and plans one try; r.no or !a.changed end the run there.
-void attempt(const Update& u, DocumentStore& store, Attempt& a, UpdateResult& r) {
-  if (u.backup_invalid && !store.can_back_up())
+void attempt(const Compiled& c, DocumentStore& store, Attempt& a, UpdateResult& r) {
+  if (c.backup_invalid && !store.can_back_up())
     fail_usage(loopkit::format("--on-invalid backup needs a FILE, not {}", store.kind()));
   const DocumentRead& read = a.read = store.read();
-  if (!read.exists && u.no_create) {
+  if (!read.exists && c.no_create) {
     r.no = store.missing();
     return;
   }
-  const scan::Want want = wants_of(u);
-  if (read.exists) read_source(u, store, read, want, a.src);
-  json::Layout layout = u.layout ? *u.layout : json::default_layout();
+  if (read.exists) read_source(c, store, read, a.src);
+  json::Layout layout = c.layout ? *c.layout : json::default_layout();
   if (a.src.from_document) layout = json::detect_layout(a.src.text);
-  else start_fresh(u, layout, want, a.src);
+  else start_fresh(c, layout, a.src);
   a.src.gz = a.src.gz || store.gzip_by_name();  // new, reset or plain: gzip where the name says so
   reading(
-      a.src.file, [&] { r.no = unmet_expectation(u, a.src, store.subject); }, true);
+      a.src.file, [&] { r.no = unmet_expectation(c.expects, a.src, store.subject); }, true);
   if (!r.no.empty()) {
     if (a.src.file) a.src.file->check_whole();  // a "no" read from zeros is the shrink
     return;
   }
-  a.edits = edits_to_apply(u);
+  c.warn(c.redactions);
   a.plan.emplace(a.src.text, layout, store.subject, std::move(a.src.root));
   reading(
-      a.src.file, [&] { r.failed = a.plan->plan_edits(a.edits, u.line_ends, a.src.release); }, true);
-  make_result(u, store, a, r);
+      a.src.file, [&] { r.failed = a.plan->plan_edits(c.edits, c.line_ends, a.src.release); }, true);
+  make_result(c, store, a, r);
 }
 
 DocumentStore::Commit commit(DocumentStore& store, Attempt& a, const UpdateResult& r, Fence* fence) {
@@ -302,20 +326,20 @@ UpdateResult lock_lost(const Fence& fence) {
 
 // The read-modify-write, once for every store: tried again from a fresh
 // read while another writer changed the document between read and commit.
-UpdateResult update_document(const Update& u, DocumentStore& store, Fence* fence) {
+UpdateResult update_document(const Compiled& c, DocumentStore& store, Fence* fence) {
   for (;;) {
     UpdateResult r;
     Attempt a;
-    attempt(u, store, a, r);
+    attempt(c, store, a, r);
     if (!r.no.empty()) return r;
     if (!a.changed) return fence && !store.fence_holds(*fence) ? lock_lost(*fence) : r;
     r.written = true;
     if (!store.stores()) return r;
     switch (commit(store, a, r, fence)) {
       case DocumentStore::Commit::done:
-        if (a.src.backup_why && u.on_warning)
-          u.on_warning(loopkit::format("{}; moved it to {} and started again", *a.src.backup_why, store.backup_name()));
-        if (!u.want_text) r.text.clear();
+        if (a.src.backup_why && c.on_warning)
+          c.on_warning(loopkit::format("{}; moved it to {} and started again", *a.src.backup_why, store.backup_name()));
+        if (!c.want_text) r.text.clear();
         return r;
       case DocumentStore::Commit::lock_lost: return lock_lost(*fence);
       case DocumentStore::Commit::changed: break;
@@ -333,9 +357,10 @@ UpdateResult update_state_file(const Update& u) {
                                quoted(base_name(u.file) + ".backup"), longest_name));
   std::unique_ptr<DocumentStore> store =
       open_document_store(u.file, {.timeout = u.timeout, .mode = u.mode, .sync = u.sync});
-  if (u.fence.empty()) return update_document(u, *store, nullptr);
+  const Compiled compiled(u);
+  if (u.fence.empty()) return update_document(compiled, *store, nullptr);
   Fence fence = open_fence(u.fence, u.file, u.fence_owner, u.timeout);
-  return update_document(u, *store, &fence);
+  return update_document(compiled, *store, &fence);
 }
 
 }  // namespace loopkit
