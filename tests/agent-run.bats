@@ -173,7 +173,7 @@ wait_free() {
 
 @test "--output: stdout and stderr reach ours each, and FILE both, in arrival order; they are pipes" {
   run -3 --separate-stderr agent-run --output out.log -- sh -c 'echo one; sleep 0.01; echo two >&2
-    while [ ! -s out.log ]; do sleep 0.01; done; echo three
+    i=0; while ! grep -qx two out.log && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done; echo three
     [ -p /dev/stdout ] && [ -p /dev/stderr ] && echo pipes >&2; exit 3'
   [ "$output" = "$(printf 'one\nthree')" ]
   [ "$stderr" = "$(printf 'two\npipes')" ]
