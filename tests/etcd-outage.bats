@@ -187,6 +187,16 @@ worker() {
   printf -v "$1" %s "$!"
 }
 
+# busy_and_idle ITEM: worker a busy on ITEM (the only one listed), then
+# worker b idle, waiting for it
+busy_and_idle() {
+  printf '%s\n' "$1" >ready.txt
+  worker a
+  wait_for "block.$1" || { cat a.log >&2; false; }
+  worker b
+  wait_grep 'waiting for 1 item' b.log
+}
+
 # workers_end_well: workers a and b end with status 0
 workers_end_well() {
   local w rc
@@ -199,12 +209,7 @@ workers_end_well() {
 
 @test "drain-engine: an idle worker rides out a restart at its next calls, the worker in the middle of an item too" {
   blocking_agent
-  printf 'only\n' >ready.txt
-  worker a
-  wait_for block.only || { cat a.log >&2; false; }
-  worker b
-  # b is idle: it polls for the item a holds, a state read and a lock attempt each time
-  wait_grep 'waiting for 1 item' b.log
+  busy_and_idle only # b polls for the item a holds: a state read and a lock attempt each time
   outage KILL
   touch go.only
   workers_end_well
@@ -270,12 +275,7 @@ SHIM
 
 @test "drain-engine: an idle worker polling for a held item rides out an outage longer than a call's timeout" {
   blocking_agent
-  printf 'only\n' >ready.txt
-  worker a
-  wait_for block.only || { cat a.log >&2; false; }
-  worker b
-  # b reads the state at each poll: the reads fall in the outage
-  wait_grep 'waiting for 1 item' b.log
+  busy_and_idle only # b reads the state at each poll: the reads fall in the outage
   sandbox kill "$ETCD_DIR" 1 KILL
   sleep 7 # the outage: longer than a call's --timeout (5 s), shorter than the lease (60 s)
   sandbox revive "$ETCD_DIR" 1

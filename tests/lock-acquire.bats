@@ -506,6 +506,26 @@ lock-acquire: try 'lock-acquire --help'"
   assert_equal "$(state-get h.lock pid)" "$waiter"
 }
 
+# released_once_watched: the holder releases h.lock once the waiter (its
+# strace log in trace, its lock-acquire $acq) has armed its watch; the waiter
+# then has the lock
+released_once_watched() {
+  wait_grep inotify_add_watch trace
+  lock-release --pid "$holder" h.lock
+  rc=0; wait "$acq" || rc=$?
+  assert_equal "$rc" 0
+  assert_equal "$(state-get h.lock pid)" "$waiter"
+}
+
+# unwatched_before_link: in trace, the last change of the watch is its
+# removal, before the link that took the lock
+unwatched_before_link() {
+  run -0 grep -nE 'inotify_(add|rm)_watch|linkat\(.*"h.lock".* = 0' trace
+  assert_line --index 0 --partial inotify_add_watch
+  assert_line --index -2 --partial inotify_rm_watch
+  assert_line --index -1 --partial linkat
+}
+
 @test "issue 24: a waiter stops watching the folder before it takes the lock, and a lock free at once is got unwatched" {
   need_strace
   holder=$(live)
@@ -518,16 +538,8 @@ lock-acquire: try 'lock-acquire --help'"
     lock-acquire --wait 30 --pid "$waiter" h.lock & acq=$!
   # the release must come after the watch is in place, however slow the
   # waiter is to get there (a bound that fails, not one that goes on)
-  wait_grep inotify_add_watch trace
-  lock-release --pid "$holder" h.lock
-  rc=0; wait "$acq" || rc=$?
-  assert_equal "$rc" 0
-  assert_equal "$(state-get h.lock pid)" "$waiter"
-  # the last change of the watch is its removal, before the link that took the lock
-  run -0 grep -nE 'inotify_(add|rm)_watch|linkat\(.*"h.lock".* = 0' trace
-  assert_line --index 0 --partial inotify_add_watch
-  assert_line --index -2 --partial inotify_rm_watch
-  assert_line --index -1 --partial linkat
+  released_once_watched
+  unwatched_before_link
   lock-release --pid "$waiter" h.lock
   strace -o trace -e trace=inotify_init1,inotify_add_watch lock-acquire --wait 30 --pid "$waiter" h.lock
   run -1 grep -c inotify trace
@@ -543,15 +555,8 @@ lock-acquire: try 'lock-acquire --help'"
   # the usual path, which passes too)
   strace -o trace -e trace=inotify_add_watch,inotify_rm_watch,linkat -e inject=inotify_add_watch:delay_exit=3000000 \
     lock-acquire --wait 30 --pid "$waiter" h.lock & acq=$!
-  wait_grep inotify_add_watch trace
-  lock-release --pid "$holder" h.lock
-  rc=0; wait "$acq" || rc=$?
-  assert_equal "$rc" 0
-  assert_equal "$(state-get h.lock pid)" "$waiter"
-  run -0 grep -nE 'inotify_(add|rm)_watch|linkat\(.*"h.lock".* = 0' trace
-  assert_line --index 0 --partial inotify_add_watch
-  assert_line --index -2 --partial inotify_rm_watch
-  assert_line --index -1 --partial linkat
+  released_once_watched
+  unwatched_before_link
 }
 
 @test "issue 24: -- COMMAND waits on the folder with signals held, and runs once the lock is free" {
