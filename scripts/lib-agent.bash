@@ -18,7 +18,10 @@ lk_terminal() {
   trap 'lk_resized' WINCH
 }
 
-lk_resized() { ((!LK_LINE_SHOWN)) || lk_draw; }
+lk_resized() {
+  LK_WINCH=$((LK_WINCH + 1))
+  ((LK_IN_DRAW || !LK_LINE_SHOWN)) || lk_draw
+}
 
 # lk_line_start: after the agent ran, make sure the cursor is at the start of
 # a line of its own, so that the status line never covers a partial line the

@@ -33,6 +33,7 @@ LK_LABEL=""          # "session demo", shown in every message
 LK_STATUS=""         # the body of the live status line
 LK_LINE_SHOWN=0      # a status line is on the terminal now
 LK_DRAWN=0 LK_COLS=80 # its width, and the terminal's then (lk_wipe)
+LK_WINCH=0 LK_IN_DRAW=0 # resizes seen, and whether a draw is under way
 LK_AGENT_PID=""      # the agent while it runs
 LK_SCRATCH=""        # private temporary folder (mktemp -d)
 LK_EVENTS=""         # the session's events.jsonl (empty: none yet)
@@ -129,11 +130,29 @@ lk_elapsed() {
 # character takes two), never to the last column: a line that wrapped would
 # leave a row behind at each rewrite. Too long, the label gives way first
 # (its tail kept: a path's end says most), so that the status is seen.
+# A resize during a draw (its WINCH trap runs between two of our commands)
+# makes the draw start over rather than nest: a nested draw at the new width
+# followed by the rest of ours at the old one left a wrapped line behind.
 lk_draw() {
   ((LK_TTY && !LK_AGENT_RUNNING)) || return 0
+  local seq
+  LK_IN_DRAW=1
+  while :; do
+    seq=$LK_WINCH
+    lk_draw_at_width "$seq" && ((seq == LK_WINCH)) && break
+  done
+  LK_IN_DRAW=0
+  # a resize after the last look, whose trap found us still drawing
+  ((seq == LK_WINCH)) || lk_draw
+}
+
+# lk_draw_at_width SEQ: one draw at the width read now; returns 1 without
+# drawing when a resize came (LK_WINCH moved past SEQ) while it was read.
+lk_draw_at_width() {
   local cols=80 size head rest room
   if size=$(stty size <&2 2>/dev/null); then cols=${size#* }; fi
   [[ $cols =~ ^[0-9]+$ ]] && ((cols > 10)) || cols=80
+  ((LK_WINCH == $1)) || return 1
   rest="$(lk_elapsed) · $LK_STATUS"
   rest=${rest//$'\n'/ }
   head=$LK_PROG
@@ -144,6 +163,7 @@ lk_draw() {
     head+=" $LK_FIT ·"
   fi
   lk_fit "$head $rest" $((cols - 1))
+  ((LK_WINCH == $1)) || return 1
   # the line drawn before, as the terminal (maybe resized) shows it now
   LK_COLS=$cols
   if ((LK_LINE_SHOWN)); then lk_wipe; else printf '\r\033[K' >&2; fi

@@ -239,6 +239,31 @@ engine_setup() {
   [ "$output" = $'stopped\npaused\nresumed' ]
 }
 
+@test "lk_draw: a resize in the middle of a draw starts it over at the new width" {
+  lib
+  LK_TTY=1 LK_COLOR=0 LK_LABEL="session s" LK_STATUS=$(printf 'busy %.0s' {1..40})
+  trap lk_resized WINCH
+  # the terminal is 120 columns when the draw asks, and 50 from then on: the
+  # resize lands while the draw is under way, its WINCH trap in the middle
+  stty() {
+    if [[ ! -e asked ]]; then
+      touch asked
+      kill -WINCH $$
+      echo "15 120"
+    else
+      echo "15 50"
+    fi
+  }
+  lk_draw 2>drawn
+  trap - WINCH
+  # what stays on the screen is what follows the last carriage return
+  last=$(tr '\r' '\n' <drawn | tail -n 1)
+  last=${last#$'\e[K'}
+  local LC_ALL=C.UTF-8
+  [[ $last == "lib-test session s · "* ]]
+  ((${#last} <= 49))
+}
+
 @test "lk_beat_if_due: no beat while the last one is fresh, one when it is due" {
   lib
   beats=0
