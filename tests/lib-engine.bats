@@ -280,6 +280,50 @@ engine_setup() {
   [ "$beats" = 2 ]
 }
 
+
+@test "lk_timer lasts its SECONDS under set -e, as the engines run it, not one read of its FIFO" {
+  lib
+  mkfifo tick
+  exec {LK_TICK}<>tick
+  local t0=$EPOCHREALTIME rc=0
+  lk_timer 2.5
+  wait "$!" || rc=$?
+  [ "$rc" = 0 ]
+  lk_secs_since "$t0"
+  lk_ge "$LK_SECS" 2.4
+}
+
+# Bash 5.2's wait -n can miss a job that ends just as it starts to wait (its
+# SIGCHLD handled between its look for dead jobs and its blocking waitpid):
+# it then waits for the other job, the beat timer. The engine's wait, under
+# strace -f and load, stood still for the whole beat (LK_HEARTBEAT=3600: a
+# hang). Here wait -n misses the agent once, by a stand-in for the builtin.
+@test "lk_wait_agent: an agent's end that wait -n misses is seen within a second, not a beat later" {
+  lib
+  engine_setup
+  mkfifo tick
+  exec {LK_TICK}<>tick
+  LK_LOCK=$PWD/x.lock LK_BEAT_EVERY=600 LK_BEAT_FAILING=0
+  lk_beat() { echo beat >>beats; }
+  (
+    missed=0
+    wait() {
+      if [[ $1 == -n && $missed == 0 ]]; then
+        missed=1
+        builtin wait -n -p "$3" "${@:5}" # the timer alone: the agent is missed
+        return
+      fi
+      builtin wait "$@"
+    }
+    bash -c 'exit 7' &
+    LK_AGENT_PID=$!
+    lk_wait_agent
+    echo "$LK_RC" >rc.tmp && mv rc.tmp rc
+  ) &
+  wait_for rc # 30 s; the beat is 600 s away
+  [ "$(cat rc)" = 7 ]
+  [ ! -e beats ]
+}
 @test "lk_loop_reason: a plateau streak first, then the maximum" {
   lib
   lk_loop_reason 3 10 2 2
