@@ -100,12 +100,17 @@ wait_for() {
   return 1
 }
 
-# wait_recorded STATE PATH: until the state file STATE has a value at PATH
-# (an engine records its agent just after the agent started; bounded: 30 s)
+# wait_recorded STATE PATH [VALUE]: until the state STATE (a file or an etcd
+# URL) has a value at PATH, with VALUE that one: an engine records its agent
+# just after the agent started, and a value an earlier run left is another
+# agent's (bounded: 30 s)
 wait_recorded() {
-  local i
-  for ((i = 0; i < 300; i++)); do state-get -e "$1" "$2" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  echo "timed out waiting for $2 in $1" >&2
+  local i v=""
+  for ((i = 0; i < 300; i++)); do
+    if v=$(state-get -q "$1" "$2" 2>/dev/null) && [[ $v != null && ($# -lt 3 || $v == "$3") ]]; then return 0; fi
+    sleep 0.1
+  done
+  echo "timed out waiting for $2${3:+ to be $3} in $1 (it is '$v')" >&2
   return 1
 }
 
@@ -165,19 +170,28 @@ zombie() {
   echo "$z"
 }
 
-# make_overlap_agent [LINE]: ./overlap.sh, an agent for the engines' overlap
-# tests: it notes any agent of the session still alive ("overlap PID" in
-# agents.log), takes TERM_GRACE seconds to end on SIGTERM, and, without
-# ./second, waits a minute; LINE (a shell line) runs before it ends.
-make_overlap_agent() {
-  {
-    cat <<'EOF2'
-#!/usr/bin/env bash
+# overlap_lines: the first lines of an agent (bash) of the overlap tests:
+# "overlap PID" in agents.log for each agent of agents.live still alive (a
+# zombie, whose parent died and that waits for a reaper, is not), then its
+# own pid added to agents.live
+overlap_lines() {
+  cat <<'EOF2'
 for p in $(cat agents.live 2>/dev/null); do
-  # alive and not a zombie (one whose parent died waits for a reaper)
   if [[ $(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$p/stat" 2>/dev/null) == [^ZX] ]]; then echo "overlap $p" >>agents.log; fi
 done
 echo "$$" >>agents.live
+EOF2
+}
+
+# make_overlap_agent [LINE]: ./overlap.sh, an agent for the engines' overlap
+# tests: it notes any agent of the session still alive (overlap_lines),
+# takes TERM_GRACE seconds to end on SIGTERM, and, without ./second, waits a
+# minute; LINE (a shell line) runs before it ends.
+make_overlap_agent() {
+  {
+    echo '#!/usr/bin/env bash'
+    overlap_lines
+    cat <<'EOF2'
 echo "start $$" >>agents.log
 trap 'sleep "${TERM_GRACE:-0}"; echo "end $$ term" >>agents.log; exit 143' TERM
 echo "$$" >agent.pid.tmp && mv agent.pid.tmp agent.pid
@@ -206,4 +220,39 @@ under_subreaper() {
     my $pid = fork() // die; if ($pid == 0) { $SIG{INT} = $SIG{QUIT} = "DEFAULT"; setpgrp(0, 0);
     open(F, ">job.pid.tmp") or die; print F "$$\n"; close F; rename("job.pid.tmp", "job.pid"); exec @ARGV or die }
     1 while wait() != -1' "$prctl" "$@" 2>/dev/null &
+}
+
+# stopped_run HOLD CMD...: CMD, an engine running ./overlap.sh
+# (make_overlap_agent), as a job under a subreaper (under_subreaper); once
+# its agent runs, ./second made (the next agent ends at once) and the run
+# stopped (SIGSTOP to the agent's group and to the job: the engine and
+# agent-run). Sets job (the job's pid) and first (the agent's). HOLD, a
+# glob: agent-run's hold file, whose record (written just after the agent
+# started) is waited for: a restart tells a stopped run by it.
+stopped_run() {
+  local hold=$1 i f held=0
+  shift
+  under_subreaper "$@"
+  wait_for job.pid
+  job=$(cat job.pid)
+  wait_for agent.pid
+  first=$(cat agent.pid)
+  rm agent.pid
+  touch second
+  for ((i = 0; i < 300 && !held; i++)); do
+    while IFS= read -r f; do [[ -s $f ]] && held=1; done < <(compgen -G "$hold")
+    ((held)) || sleep 0.1
+  done
+  ((held)) || { echo "no record in the hold file $hold" >&2; return 1; }
+  kill -STOP -- "-$(ps -o pgid= -p "$first" | tr -d ' ')" "-$job"
+  wait_state "$first" T
+}
+
+# wait_ended PID: until PID is gone, or a zombie that its new parent is yet
+# to reap (bounded: 30 s)
+wait_ended() {
+  local i
+  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$1") == @(|Z|X) ]] && return 0; sleep 0.1; done
+  echo "process $1 still runs (state '$(proc_state "$1")')" >&2
+  return 1
 }

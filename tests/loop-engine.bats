@@ -569,10 +569,8 @@ EOF
   "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./overlap.sh 2>/dev/null &
   wait_for agent.pid
   agent=$(cat agent.pid)
-  wait_recorded "$ST" agent_pid
-  run -0 state-get "$ST" agent_pid
-  pgid=$output
-  [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$pgid" ]
+  pgid=$(ps -o pgid= -p "$agent" | tr -d ' ')
+  wait_recorded "$ST" agent_pid "$pgid"
   run -0 state-get "$ST" agent_boot
   [ "$output" = "$(cat /proc/sys/kernel/random/boot_id)" ]
   kill -9 "$(state-get "$LOCK" pid)"
