@@ -16,6 +16,8 @@ loopkit_setup() {
   export PATH="$LOOPKIT_BIN:/usr/local/bin:/usr/bin:/bin"
   export LOOPKIT_NOW=1736503530 # 2025-01-10T10:05:30Z
   export TZ=UTC LC_ALL=C
+  # the agents' hold files of etcd locks go under TMPDIR, the test's own
+  unset XDG_RUNTIME_DIR
   # the scratch folder W holds only what a test makes; HOME and TMPDIR sit beside it
   BASE=$(mktemp -d "${BATS_TMPDIR:-/tmp}/loopkit-test.XXXXXX")
   W=$BASE/work
