@@ -147,6 +147,7 @@ stuck_restart() {
   first=$(cat agent.pid)
   rm agent.pid
   touch second
+  wait_held .claude/locks/demo.lock.agent
   echo 1 >"$CG/cgroup.freeze"
   wait_grep 'frozen 1' "$CG/cgroup.events"
   stuck_restart frozen

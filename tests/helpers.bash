@@ -224,15 +224,27 @@ under_subreaper() {
     1 while wait() != -1' "$prctl" "$@" 2>/dev/null &
 }
 
+# wait_held HOLD: until agent-run's hold file (a glob) holds its record,
+# which agent-run writes just after the agent started: a restart tells a
+# stopped or frozen run by it (bounded: 30 s)
+wait_held() {
+  local i f
+  for ((i = 0; i < 300; i++)); do
+    while IFS= read -r f; do [[ -s $f ]] && return 0; done < <(compgen -G "$1")
+    sleep 0.1
+  done
+  echo "no record in the hold file $1" >&2
+  return 1
+}
+
 # stopped_run HOLD CMD...: CMD, an engine running ./overlap.sh
 # (make_overlap_agent), as a job under a subreaper (under_subreaper); once
-# its agent runs, ./second made (the next agent ends at once) and the run
-# stopped (SIGSTOP to the agent's group and to the job: the engine and
-# agent-run). Sets job (the job's pid) and first (the agent's). HOLD, a
-# glob: agent-run's hold file, whose record (written just after the agent
-# started) is waited for: a restart tells a stopped run by it.
+# its agent runs and HOLD holds its record (wait_held), ./second made (the
+# next agent ends at once) and the run stopped (SIGSTOP to the agent's group
+# and to the job: the engine and agent-run). Sets job (the job's pid) and
+# first (the agent's).
 stopped_run() {
-  local hold=$1 i f held=0
+  local hold=$1
   shift
   under_subreaper "$@"
   wait_for job.pid
@@ -241,11 +253,7 @@ stopped_run() {
   first=$(cat agent.pid)
   rm agent.pid
   touch second
-  for ((i = 0; i < 300 && !held; i++)); do
-    while IFS= read -r f; do [[ -s $f ]] && held=1; done < <(compgen -G "$hold")
-    ((held)) || sleep 0.1
-  done
-  ((held)) || { echo "no record in the hold file $hold" >&2; return 1; }
+  wait_held "$hold"
   kill -STOP -- "-$(ps -o pgid= -p "$first" | tr -d ' ')" "-$job"
   wait_state "$first" T
 }
