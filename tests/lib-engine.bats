@@ -324,6 +324,36 @@ engine_setup() {
   [ "$(cat rc)" = 7 ]
   [ ! -e beats ]
 }
+# The same race in the real bash, made certain by gdb: the drain is held just
+# as wait -n has looked for dead jobs (in wait_for, before it blocks), its
+# agent ends meanwhile, and its SIGCHLD is handled when it goes on.
+@test "a drain whose agent ends just as wait -n starts to block (gdb) goes on, not a beat later" {
+  command -v gdb >/dev/null || skip "gdb is not installed"
+  gdb -nx -q -batch -ex 'info functions ^wait_for_any_job$' "$(type -P bash)" 2>/dev/null | grep -q wait_for_any_job ||
+    skip "this bash names no wait_for_any_job for gdb"
+  cat >g.gdb <<EOF
+set pagination off
+set confirm off
+handle SIGCHLD nostop noprint pass
+break wait_for_any_job
+run
+delete
+break wait_for
+continue
+delete
+shell touch $PWD/go
+shell sleep 1
+continue
+EOF
+  # the beat (an hour) is the wait's other job; the agent waits for ./go
+  LK_HEARTBEAT=3600 run timeout -k 5 60 gdb -nx -q -batch -x g.gdb --args bash "$LOOPKIT_SCRIPTS/drain-engine" \
+    --next 'seq 1 1' -- bash -c "while [ ! -e '$PWD/go' ]; do sleep 0.05; done"
+  [[ $output == *"Breakpoint 2, "*"wait_for ()"* ]] || skip "gdb could not hold bash in wait_for: $output"
+  [ "$status" = 0 ]
+  run -0 state-get .atari/state.json status 'history["1"].status'
+  [ "$output" = $'stopped\ncompleted' ]
+}
+
 @test "lk_loop_reason: a plateau streak first, then the maximum" {
   lib
   lk_loop_reason 3 10 2 2
