@@ -255,18 +255,27 @@ lk_sleep() {
 # beat the lock; its status in LK_RC. A lost lock ends the agent's group
 # (lk_lock_lost) and LK_RC is 143.
 lk_wait_agent() {
-  local sl="" got
+  local sl="" got every
   if [[ -z $LK_AGENT_PID ]]; then LK_RC=143; return 0; fi # ended already: the lock was lost
+  lk_proc_start_v "$LK_AGENT_PID"
+  local start=$LK_PROC_START
   while :; do
     if [[ -n $LK_LOCK && -z $sl ]]; then
-      if ((LK_BEAT_FAILING)); then lk_timer 1; else lk_timer "$LK_BEAT_EVERY"; fi # no program: see lk_timer
+      if ((LK_BEAT_FAILING)); then every=1; else every=$LK_BEAT_EVERY; fi
+      lk_timer "$every" "$LK_AGENT_PID" "$start" # no program: see lk_timer
       sl=$!
     fi
     LK_RC=0 got=""
     wait -n -p got "$LK_AGENT_PID" ${sl:+"$sl"} || LK_RC=$?
-    # a beat is due (a trapped signal, WINCH, ends the wait early too)
+    # a beat is due (a trapped signal, WINCH, ends the wait early too); or,
+    # status 3, the agent has ended and wait -n missed it (lk_timer)
     if [[ -n $sl && $got == "$sl" ]]; then
       sl=""
+      if ((LK_RC == 3)); then
+        LK_RC=0
+        wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?
+        return 0
+      fi
       if ! lk_beat; then
         LK_RC=143
         return 0

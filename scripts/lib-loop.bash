@@ -151,37 +151,47 @@ lk_proc_start_v() {
   LK_PROC_START=${stat[19]:-}
 }
 
-# lk_timer SECONDS: a background job ($!) that ends after SECONDS, started
-# without a program: reads that time out on the engine's FIFO (LK_TICK,
-# lk_setup's), which nobody writes; sleep(1) without one. An agent run that
-# ends first never depends on whether a sleep got as far as its exec.
+# lk_timer SECONDS [PID [START]]: a background job ($!) that ends after
+# SECONDS, started without a program: reads that time out on the engine's
+# FIFO (LK_TICK, lk_setup's), which nobody writes; sleep(1) without one. An
+# agent run that ends first never depends on whether a sleep got as far as
+# its exec. With PID (the process that started at START, lk_proc_start), it
+# ends sooner, status 3, within a second of that process's end: bash 5.2's
+# wait -n can miss a child that it reaps just as it starts to wait, and then
+# waits for its other job, this timer (lk_wait_agent).
 LK_TICK=""
 lk_timer() {
   if [[ -n $LK_TICK ]]; then
-    lk_tick_wait "$1" &
+    lk_tick_wait "$@" &
   else
     sleep "$1" >/dev/null 2>&1 &
   fi
 }
 
-# lk_tick_wait SECONDS: the timer's wait, in reads of at most a second,
-# each followed by a look at the engine ($$): a kill -9 of the engine runs
-# no trap to end its timer, which then ends within a second, not a whole
-# beat later. Builtins only.
+# lk_tick_wait SECONDS [PID [START]]: the timer's wait, in reads of at most
+# a second, each followed by a look at the engine ($$): a kill -9 of the
+# engine runs no trap to end its timer, which then ends within a second, not
+# a whole beat later; and at PID, gone: status 3. A read that times out is
+# no error (the engines run with set -e). Builtins only.
 lk_tick_wait() {
   local ms slice t
   if [[ $1 =~ ^([0-9]*)(\.([0-9]*))?$ ]]; then
     local frac=${BASH_REMATCH[3]}000
     ms=$((10#0${BASH_REMATCH[1]} * 1000 + 10#${frac:0:3}))
   else
-    read -r -t "$1" -u "$LK_TICK" _ # a form not parsed here (1e+06): at once
+    read -r -t "$1" -u "$LK_TICK" _ || true # a form not parsed here (1e+06): at once
     return 0
   fi
   while ((ms > 0)); do
     slice=$((ms < 1000 ? ms : 1000))
     printf -v t '%d.%03d' $((slice / 1000)) $((slice % 1000))
-    read -r -t "$t" -u "$LK_TICK" _
+    read -r -t "$t" -u "$LK_TICK" _ || true
     kill -0 "$$" 2>/dev/null || return 0
+    if [[ -n ${3:-} ]]; then
+      lk_proc_lives "$2" "$3" || return 3
+    elif [[ -n ${2:-} ]]; then
+      kill -0 "$2" 2>/dev/null || return 3
+    fi
     ms=$((ms - slice))
   done
 }

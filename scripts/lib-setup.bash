@@ -23,6 +23,7 @@ loopkit_build_packages=(build-essential cmake ninja-build libfmt-dev
 #   bats-assert bats-support  loaded by tests/helpers.bash
 #   mandoc                    man-lint
 #   strace                    failure injection
+#   gdb                       tests/lib-engine.bats: bash held where its wait -n can miss a child
 #   python3                   large inputs, a JSON check, the pseudo-terminal test
 #   procps                    pgrep
 #   tmux                      scripts/demo on a terminal, the engines' terminal test
@@ -34,7 +35,7 @@ loopkit_build_packages=(build-essential cmake ninja-build libfmt-dev
 #   systemd                   systemd-analyze verify of examples/systemd
 #   tzdata                    the time zones sys/tz is checked in (not Essential)
 # shellcheck disable=SC2034
-loopkit_test_packages=(bats-assert bats-support mandoc strace python3 perl-base
+loopkit_test_packages=(bats-assert bats-support mandoc strace gdb python3 perl-base
   procps tmux openssl iproute2 nftables etcd-server etcd-client lintian man-db systemd clang-format chromium
   bash-completion zsh fish jq tzdata)
 

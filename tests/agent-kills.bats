@@ -115,9 +115,7 @@ stuck_restart() {
   wait_gone "$job"
   run -0 --separate-stderr timeout 60 "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 --kill-after 1 -- ./overlap.sh
   [[ $stderr == *"ending the agent of session 'demo' (process group "*") whose engine is gone and whose agent-run is stopped or frozen: it would never end by itself"* ]]
-  # gone, or a zombie that its new parent is yet to reap (bounded: 30 s)
-  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$first") == @(|Z|X) ]] && break; sleep 0.1; done
-  [[ $(proc_state "$first") == @(|Z|X) ]]
+  wait_ended "$first"
   no_overlap
   # a stopped agent gets its SIGTERM (with a SIGCONT); a frozen one only the SIGKILL
   [[ $1 == frozen ]] || grep -qx "end $first term" agents.log
@@ -129,16 +127,8 @@ stuck_restart() {
 
 @test "kill -9 of an engine whose agent and agent-run are stopped (SIGSTOP): a restart ends that run instead of waiting forever" {
   make_overlap_agent
-  under_subreaper "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 --kill-after 1 -- ./overlap.sh
-  wait_for job.pid
-  job=$(cat job.pid)
-  wait_for agent.pid
-  first=$(cat agent.pid)
-  rm agent.pid
-  touch second
-  kill -STOP -- "-$(ps -o pgid= -p "$first" | tr -d ' ')" # the agent's group
-  kill -STOP -- "-$job"                                    # the engine and agent-run
-  wait_state "$first" T
+  stopped_run .claude/locks/demo.lock.agent "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 \
+    --kill-after 1 -- ./overlap.sh
   stuck_restart stopped
 }
 
@@ -157,6 +147,7 @@ stuck_restart() {
   first=$(cat agent.pid)
   rm agent.pid
   touch second
+  wait_held .claude/locks/demo.lock.agent
   echo 1 >"$CG/cgroup.freeze"
   wait_grep 'frozen 1' "$CG/cgroup.events"
   stuck_restart frozen

@@ -376,13 +376,13 @@ starts() { grep 'execve(' "$1" | grep -vcE 'execve\("[^"]*/(true|seq)"'; }
     rc=0
     (cd "q$n" && LK_HEARTBEAT=3600 timeout -k 10 300 strace -f -qq -e trace=execve -e status=successful -o ../trace.$n \
       "$LOOPKIT_SCRIPTS/drain-engine" --next "seq 1 $n" -- true 2>/dev/null 3>&-) || rc=$?
-    # Twice, under a load of 4 to 10, the drain traced by strace -f never
-    # ended (never without strace, in every other test and the 200-round
-    # kill loop); not understood yet: said, not waited on for 40 minutes.
-    # bench/engines.sh counts the same program starts.
+    # A traced run that never ends fails, showing what ran (it once did
+    # under load: a wait -n that missed the agent's end waited for the beat,
+    # 3600 s here; see lk_timer). bench/engines.sh counts the same starts.
     if ((rc == 124 || rc == 137)); then
-      ps -eo pid,ppid,pgid,stat,wchan:20,args 2>/dev/null | sed "s/^/# /" >&3 || true
-      skip "the strace -f run of $n items did not end within 300 s"
+      ps -eo pid,ppid,pgid,stat,wchan:20,args 2>/dev/null >&2 || true
+      echo "the strace -f run of $n items did not end within 300 s" >&2
+      return 1
     fi
     run -0 state-get "q$n/$A" status iteration "history[\"$n\"].status"
     [ "$output" = $'stopped\n'"$n"$'\ncompleted' ]

@@ -56,17 +56,6 @@ modrev() {
   ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" get -w json "$1" | jq '.kvs[0].mod_revision'
 }
 
-# wait_recorded STATE PATH: until PATH is in STATE (bounded: 30 s). The
-# engine records its agent's pid after starting it: a test that pauses etcd
-# waits for that write first, or the write meets the pause and ends the
-# engine before the step under test
-wait_recorded() {
-  local i
-  for ((i = 0; i < 300; i++)); do state-get -q "$1" "$2" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  echo "timed out waiting for $2 in $1" >&2
-  return 1
-}
-
 # the number of runs recorded in a drain's state
 runs() { state-get -j -d '[]' "$1" runs | jq length; }
 
@@ -236,6 +225,8 @@ EOF
     -- ./work.sh 2>a.log &
   a=$!
   wait_for block.i1
+  # the agent's pid is written after it started: waited for, or that write
+  # would meet the pause and end the engine before the step under test
   wait_recorded "$U/atari" history.i1.agent_pid
   etcd=$(cat "$ETCD_DIR/pid.1")
   kill -STOP "$etcd"
@@ -408,24 +399,16 @@ EOF2
 
 @test "etcd: kill -9 of an engine whose agent and agent-run are stopped, past a 3 s TTL: the next engine on this host ends that run instead of waiting forever" {
   make_overlap_agent
-  # its job under a subreaper: the stopped members get no SIGCONT when the engine dies
-  under_subreaper "$LOOP" --session demo --state "$U/demo/state" --locks "$D"locks --ttl 3 --max-iterations 1 \
-    --kill-after 1 -- ./overlap.sh
-  wait_for job.pid
-  job=$(cat job.pid)
-  wait_for agent.pid
-  first=$(cat agent.pid)
-  rm agent.pid
-  touch second
-  kill -STOP -- "-$(pgid "$first")" "-$job"
-  wait_state "$first" T
+  # its job under a subreaper: the stopped members get no SIGCONT when the
+  # engine dies; an etcd lock's hold file is in this user's folder of them
+  stopped_run "$TMPDIR/loopkit-agents-$EUID/*" "$LOOP" --session demo --state "$U/demo/state" --locks "$D"locks \
+    --ttl 3 --max-iterations 1 --kill-after 1 -- ./overlap.sh
   kill -9 "$job"
   wait_gone "$job"
   run -0 --separate-stderr timeout 60 "$LOOP" --session demo --state "$U/demo/state" --locks "$D"locks --ttl 3 \
     --max-iterations 1 --kill-after 1 -- ./overlap.sh
   [[ $stderr == *"whose engine is gone and whose agent-run is stopped or frozen: it would never end by itself"* ]]
-  for ((i = 0; i < 300; i++)); do [[ $(proc_state "$first") == @(|Z|X) ]] && break; sleep 0.1; done
-  [[ $(proc_state "$first") == @(|Z|X) ]]
+  wait_ended "$first"
   run grep overlap agents.log
   assert_failure
   grep -qx "end $first term" agents.log

@@ -90,16 +90,15 @@ heal() { "$IP" netns exec "$NS" "$NFT" delete table inet lk_part; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
 # the agent: "start PID UPTIME WORKER" and "end PID UPTIME" in agents.log;
-# "overlap PID" when an agent it follows still runs (a process of this
-# host's, whichever namespace). A's waits for ./go; B's ends at once.
+# "overlap PID" when an agent it follows still runs (overlap_lines: a
+# process of this host's, whichever namespace). A's waits for ./go; B's ends
+# at once.
 make_agent() {
-  cat >work.sh <<'EOF'
-#!/usr/bin/env bash
+  {
+    echo '#!/usr/bin/env bash'
+    overlap_lines
+    cat <<'EOF'
 up() { cut -d' ' -f1 /proc/uptime; }
-for p in $(cat agents.live 2>/dev/null); do
-  if [[ $(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$p/stat" 2>/dev/null) == [^ZX] ]]; then echo "overlap $p" >>agents.log; fi
-done
-echo "$$" >>agents.live
 echo "start $$ $(up) $WORKER" >>agents.log
 trap 'echo "end $$ $(up)" >>agents.log; exit 143' TERM
 echo "$$" >"agent.$WORKER.tmp" && mv "agent.$WORKER.tmp" "agent.$WORKER"
@@ -108,6 +107,7 @@ if [[ $WORKER == a ]]; then
 fi
 echo "end $$ $(up)" >>agents.log
 EOF
+  } >work.sh
   chmod +x work.sh
 }
 

@@ -280,6 +280,80 @@ engine_setup() {
   [ "$beats" = 2 ]
 }
 
+
+@test "lk_timer lasts its SECONDS under set -e, as the engines run it, not one read of its FIFO" {
+  lib
+  mkfifo tick
+  exec {LK_TICK}<>tick
+  local t0=$EPOCHREALTIME rc=0
+  lk_timer 2.5
+  wait "$!" || rc=$?
+  [ "$rc" = 0 ]
+  lk_secs_since "$t0"
+  lk_ge "$LK_SECS" 2.4
+}
+
+# Bash 5.2's wait -n can miss a job that ends just as it starts to wait (its
+# SIGCHLD handled between its look for dead jobs and its blocking waitpid):
+# it then waits for the other job, the beat timer. The engine's wait, under
+# strace -f and load, stood still for the whole beat (LK_HEARTBEAT=3600: a
+# hang). Here wait -n misses the agent once, by a stand-in for the builtin.
+@test "lk_wait_agent: an agent's end that wait -n misses is seen within a second, not a beat later" {
+  lib
+  engine_setup
+  mkfifo tick
+  exec {LK_TICK}<>tick
+  LK_LOCK=$PWD/x.lock LK_BEAT_EVERY=600 LK_BEAT_FAILING=0
+  lk_beat() { echo beat >>beats; }
+  (
+    missed=0
+    wait() {
+      if [[ $1 == -n && $missed == 0 ]]; then
+        missed=1
+        builtin wait -n -p "$3" "${@:5}" # the timer alone: the agent is missed
+        return
+      fi
+      builtin wait "$@"
+    }
+    bash -c 'exit 7' &
+    LK_AGENT_PID=$!
+    lk_wait_agent
+    echo "$LK_RC" >rc.tmp && mv rc.tmp rc
+  ) &
+  wait_for rc # 30 s; the beat is 600 s away
+  [ "$(cat rc)" = 7 ]
+  [ ! -e beats ]
+}
+# The same race in the real bash, made certain by gdb: the drain is held just
+# as wait -n has looked for dead jobs (in wait_for, before it blocks), its
+# agent ends meanwhile, and its SIGCHLD is handled when it goes on.
+@test "a drain whose agent ends just as wait -n starts to block (gdb) goes on, not a beat later" {
+  command -v gdb >/dev/null || skip "gdb is not installed"
+  gdb -nx -q -batch -ex 'info functions ^wait_for_any_job$' "$(type -P bash)" 2>/dev/null | grep -q wait_for_any_job ||
+    skip "this bash names no wait_for_any_job for gdb"
+  cat >g.gdb <<EOF
+set pagination off
+set confirm off
+handle SIGCHLD nostop noprint pass
+break wait_for_any_job
+run
+delete
+break wait_for
+continue
+delete
+shell touch $PWD/go
+shell sleep 1
+continue
+EOF
+  # the beat (an hour) is the wait's other job; the agent waits for ./go
+  LK_HEARTBEAT=3600 run timeout -k 5 60 gdb -nx -q -batch -x g.gdb --args bash "$LOOPKIT_SCRIPTS/drain-engine" \
+    --next 'seq 1 1' -- bash -c "while [ ! -e '$PWD/go' ]; do sleep 0.05; done"
+  [[ $output == *"Breakpoint 2, "*"wait_for ()"* ]] || skip "gdb could not hold bash in wait_for: $output"
+  [ "$status" = 0 ]
+  run -0 state-get .atari/state.json status 'history["1"].status'
+  [ "$output" = $'stopped\ncompleted' ]
+}
+
 @test "lk_loop_reason: a plateau streak first, then the maximum" {
   lib
   lk_loop_reason 3 10 2 2

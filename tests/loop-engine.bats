@@ -266,6 +266,19 @@ EOF
   [ ! -e "$LOCK" ]
 }
 
+@test "while the agent runs the lock is beaten every LK_HEARTBEAT, not every second" {
+  # lock-heartbeat noted in beats, through a tools folder of shims
+  mkdir shim
+  for t in "$LOOPKIT_BIN"/*; do ln -s "$t" shim/; done
+  rm shim/lock-heartbeat
+  printf '#!/bin/sh\necho beat >>"%s/beats"\nexec "%s/lock-heartbeat" "$@"\n' "$PWD" "$LOOPKIT_BIN" >shim/lock-heartbeat
+  chmod +x shim/lock-heartbeat
+  # an agent of 3 s or more (load makes it longer, never shorter); under set
+  # -e the beat timer used to end at its first one-second read
+  LOOPKIT_BIN=$PWD/shim LK_HEARTBEAT=600 run -0 engine --session demo --max-iterations 1 -- sleep 3
+  [ ! -e beats ]
+}
+
 @test "a second engine on a running session exits 1" {
   make_agent
   AGENT_PLAN='1=block' "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./agent.sh 2>/dev/null &
@@ -556,10 +569,8 @@ EOF
   "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./overlap.sh 2>/dev/null &
   wait_for agent.pid
   agent=$(cat agent.pid)
-  wait_recorded "$ST" agent_pid
-  run -0 state-get "$ST" agent_pid
-  pgid=$output
-  [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$pgid" ]
+  pgid=$(ps -o pgid= -p "$agent" | tr -d ' ')
+  wait_recorded "$ST" agent_pid "$pgid"
   run -0 state-get "$ST" agent_boot
   [ "$output" = "$(cat /proc/sys/kernel/random/boot_id)" ]
   kill -9 "$(state-get "$LOCK" pid)"

@@ -302,9 +302,8 @@ EOF2
   AGENT_PLAN='1:1=block' "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine pipe.json 2>/dev/null &
   wait_for block.1.1
   agent=$(cat block.1.1)
-  wait_recorded "$S" agent_pid
-  run -0 state-get "$S" agent_pid
-  [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$output" ]
+  # stage 1's agent, not one an earlier run or stage left recorded
+  wait_recorded "$S" agent_pid "$(ps -o pgid= -p "$agent" | tr -d ' ')"
   kill -9 "$(state-get .claude/locks/refine.lock pid)"
   wait_gone "$agent" # not killed by the test: its group died with the engine
   run -0 engine --session refine pipe.json
