@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/json/json.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/file.hpp"
 
 namespace loopkit::ctx {

@@ -5,7 +5,7 @@
 #include "core/ctx/ctx_doc.hpp"
 #include "sys/base/error.hpp"
 #include "sys/time/clock.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/folder.hpp"
 #include "sys/base/format.hpp"
 #include "sys/fs/link.hpp"

@@ -9,7 +9,7 @@
 #include "core/log/progress_text.hpp"
 #include "sys/time/clock.hpp"
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/file.hpp"
 #include "sys/fs/flock.hpp"
 #include "sys/fs/folder.hpp"

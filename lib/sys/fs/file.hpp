@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 // a file is a name in a folder: callers of these get those helpers with them
 #include "sys/fs/folder.hpp"
 #include "sys/fs/link.hpp"
