@@ -191,8 +191,7 @@ TEST_CASE("AtFile in a folder that can be searched but not read looks and opens,
   CHECK(at.look(st));
   Fd fd = at.open(O_RDONLY);
   CHECK(fd);
-  CHECK(system_error([&] { commit_text(at, "new"); }) ==
-        "cannot open folder '" + d.path("x") + "': Permission denied");
+  CHECK(system_error([&] { commit_text(at, "new"); }) == "cannot open folder '" + d.path("x") + "': Permission denied");
   REQUIRE(chmod(d.path("x").c_str(), 0755) == 0);
   CHECK(d.read("x/s.json") == "{}");
 }

@@ -28,7 +28,7 @@ public:
 
   DocumentRead read() override {
     mapped_.reset();
-    held_ = LockedForReplace{};  // the flock of an earlier read goes first
+    held_.fd.reset();  // the flock of an earlier read goes first
     held_ = lock_for_replace(path_, false);
     DocumentRead r;
     r.exists = held_.exists;

@@ -9,37 +9,52 @@
 
 namespace loopkit {
 
-AtFile::AtFile(const std::string& path) : folder_(Fd(), dir_name(path)), path_(path), shown_(path) {
-  name_ = base_name(path);
+namespace {
+// dir opened for the names in it: for reading where it can be, else (mode
+// --x: searchable, not readable) for looks and opens alone, as through the
+// path; only a write needs more. err: why it is not open for reading.
+Fd open_for_names(const std::string& dir, int& err, bool& searchable) {
+  if (dir == ".") return Fd();  // AT_FDCWD
+  Fd fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
+  if (fd) return fd;
+  err = errno;
+  if (err == EACCES) fd = open_fd(dir, O_PATH | O_DIRECTORY);
+  if (!fd) {
+    err = errno;
+    searchable = false;
+  }
+  return fd;
+}
+}  // namespace
+
+AtFile::AtFile(const std::string& path) : AtFile(dir_name(path), path) {}
+
+// (dir is copied, not moved, into the Folder: the order in which its two
+// arguments are made is the compiler's)
+AtFile::AtFile(const std::string& dir, const std::string& path)
+    : folder_(open_for_names(dir, folder_errno_, searchable_), dir), name_(base_name(path)), path_(path) {
   // "DIR/": the folder itself, as open(2) of the path would find it
   if (name_.empty()) name_ = ".";
-  const std::string& dir = folder_.path();
-  if (dir == ".") return;  // AT_FDCWD
-  Fd fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
-  if (!fd && errno == EACCES) {
-    // searchable but not readable (mode --x): the names in it can still be
-    // looked at and opened, as through the path; only a write needs more
-    folder_errno_ = EACCES;
-    fd = open_fd(dir, O_PATH | O_DIRECTORY);
-  }
-  if (!fd) {
-    folder_errno_ = errno;
-    searchable_ = false;
-    return;
-  }
-  folder_ = Folder(std::move(fd), dir);
 }
 
 AtFile AtFile::following_links(const std::string& path, std::string shown) {
   AtFile at(resolve_symlinks(path));
   at.shown_ = shown.empty() ? path : std::move(shown);
+  if (at.shown_ == at.path_) at.shown_.clear();
   return at;
 }
 
 AtFile AtFile::sibling(const std::string& name, std::string shown) const {
   std::string path = folder_.shown(name);
-  if (shown.empty()) shown = path;
+  if (shown == path) shown.clear();
   AtFile at(Folder::borrowed(folder_.fd(), folder_.path()), name, std::move(path), std::move(shown));
+  at.folder_errno_ = folder_errno_;
+  at.searchable_ = searchable_;
+  return at;
+}
+
+AtFile AtFile::borrowed() const {
+  AtFile at(Folder::borrowed(folder_.fd(), folder_.path()), name_, path_, shown_);
   at.folder_errno_ = folder_errno_;
   at.searchable_ = searchable_;
   return at;

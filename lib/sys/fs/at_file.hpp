@@ -55,7 +55,7 @@ public:
   const std::string& folder_path() const { return folder_.path(); }
   // where it is, links resolved; and the name the caller gave, for messages
   const std::string& path() const { return path_; }
-  const std::string& shown() const { return shown_; }
+  const std::string& shown() const { return shown_.empty() ? path_ : shown_; }
 
   // fstatat(2) of the name: lstat, or stat with follow; false, errno set,
   // when that fails
@@ -73,11 +73,11 @@ public:
   // when given, names it in messages.
   AtFile sibling(const std::string& name, std::string shown = {}) const;
   // The same file through the same descriptor, borrowed as sibling is.
-  AtFile borrowed() const { return sibling(name_, shown_); }
+  AtFile borrowed() const;
 
   // A temporary file beside the name (sys/fs/tempfile.hpp), named shown()
   // in messages: exclusive for link_new, else for commit_sync.
-  TempFile temp_file(bool exclusive = false) const { return TempFile(folder(), name_, exclusive, shown_); }
+  TempFile temp_file(bool exclusive = false) const { return TempFile(folder(), name_, exclusive, shown()); }
 
   struct Commit {
     bool only_if_present = false;      // TempFile::rename_over's
@@ -101,18 +101,20 @@ public:
 private:
   AtFile(Folder folder, std::string name, std::string path, std::string shown)
       : folder_(std::move(folder)), name_(std::move(name)), path_(std::move(path)), shown_(std::move(shown)) {}
+  AtFile(const std::string& dir, const std::string& path);
   // false, errno set to why, when the folder could not be opened at all
   bool can_look() const;
   void sync_folder(const Commit& how) const;
 
+  // 0, or why the folder could not be opened for reading (errno): then
+  // folder_ is searchable only (O_PATH) or, searchable_ false, not open
+  // (first: the opening of folder_ sets them)
+  int folder_errno_ = 0;
+  bool searchable_ = true;
   Folder folder_;
   std::string name_;
   std::string path_;
-  std::string shown_;
-  // 0, or why the folder could not be opened for reading (errno): then
-  // folder_ is searchable only (O_PATH) or, searchable_ false, not open
-  int folder_errno_ = 0;
-  bool searchable_ = true;
+  std::string shown_;  // when it is not path_
 };
 
 }  // namespace loopkit

@@ -198,26 +198,32 @@ void check_replaceable(const std::string& path, const AtomicWrite& how, const st
     fail_not_regular("replace", path, st.st_mode);
 }
 
-// Where at's replacement goes (borrowing at's folder, or held's) and what
-// is there now. The name is looked at first: a regular file there (nearly
-// always) is no link, so nothing needs resolving; a link is resolved when
-// how follows links.
+// Where given's replacement goes (given itself, held's file, or the target
+// of a link at given's name) and what is there now. The name is looked at
+// first: a regular file there (nearly always) is no link, so nothing needs
+// resolving; a link is resolved when how follows links. Made in place: at
+// points into it or to what the caller keeps.
 struct Replaced {
-  AtFile at;
-  bool existed;
+  std::optional<AtFile> target;  // a link's, when one was followed
+  const AtFile* at;
+  bool existed = true;
   struct stat st;
+  Replaced(const AtFile& given, const AtomicWrite& how);
+  Replaced(const Replaced&) = delete;
+  Replaced& operator=(const Replaced&) = delete;
 };
-Replaced replaced(const AtFile& at, const AtomicWrite& how) {
-  if (how.held) return {how.held->at.borrowed(), true, how.held->st};
-  (void)at.folder();  // one that could not be opened fails here, before any look
-  Replaced r{at.borrowed(), false, {}};
-  r.existed = r.at.look(r.st);
-  if (r.existed && S_ISLNK(r.st.st_mode) && how.follow_symlink) {
-    r.at = AtFile::following_links(at.path(), at.shown());
-    r.existed = r.at.look(r.st);
+Replaced::Replaced(const AtFile& given, const AtomicWrite& how) : at(how.held ? &how.held->at : &given) {
+  if (how.held) {
+    st = how.held->st;
+    return;
   }
-  if (r.existed) check_replaceable(at.shown(), how, r.st);
-  return r;
+  (void)given.folder();  // one that could not be opened fails here, before any look
+  existed = given.look(st);
+  if (existed && S_ISLNK(st.st_mode) && how.follow_symlink) {
+    at = &target.emplace(AtFile::following_links(given.path(), given.shown()));
+    existed = at->look(st);
+  }
+  if (existed) check_replaceable(given.shown(), how, st);
 }
 }  // namespace
 
@@ -231,16 +237,18 @@ void fill_replacement(TempFile& tmp, const Replaced& r, const AtomicWrite& how,
 }  // namespace
 
 struct StagedReplacement::Parts {
+  AtFile given;  // the caller's, borrowed: it may be a temporary
   Replaced r;
   TempFile tmp;
   bool sync;
-  Parts(Replaced replaced, bool sync_) : r(std::move(replaced)), tmp(r.at.temp_file()), sync(sync_) {}
+  Parts(const AtFile& at, const AtomicWrite& how)
+      : given(at.borrowed()), r(given, how), tmp(r.at->temp_file()), sync(how.sync) {}
 };
 
 StagedReplacement::StagedReplacement(const AtFile& at, const AtomicWrite& how,
                                      const std::function<void(int fd, const std::string& subject)>& fill) {
   if (how.exclusive || how.only_if_present || how.along) fail_system(EINVAL, "replace", at.shown());
-  parts_ = std::make_unique<Parts>(replaced(at, how), how.sync);
+  parts_ = std::make_unique<Parts>(at, how);
   fill_replacement(parts_->tmp, parts_->r, how, fill);
 }
 
@@ -256,18 +264,18 @@ bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
 bool write_file_atomic_with(const AtFile& at, const AtomicWrite& how,
                             const std::function<void(int fd, const std::string& tmp)>& fill) {
   if (how.exclusive) fail_system(EINVAL, "create", at.shown());
-  const Replaced r = replaced(at, how);
+  const Replaced r(at, how);
   if (!r.existed && how.only_if_present) return false;
-  TempFile tmp = r.at.temp_file();
+  TempFile tmp = r.at->temp_file();
   fill_replacement(tmp, r, how, fill);
   StagedReplacement::Parts* along = how.along ? how.along->parts_.get() : nullptr;
   const bool fail_on_sync = how.folder_sync_failure == AtomicWrite::undo_and_fail;
-  if (!r.at.commit_sync(tmp, {.only_if_present = how.only_if_present,
-                              .sync = how.sync,
-                              .fail_on_folder_sync = fail_on_sync,
-                              .along = along ? &along->tmp : nullptr}))
+  if (!r.at->commit_sync(tmp, {.only_if_present = how.only_if_present,
+                               .sync = how.sync,
+                               .fail_on_folder_sync = fail_on_sync,
+                               .along = along ? &along->tmp : nullptr}))
     return false;
-  if (along && along->sync) along->r.at.folder().sync_after_commit();
+  if (along && along->sync) along->r.at->folder().sync_after_commit();
   return true;
 }
 
@@ -397,15 +405,15 @@ Fd open_resolved(AtFile& at, const std::string& path, int flags) {
   return at.open(flags | O_NOFOLLOW);
 }
 
-// r.fd's file locked, if at still names it then
-bool lock_named(LockedForReplace& r, const AtFile& at, const std::string& path, bool view) {
+// r.fd's file locked, if r.at still names it then
+bool lock_named(LockedForReplace& r, const std::string& path, bool view) {
   struct stat& held = r.st;
   struct stat named;
   if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
   if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "read", path);
   if (!S_ISREG(held.st_mode)) fail_not_regular("open", path, held.st_mode);
   flock_wait(r.fd.get(), true, path);
-  if (!at.look(named) || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
+  if (!r.at.look(named) || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
     return false;  // replaced while we waited: lock the new file
   r.exists = true;
   r.mode = held.st_mode & 07777;
@@ -416,32 +424,31 @@ bool lock_named(LockedForReplace& r, const AtFile& at, const std::string& path, 
 
 LockedForReplace lock_for_replace(const std::string& path, bool view) {
   // resolved once: every try looks, opens and locks in the folder opened
-  // here (or in the folder of a link's target, resolved when one is met)
-  AtFile at(path);
+  // here (or in the folder of a link's target, resolved when one is met),
+  // and the lock keeps it for the write
+  LockedForReplace r{.fd = Fd(), .contents = FileView(), .at = AtFile(path)};
   for (;;) {
-    LockedForReplace r;
+    r.fd.reset();  // a try that found the name changed lets its lock go first
     // stat first: a device is refused without being opened (opening one can
     // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
     // holding the open until a writer comes
-    refuse_special_at(at, "open", path);
-    r.fd = open_resolved(at, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    refuse_special_at(r.at, "open", path);
+    r.fd = open_resolved(r.at, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (r.fd) {
-      if (!lock_named(r, at, path, view)) continue;
-      r.at = std::move(at);  // the lock keeps the folder it resolved
-      return r;
+      if (lock_named(r, path, view)) return r;
+      continue;
     }
     if (errno == ELOOP) continue;  // a link swapped in since it was resolved
     if (errno != ENOENT) {
       int err = errno;
-      refuse_special_at(at, "open", path);  // a socket (ENXIO), swapped in meanwhile
+      refuse_special_at(r.at, "open", path);  // a socket (ENXIO), swapped in meanwhile
       fail_system(err, "open", path);
     }
-    r.fd = at.open_folder();
-    if (!r.fd) fail_system(errno, "open folder", at.folder_path());
-    flock_wait(r.fd.get(), true, at.folder_path());
-    if (at.exists()) continue;  // created while we waited
-    r.at = std::move(at);
-    return r;
+    r.fd = r.at.open_folder();
+    if (!r.fd) fail_system(errno, "open folder", r.at.folder_path());
+    flock_wait(r.fd.get(), true, r.at.folder_path());
+    if (!r.at.exists()) return r;
+    // created while we waited: lock it
   }
 }
 
