@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "sys/base/error.hpp"
+#include "sys/fs/link.hpp"
 
 namespace loopkit {
 
@@ -106,12 +107,6 @@ bool AtFile::commit_sync(TempFile& tmp, const Commit& how) const {
     else how.along->unstage();
   }
   if (!done) return false;
-  if (how.sync) sync_folder(how);
-  return true;
-}
-
-bool AtFile::link_sync(TempFile& tmp, const Commit& how) const {
-  if (!tmp.link_new()) return false;
   if (how.sync) sync_folder(how);
   return true;
 }

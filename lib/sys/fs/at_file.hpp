@@ -22,7 +22,6 @@
 
 #include "sys/base/fd.hpp"
 #include "sys/fs/folder.hpp"
-#include "sys/fs/link.hpp"
 #include "sys/fs/tempfile.hpp"
 
 namespace loopkit {
@@ -93,10 +92,6 @@ public:
   // how.fail_on_folder_sync. false: how.only_if_present and the name had
   // gone (nothing changed).
   bool commit_sync(TempFile& tmp, const Commit& how) const;
-  // The commit point of a creation: tmp (temp_file(true)) linked to the
-  // name, atomically also on NFS; then the folder fsynced as commit_sync
-  // does. false when the name exists (nothing changed).
-  bool link_sync(TempFile& tmp, const Commit& how) const;
 
 private:
   AtFile(Folder folder, std::string name, std::string path, std::string shown)
