@@ -221,6 +221,29 @@ JSON
   run -0 state-get real.json a
 }
 
+# the path is resolved once (lib/sys/fs/at_file.hpp): the folder opened when
+# the call starts is where it locks, looks again and renames
+@test "a folder replaced by a symlink while state-set waits for the lock: the write lands beside the file read" {
+  mkdir a planted
+  printf '{"n":1}\n' >a/s.json
+  exec 9<a/s.json
+  flock -x 9
+  state-set a/s.json n+=1 9<&- &
+  local setter=$! i
+  # until state-set waits for the flock held here (bounded: 30 s)
+  for ((i = 0; i < 300; i++)); do
+    grep -Eq "^[0-9]+: -> FLOCK +ADVISORY +WRITE +$setter " /proc/locks && break
+    sleep 0.1
+  done
+  mv a moved
+  ln -s planted a
+  exec 9<&-
+  wait $setter
+  run -0 state-get moved/s.json n
+  assert_output 2
+  [ ! -e planted/s.json ]
+}
+
 # --- issue 9: exit 0 means the file reads back --------------------------------
 
 # set FILE to the JSON in $1, run state-set on it with the rest, and print it

@@ -4,7 +4,7 @@
 #include "cli/tool.hpp"
 #include "core/log/progress.hpp"
 #include "sys/time/clock.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/file.hpp"
 
 using namespace loopkit;

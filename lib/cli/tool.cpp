@@ -13,7 +13,7 @@
 
 #include "sys/time/clock.hpp"
 #include "sys/base/etcd_url.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/base/format.hpp"
 #include "sys/proc/interrupt.hpp"
 #include "sys/proc/spawn.hpp"

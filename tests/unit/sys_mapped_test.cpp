@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/file.hpp"
 #include "sys/fs/mapped.hpp"
 #include "scratch.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/folder.hpp"
 #include "sys/fs/tempfile.hpp"
 #include "scratch.hpp"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/json/json.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/file.hpp"
 
 namespace loopkit::ctx {
@@ -126,8 +126,9 @@ std::string default_dir();  // $TMPDIR or /tmp
 // taken in either form), linked into place whole and never through a
 // symlink; returns its path.
 std::string write_new_save(const std::string& dir, std::int64_t epoch, std::string_view bytes, bool gz);
-// Atomic replacement of path, mode 0600; a symlink at path is replaced.
-void replace_save(const std::string& path, std::string_view bytes);
+// Atomic replacement of the save at (its name in the folder its lock
+// resolved), mode 0600; a symlink at its name is refused (exit 4).
+void replace_save(const AtFile& at, std::string_view bytes);
 // A named save, flocked from reading to replacing; a symlink, FIFO, device
 // or socket at its name is refused (exit 4): a save is never reached
 // through a link.
@@ -174,7 +175,8 @@ struct Loaded {
   std::string path;
   json::value doc;
   bool gz = false;
-  Fd lock;  // flock on the save while it is read, changed and written back
+  Fd lock;    // flock on the save while it is read, changed and written back
+  AtFile at;  // its name in the folder the lock resolved: written back or removed there
 };
 // The save at path, locked, shape and version checked; nullopt when it does
 // not exist. "-" reads stdin (nothing to lock).

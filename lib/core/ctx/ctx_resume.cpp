@@ -5,7 +5,7 @@
 #include "core/ctx/ctx_doc.hpp"
 #include "sys/base/error.hpp"
 #include "sys/time/clock.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/folder.hpp"
 #include "sys/base/format.hpp"
 #include "sys/fs/link.hpp"
@@ -26,6 +26,7 @@ std::optional<Loaded> load_save(const std::string& given) {
     if (!held.exists) return std::nullopt;
     l.doc = decode(held.contents.view(), l.path, l.gz);  // parsed while the lock holds the mapping
     l.lock = std::move(held.fd);
+    l.at = std::move(held.at);
   }
   check_shape(l.doc, l.path);
   check_version(l.doc, l.path);
@@ -45,6 +46,7 @@ std::optional<Loaded> load_newest(const std::string& dir, const std::string& fol
       LockedForReplace held = lock_for_replace(l.path);
       if (!held.exists) continue;  // removed since we listed the folder
       l.lock = std::move(held.fd);
+      l.at = std::move(held.at);
       l.doc = decode(held.contents.view(), l.path, l.gz);
       check_shape(l.doc, l.path);
     } catch (const Error& e) {
@@ -72,10 +74,10 @@ std::optional<Loaded> resume(const ResumeRequest& r, const Warn& warn) {
   if (writes) count_resume(save->doc);
   if (!r.restore.empty()) restore_artifacts(save->doc, r.restore);
   if (r.deliver) r.deliver(*save);
-  if (writes && !r.remove) replace_save(save->path, encode(save->doc, save->gz));
+  if (writes && !r.remove) replace_save(save->at, encode(save->doc, save->gz));
   if (r.remove) {
-    remove_file(save->path);
-    sync_folder_after_commit(dir_name(save->path));  // removed: a failed sync only warns
+    remove_file(save->at.folder(), save->at.name());
+    save->at.folder().sync_after_commit();  // removed: a failed sync only warns
   }
   return save;
 }

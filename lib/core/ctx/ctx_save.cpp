@@ -186,12 +186,12 @@ std::string write_new_save(const std::string& dir, std::int64_t epoch, std::stri
   fail_system(EEXIST, "create a save in", dir);
 }
 
-void replace_save(const std::string& path, std::string_view bytes) {
+void replace_save(const AtFile& at, std::string_view bytes) {
   AtomicWrite how;
   how.mode = 0600;
   how.keep_existing_mode = false;
   how.follow_symlink = false;
-  write_file_atomic(path, bytes, how);  // a link swapped in since lock_save is refused here too
+  write_file_atomic(at, bytes, how);  // a link swapped in since lock_save is refused here too
 }
 
 LockedForReplace lock_save(const std::string& path) {
@@ -267,8 +267,9 @@ Saved save(const SaveRequest& r, const Warn& warn) {
     // --from find it by the old name); a name ending in .gz is always gzip.
     gz = gz || ends_with(r.savefile, ".gz");
     saved.path = gz && !ends_with(r.savefile, ".gz") ? r.savefile + ".gz" : r.savefile;
-    replace_save(saved.path, gz ? gzip(text) : text);
-    if (saved.path != r.savefile && path_exists(r.savefile)) remove_file(r.savefile);
+    // beside the save locked (its .gz or the plain name), in its folder
+    replace_save(held.at.sibling(base_name(saved.path), saved.path), gz ? gzip(text) : text);
+    if (saved.path != r.savefile && path_exists(r.savefile)) remove_file(held.at.folder(), base_name(r.savefile));
   }
   if (r.keep) {
     // --keep 0: this save goes with the others (it is named to be pruned)

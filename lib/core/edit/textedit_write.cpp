@@ -5,7 +5,7 @@
 #include "core/json/json.hpp"
 #include "core/edit/textedit.hpp"
 #include "core/edit/textedit_overlay.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/mapped.hpp"
 
 namespace loopkit::textedit {

@@ -52,16 +52,18 @@ bool create_lock_exclusively(const std::string& path, const JsonMembers& record)
   // costs ~16M instructions (the unwinder sorts every FDE), and contenders
   // for a held lock are the common case.
   if (path_exists(path)) return false;
-  auto made = link_new_file(path, lock_text(record), 0644);
+  // resolved once: created, synced and, on failure, removed in one folder
+  const AtFile at(path);
+  auto made = link_new_file(at, lock_text(record), 0644);
   if (!made) return false;
   try {
-    fsync_dir(dir_name(path));
+    at.folder().sync();
   } catch (const Error&) {
     // The lock is ours but not durable: a failure must leave nothing behind.
     // Removing it changes an existing lock, so it happens under the flock,
     // and only if the name still stands for the file we made.
     Fd folder = lock_folder(dir_name(path));
-    remove_file_if_same(path, *made);
+    remove_file_if_same(at.folder(), at.name(), *made);
     throw;
   }
   return true;

@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "core/lock/lock_record.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 namespace loopkit {
 

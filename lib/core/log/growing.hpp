@@ -12,7 +12,7 @@
 #include <string_view>
 #include <sys/types.h>
 
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 namespace loopkit::growing {
 

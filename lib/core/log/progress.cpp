@@ -9,7 +9,7 @@
 #include "core/log/progress_text.hpp"
 #include "sys/time/clock.hpp"
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/file.hpp"
 #include "sys/fs/flock.hpp"
 #include "sys/fs/folder.hpp"
@@ -206,9 +206,10 @@ void append(const std::string& path, const AppendRequest& r) {
       doc += entry_after(std::string_view(doc).substr(doc.size() - std::min(kTail, doc.size())), *r.entry, true);
     AtomicWrite how;
     how.sync = r.sync;
-    // written while held.fd keeps the lock: appenders waiting on the old
-    // inode see the rename and append to the new file
-    write_file_atomic(path, doc, how);
+    // written while held.fd keeps the lock, in the folder it resolved:
+    // appenders waiting on the old inode see the rename and append to the
+    // new file
+    write_file_atomic(held.at, doc, how);
     return;
   }
 }

@@ -9,7 +9,7 @@
 #include "core/log/growing.hpp"
 #include "core/log/progress_text.hpp"
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/file.hpp"
 
 namespace loopkit::progress {

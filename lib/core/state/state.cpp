@@ -9,7 +9,7 @@
 #include "core/edit/textedit.hpp"
 #include "sys/base/error.hpp"
 #include "sys/base/etcd_url.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/file.hpp"
 #include "sys/base/format.hpp"
 #include "sys/gz/gz.hpp"

@@ -28,7 +28,7 @@ public:
 
   DocumentRead read() override {
     mapped_.reset();
-    held_ = LockedForReplace{};  // the flock of an earlier read goes first
+    held_.fd.reset();  // the flock of an earlier read goes first
     held_ = lock_for_replace(path_, false);
     DocumentRead r;
     r.exists = held_.exists;
@@ -51,15 +51,16 @@ public:
     AtomicWrite how{.mode = held_.exists ? held_.mode : static_cast<mode_t>(options_.mode), .sync = options_.sync};
     if (backup) how.along = &*backup;
     // the file read is flocked and still the one its name stands for: the
-    // write need not look at the name again
+    // write need not look at the name again; a missing one is created in
+    // the folder flocked. Either way in the folder the read resolved.
     if (held_.exists) how.held = &held_;
     if (w.gzip) {
       textedit::StringSink text;
       w.write(text);
-      write_file_atomic(path_, gzip(text.text), how);
+      write_file_atomic(held_.at, gzip(text.text), how);
       return Commit::done;
     }
-    write_file_atomic_with(path_, how, [&](int fd, const std::string& tmp) {
+    write_file_atomic_with(held_.at, how, [&](int fd, const std::string& tmp) {
       textedit::FdSink out(fd, tmp, seen.mapped);
       w.write(out);
       out.flush();
@@ -81,10 +82,11 @@ private:
   LockedForReplace held_;
   std::optional<MappedFile> mapped_;
 
-  // --on-invalid backup: the bad file's bytes go to FILE.backup (never
-  // through a symlink planted there: refused, exit 4), copied by the kernel.
+  // --on-invalid backup: the bad file's bytes go to FILE.backup beside the
+  // file read, in the folder its lock resolved (never through a symlink
+  // planted there: refused, exit 4), copied by the kernel.
   void back_up(const DocumentRead& seen, std::optional<StagedReplacement>& backup) {
-    backup.emplace(resolve_symlinks(path_) + ".backup",
+    backup.emplace(held_.at.sibling(held_.at.name() + ".backup", held_.at.path() + ".backup"),
                    AtomicWrite{.mode = held_.mode, .sync = options_.sync, .follow_symlink = false},
                    [&](int fd, const std::string& tmp) {
                      if (seen.mapped && seen.mapped->at_file_offsets())

@@ -31,7 +31,7 @@
 
 #include "core/edit/textedit.hpp"  // textedit::Sink: what a commit writes into
 #include "core/lock/store.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/mapped.hpp"
 
 namespace loopkit {

@@ -161,19 +161,30 @@ std::optional<FileId> link_new_in(const Folder& folder, const std::string& name,
 }
 }  // namespace
 
+namespace {
+// The exclusive write, at the name at (its links resolved as how asks)
+bool write_new_file(const AtFile& at, std::string_view data, const AtomicWrite& how) {
+  const Folder& folder = at.folder();
+  struct stat st;
+  // link() fails if the name was taken meanwhile; rename() would replace it
+  if (at.look(st) || !link_new_in(folder, at.name(), data, how.mode, how.sync, at.shown()))
+    fail_system(EEXIST, "create", at.shown());
+  if (how.sync) sync_folder(folder, how);
+  return true;
+}
+}  // namespace
+
 bool write_file_atomic(const std::string& path, std::string_view data, const AtomicWrite& how) {
   if (!how.exclusive)
     return write_file_atomic_with(path, how, [&](int fd, const std::string& tmp) { write_all(fd, data, tmp); });
-  const std::string target = how.follow_symlink ? resolve_symlinks(path) : path;
-  const Folder folder(dir_name(target));
-  const std::string name = base_name(target);
-  struct stat st;
-  // link() fails if the name was taken meanwhile; rename() would replace it
-  if (fstatat(folder.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
-      !link_new_in(folder, name, data, how.mode, how.sync, path))
-    fail_system(EEXIST, "create", path);
-  if (how.sync) sync_folder(folder, how);
-  return true;
+  return write_new_file(how.follow_symlink ? AtFile::following_links(path) : AtFile(path), data, how);
+}
+
+bool write_file_atomic(const AtFile& at, std::string_view data, const AtomicWrite& how) {
+  if (!how.exclusive)
+    return write_file_atomic_with(at, how, [&](int fd, const std::string& tmp) { write_all(fd, data, tmp); });
+  if (!how.follow_symlink) return write_new_file(at, data, how);
+  return write_new_file(AtFile::following_links(at.path(), at.shown()), data, how);
 }
 
 namespace {
@@ -187,27 +198,32 @@ void check_replaceable(const std::string& path, const AtomicWrite& how, const st
     fail_not_regular("replace", path, st.st_mode);
 }
 
-// Where path's replacement goes and what is there now. The name is looked
-// at first: a regular file there (nearly always) is no link, so nothing
-// needs resolving; a link is resolved when how follows links.
+// Where given's replacement goes (given itself, held's file, or the target
+// of a link at given's name) and what is there now. The name is looked at
+// first: a regular file there (nearly always) is no link, so nothing needs
+// resolving; a link is resolved when how follows links. Made in place: at
+// points into it or to what the caller keeps.
 struct Replaced {
-  Folder folder;
-  std::string name;
-  bool existed;
+  std::optional<AtFile> target;  // a link's, when one was followed
+  const AtFile* at;
+  bool existed = true;
   struct stat st;
+  Replaced(const AtFile& given, const AtomicWrite& how);
+  Replaced(const Replaced&) = delete;
+  Replaced& operator=(const Replaced&) = delete;
 };
-Replaced replaced(const std::string& path, const AtomicWrite& how) {
-  if (how.held) return {Folder(dir_name(how.held->target)), base_name(how.held->target), true, how.held->st};
-  Replaced r{Folder(dir_name(path)), base_name(path), false, {}};
-  r.existed = fstatat(r.folder.fd(), r.name.c_str(), &r.st, AT_SYMLINK_NOFOLLOW) == 0;
-  if (r.existed && S_ISLNK(r.st.st_mode) && how.follow_symlink) {
-    const std::string target = resolve_symlinks(path);
-    r.folder = Folder(dir_name(target));
-    r.name = base_name(target);
-    r.existed = fstatat(r.folder.fd(), r.name.c_str(), &r.st, AT_SYMLINK_NOFOLLOW) == 0;
+Replaced::Replaced(const AtFile& given, const AtomicWrite& how) : at(how.held ? &how.held->at : &given) {
+  if (how.held) {
+    st = how.held->st;
+    return;
   }
-  if (r.existed) check_replaceable(path, how, r.st);
-  return r;
+  (void)given.folder();  // one that could not be opened fails here, before any look
+  existed = given.look(st);
+  if (existed && S_ISLNK(st.st_mode) && how.follow_symlink) {
+    at = &target.emplace(AtFile::following_links(given.path(), given.shown()));
+    existed = at->look(st);
+  }
+  if (existed) check_replaceable(given.shown(), how, st);
 }
 }  // namespace
 
@@ -221,17 +237,18 @@ void fill_replacement(TempFile& tmp, const Replaced& r, const AtomicWrite& how,
 }  // namespace
 
 struct StagedReplacement::Parts {
+  AtFile given;  // the caller's, borrowed: it may be a temporary
   Replaced r;
   TempFile tmp;
   bool sync;
-  Parts(Replaced replaced, const std::string& path, bool sync_)
-      : r(std::move(replaced)), tmp(r.folder, r.name, false, path), sync(sync_) {}
+  Parts(const AtFile& at, const AtomicWrite& how)
+      : given(at.borrowed()), r(given, how), tmp(r.at->temp_file()), sync(how.sync) {}
 };
 
-StagedReplacement::StagedReplacement(const std::string& path, const AtomicWrite& how,
+StagedReplacement::StagedReplacement(const AtFile& at, const AtomicWrite& how,
                                      const std::function<void(int fd, const std::string& subject)>& fill) {
-  if (how.exclusive || how.only_if_present || how.along) fail_system(EINVAL, "replace", path);
-  parts_ = std::make_unique<Parts>(replaced(path, how), path, how.sync);
+  if (how.exclusive || how.only_if_present || how.along) fail_system(EINVAL, "replace", at.shown());
+  parts_ = std::make_unique<Parts>(at, how);
   fill_replacement(parts_->tmp, parts_->r, how, fill);
 }
 
@@ -239,27 +256,26 @@ StagedReplacement::~StagedReplacement() = default;
 
 bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
                             const std::function<void(int fd, const std::string& tmp)>& fill) {
-  if (how.exclusive) fail_system(EINVAL, "create", path);
-  const Replaced r = replaced(path, how);
+  // held: the file was resolved when it was locked, and is written there
+  if (how.held) return write_file_atomic_with(how.held->at, how, fill);
+  return write_file_atomic_with(AtFile(path), how, fill);
+}
+
+bool write_file_atomic_with(const AtFile& at, const AtomicWrite& how,
+                            const std::function<void(int fd, const std::string& tmp)>& fill) {
+  if (how.exclusive) fail_system(EINVAL, "create", at.shown());
+  const Replaced r(at, how);
   if (!r.existed && how.only_if_present) return false;
-  TempFile tmp(r.folder, r.name, false, path);
+  TempFile tmp = r.at->temp_file();
   fill_replacement(tmp, r, how, fill);
   StagedReplacement::Parts* along = how.along ? how.along->parts_.get() : nullptr;
-  if (along) along->tmp.stage();
-  bool done = false;
-  try {
-    done = tmp.rename_over(how.only_if_present);
-  } catch (...) {
-    if (along) along->tmp.unstage();
-    throw;
-  }
-  if (along) {
-    if (!done) along->tmp.unstage();
-    else along->tmp.settle();
-  }
-  if (!done) return false;
-  if (how.sync) sync_folder(r.folder, how);
-  if (along && along->sync) along->r.folder.sync_after_commit();
+  const bool fail_on_sync = how.folder_sync_failure == AtomicWrite::undo_and_fail;
+  if (!r.at->commit_sync(tmp, {.only_if_present = how.only_if_present,
+                               .sync = how.sync,
+                               .fail_on_folder_sync = fail_on_sync,
+                               .along = along ? &along->tmp : nullptr}))
+    return false;
+  if (along && along->sync) along->r.at->folder().sync_after_commit();
   return true;
 }
 
@@ -372,59 +388,76 @@ void append_locked_with(const std::string& path, size_t tail_bytes, const MakeAp
 }
 
 namespace {
-// path opened without following a link at its name; a link is resolved by
-// the rule for shared folders (resolve_symlinks) and its target opened so.
-// target says which file was opened. A name that is no link (nearly all)
-// costs nothing more; ELOOP: a link swapped in meanwhile.
-Fd open_resolved(const std::string& path, std::string& target, int flags) {
-  target = path;
-  Fd fd = open_fd(path, flags | O_NOFOLLOW);
+// The refusal of refuse_special_file, at a name already resolved
+void refuse_special_at(const AtFile& at, std::string_view verb, const std::string& shown) {
+  struct stat st;
+  if (at.look(st, true) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) fail_not_regular(verb, shown, st.st_mode);
+}
+
+// at's name opened without following a link; a link is resolved by the
+// rule for shared folders (resolve_symlinks), at becomes its target and
+// that is opened so. A name that is no link (nearly all) costs nothing
+// more; ELOOP: a link swapped in meanwhile.
+Fd open_resolved(AtFile& at, const std::string& path, int flags) {
+  Fd fd = at.open(flags | O_NOFOLLOW);
   if (fd || errno != ELOOP) return fd;
-  target = resolve_symlinks(path);
-  return open_fd(target, flags | O_NOFOLLOW);
+  at = AtFile::following_links(path);
+  return at.open(flags | O_NOFOLLOW);
+}
+
+// r.fd's file locked, if r.at still names it then
+bool lock_named(LockedForReplace& r, const std::string& path, bool view) {
+  struct stat& held = r.st;
+  struct stat named;
+  if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
+  if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "read", path);
+  if (!S_ISREG(held.st_mode)) fail_not_regular("open", path, held.st_mode);
+  flock_wait(r.fd.get(), true, path);
+  if (!r.at.look(named) || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
+    return false;  // replaced while we waited: lock the new file
+  r.exists = true;
+  r.mode = held.st_mode & 07777;
+  if (view) r.contents = view_fd(r.fd.get(), path, &held);
+  return true;
 }
 }  // namespace
 
 LockedForReplace lock_for_replace(const std::string& path, bool view) {
+  // resolved once: every try looks, opens and locks in the folder opened
+  // here (or in the folder of a link's target, resolved when one is met),
+  // and the lock keeps it for the write
+  LockedForReplace r{.fd = Fd(), .contents = FileView(), .at = AtFile(path)};
   for (;;) {
-    LockedForReplace r;
+    r.fd.reset();  // a try that found the name changed lets its lock go first
     // stat first: a device is refused without being opened (opening one can
     // have effects), and O_NONBLOCK keeps a FIFO swapped in meanwhile from
     // holding the open until a writer comes
-    refuse_special_file(path, "open");
-    std::string& target = r.target;
-    r.fd = open_resolved(path, target, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    refuse_special_at(r.at, "open", path);
+    r.fd = open_resolved(r.at, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (r.fd) {
-      struct stat& held = r.st;
-      struct stat named;
-      if (fstat(r.fd.get(), &held) != 0) fail_system(errno, "stat", path);
-      if (S_ISDIR(held.st_mode)) fail_system(EISDIR, "read", path);
-      if (!S_ISREG(held.st_mode)) fail_not_regular("open", path, held.st_mode);
-      flock_wait(r.fd.get(), true, path);
-      if (lstat(target.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev)
-        continue;  // replaced while we waited: lock the new file
-      r.exists = true;
-      r.mode = held.st_mode & 07777;
-      if (view) r.contents = view_fd(r.fd.get(), path, &held);
-      return r;
+      if (lock_named(r, path, view)) return r;
+      continue;
     }
     if (errno == ELOOP) continue;  // a link swapped in since it was resolved
     if (errno != ENOENT) {
       int err = errno;
-      refuse_special_file(target, "open", path);  // a socket (ENXIO), swapped in meanwhile
+      refuse_special_at(r.at, "open", path);  // a socket (ENXIO), swapped in meanwhile
       fail_system(err, "open", path);
     }
-    std::string dir = dir_name(target);
-    r.fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
-    if (!r.fd) fail_system(errno, "open folder", dir);
-    flock_wait(r.fd.get(), true, dir);
-    if (access(target.c_str(), F_OK) == 0) continue;  // created while we waited
-    return r;
+    r.fd = r.at.open_folder();
+    if (!r.fd) fail_system(errno, "open folder", r.at.folder_path());
+    flock_wait(r.fd.get(), true, r.at.folder_path());
+    if (!r.at.exists()) return r;
+    // created while we waited: lock it
   }
 }
 
 std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode, bool sync) {
   return link_new_in(Folder(dir_name(path)), base_name(path), data, mode, sync, path);
+}
+
+std::optional<FileId> link_new_file(const AtFile& at, std::string_view data, mode_t mode, bool sync) {
+  return link_new_in(at.folder(), at.name(), data, mode, sync, at.shown());
 }
 
 std::optional<FileSnapshot> read_file_snapshot(const std::string& path, size_t max_bytes, bool listed_regular) {

@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 // a file is a name in a folder: callers of these get those helpers with them
+#include "sys/fs/at_file.hpp"
 #include "sys/fs/folder.hpp"
 #include "sys/fs/link.hpp"
 
@@ -87,7 +88,7 @@ struct AtomicWrite {
   bool only_if_present = false;
   // The file at path as its caller holds it (flocked by lock_for_replace,
   // which checked that the name stands for it): the name is not looked at
-  // again, and the new file goes to held->target.
+  // again, and the new file goes to held->at, through the folder it opened.
   const struct LockedForReplace* held = nullptr;
   // A second file that changes in the same commit, both or neither (a
   // document and its backup): put in place just before this file's rename,
@@ -95,20 +96,22 @@ struct AtomicWrite {
   class StagedReplacement* along = nullptr;
 };
 
-// A replacement of path written and synced now, by the rules of
+// A replacement of a file written and synced now, by the rules of
 // write_file_atomic_with (how; not exclusive, not only_if_present), and put
-// in place later by the write that names it as how.along. Until then path
-// is untouched; dropped unused, it leaves nothing.
+// in place later by the write that names it as how.along. Until then the
+// file is untouched; dropped unused, it leaves nothing.
 class StagedReplacement {
 public:
-  StagedReplacement(const std::string& path, const AtomicWrite& how,
+  // at: the file's name in its folder, open (a backup beside the document
+  // read: held.at.sibling), which must outlive the StagedReplacement
+  StagedReplacement(const AtFile& at, const AtomicWrite& how,
                     const std::function<void(int fd, const std::string& subject)>& fill);
   ~StagedReplacement();
   StagedReplacement(const StagedReplacement&) = delete;
   StagedReplacement& operator=(const StagedReplacement&) = delete;
 
 private:
-  friend bool write_file_atomic_with(const std::string&, const AtomicWrite&,
+  friend bool write_file_atomic_with(const AtFile&, const AtomicWrite&,
                                      const std::function<void(int, const std::string&)>&);
   struct Parts;
   std::unique_ptr<Parts> parts_;
@@ -128,6 +131,13 @@ bool write_file_atomic(const std::string& path, std::string_view data, const Ato
 // descriptor (so a big file is streamed, never held in memory); subject is
 // the name fill's messages give. Not for how.exclusive.
 bool write_file_atomic_with(const std::string& path, const AtomicWrite& how,
+                            const std::function<void(int fd, const std::string& subject)>& fill);
+// The same for a file already resolved (its folder open, at.shown() naming
+// it in messages): a write of a file read through at, or of a name beside
+// it, acts in that folder whatever its path names now. With how.held, at is
+// not used (held->at is). A link at the name is followed or refused by how.
+bool write_file_atomic(const AtFile& at, std::string_view data, const AtomicWrite& how = {});
+bool write_file_atomic_with(const AtFile& at, const AtomicWrite& how,
                             const std::function<void(int fd, const std::string& subject)>& fill);
 
 // Append with one write() on an O_APPEND descriptor under an exclusive flock,
@@ -149,13 +159,15 @@ void append_locked_with(const std::string& path, size_t tail_bytes,
 // refused at once (exit 4), never opened for waiting. When the file exists, fd is it and it is still the inode
 // that path names (a rename by the previous holder is detected and retried).
 // When it does not, fd is its folder, locked, and the file is still absent.
+// path is resolved once, into at: the lock, the look after it and the
+// write that follows (how.held) all act in the folder it opened.
 struct LockedForReplace {
   Fd fd;
   bool exists = false;
   FileView contents;  // when exists: valid while fd is held (writers rename, never rewrite in place)
   mode_t mode = 0;
-  std::string target;  // path with its links resolved: the name fd stands for
-  struct stat st {};   // when exists: fd's
+  AtFile at;          // path with its links resolved: the name fd stands for, in its folder
+  struct stat st {};  // when exists: fd's
 };
 // With view false, contents is left empty: the caller reads fd its own way
 // (core/state/state.cpp maps it and releases the pages it has passed).
@@ -169,6 +181,8 @@ LockedForReplace lock_for_replace(const std::string& path, bool view = true);
 // file's identity, or nullopt when path already exists; exit 4 otherwise,
 // leaving neither path nor the temporary file.
 std::optional<FileId> link_new_file(const std::string& path, std::string_view data, mode_t mode, bool sync = true);
+// The same at a name already resolved (whose folder the caller then syncs)
+std::optional<FileId> link_new_file(const AtFile& at, std::string_view data, mode_t mode, bool sync = true);
 
 // A regular file's bytes (at most max_bytes of them) together with its
 // modification time and identity, read from one open descriptor so they

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/flock.hpp"
 
 namespace loopkit {

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include <vector>
 
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 namespace loopkit {
 

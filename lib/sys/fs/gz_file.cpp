@@ -25,9 +25,9 @@ void rewrite_gzip_locked(const std::string& path, const std::function<std::strin
     how.mode = mode & ~mask;
     how.keep_existing_mode = false;
   }
-  // written while held.fd keeps the flock: a writer waiting on the old
-  // inode sees the rename and reads the new file
-  write_file_atomic(path, bytes, how);
+  // written while held.fd keeps the flock, in the folder it resolved: a
+  // writer waiting on the old inode sees the rename and reads the new file
+  write_file_atomic(held.at, bytes, how);
 }
 
 }  // namespace loopkit

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 namespace loopkit {
 

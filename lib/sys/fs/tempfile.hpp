@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/fs/folder.hpp"
 
 namespace loopkit {

@@ -15,7 +15,7 @@
 #include <string>
 #include <sys/types.h>
 
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 namespace loopkit {
 

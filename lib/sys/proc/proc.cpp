@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "sys/time/clock.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 namespace loopkit {
 

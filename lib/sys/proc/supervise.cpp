@@ -19,7 +19,7 @@
 
 #include "sys/time/clock.hpp"
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/proc/proc.hpp"
 #include "sys/proc/supervise_hold.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "sys/time/clock.hpp"
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 namespace loopkit {
 

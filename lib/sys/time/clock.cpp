@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 #include "sys/base/format.hpp"
 #include "sys/time/tz.hpp"
 

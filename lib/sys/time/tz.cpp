@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "sys/base/error.hpp"
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 namespace loopkit {
 

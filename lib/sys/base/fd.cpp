@@ -1,4 +1,4 @@
-#include "sys/fs/fd.hpp"
+#include "sys/base/fd.hpp"
 
 #include <algorithm>
 #include <cerrno>
