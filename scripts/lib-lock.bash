@@ -263,7 +263,11 @@ lk_beat_due() {
 
 # The beat timer (lk_timer) that wakes lk_wait_agent when a beat is due: it
 # outlives the agent run it was started for, so that runs shorter than a
-# beat share it (a fork per beat, not per run). Its pid; ended on exit.
+# beat share it (a fork per beat, not per run). Its pid; ended on exit. It
+# lasts a second at most: bash's wait -n can miss a child that ends between
+# its look at the jobs and its wait (the SIGCHLD handler reaps it in
+# between), and then waits for the next one to end, the timer: an agent's
+# end is seen a second late at worst, never a beat (or an hour) late.
 LK_TIMER_PID=""
 
 # lk_beat_timer: the timer running, armed for when the next beat is due (a
@@ -277,6 +281,7 @@ lk_beat_timer() {
     if lk_us "$LK_BEAT_OK" && left=$LK_US && lk_us "$LK_BEAT_EVERY" && left=$((left + LK_US)) && lk_us "$EPOCHREALTIME"; then
       left=$(((left - LK_US) / 1000))
       ((left > 0)) || left=1
+      ((left < 1000)) || left=1000
     else
       left=1000 # a form lk_us does not read: a look every second
     fi
