@@ -255,6 +255,7 @@ _loopkit_event_append() {
     '|--print-seq|flag' \
     '|--print|flag' \
     '|--no-sync|flag' \
+    '|--then|none' \
     '-q|--quiet|flag' \
     '-h|--help|flag' \
     '-V|--version|flag'

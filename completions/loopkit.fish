@@ -143,6 +143,7 @@ complete -c event-append -l session -d 'the event\'s session (default: the name 
 complete -c event-append -l print-seq -d 'print the seq given to the event'
 complete -c event-append -l print -d 'print the event\'s line as written (JSON)'
 complete -c event-append -l no-sync -d 'do not fsync (faster; the earlier events are never at risk)'
+complete -c event-append -l then -d 'append a further event of TYPE after this one; the fields that follow are its own' -x
 complete -c event-append -s q -l quiet -d 'say nothing when the answer is no (exit 1)'
 complete -c event-append -s h -l help -d 'print this help and exit'
 complete -c event-append -s V -l version -d 'print the version and exit'

@@ -198,7 +198,8 @@ lk_stale_agent() {
 # ended with the engine on every way out, kill -9 included; the
 # --iteration-timeout), with the engine's own stdin (stdout appended to
 # $LK_AGENT_OUT when set), and wait for it; its status in LK_RC, its time in
-# LK_DURATION. The engine's lk_agent_started PGID START hook records it
+# LK_DURATION. An lk_agent_started PGID START hook, when one is defined, runs
+# once it started (the engines define none: the hold records it)
 # (and its lk_agent_ended hook, when it has one, runs after).
 # The terminal is the agent's meanwhile: no status line is drawn.
 lk_run_agent() {

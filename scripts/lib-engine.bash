@@ -51,7 +51,10 @@ LK_SIGNAL=""         # the signal that is ending the engine
 
 lk_now() { TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
 # as lk_now, into LK_NOW (no subshell: the messages of every iteration)
-lk_now_v() { TZ=UTC printf -v LK_NOW '%(%Y-%m-%dT%H:%M:%SZ)T' -1; }
+lk_now_v() {
+  lk_utc_v "$EPOCHSECONDS"
+  LK_NOW=$LK_UTC
+}
 
 # lk_stamp: "now" as the tools write it (LOOPKIT_NOW when set).
 lk_stamp() {
@@ -503,21 +506,61 @@ lk_find_session() {
 # --- events -----------------------------------------------------------------
 
 # lk_event TYPE [KEY=TEXT|KEY:=JSON...]: one line in the session's
-# events.jsonl (see event-append(1)). The state file is the truth; the log is
+# events.jsonl (see event-append(1)), after the event held back by
+# lk_event_later, in the same call. The state file is the truth; the log is
 # what happened, so a failure to write it is a warning, never the end.
+LK_EVENT_LATER=() # an event held back: TYPE and fields (lk_event_later)
 lk_event() {
   [[ -n $LK_EVENTS ]] || return 0
+  local -a ev=("$@") types=("$1") ev_lines=()
+  if ((${#LK_EVENT_LATER[@]})); then
+    ev=("${LK_EVENT_LATER[@]}" --then "$@") types=("${LK_EVENT_LATER[0]}" "$1")
+    LK_EVENT_LATER=()
+  fi
   if [[ -n $LK_ON_EVENT ]]; then
-    local line
-    if line=$(event-append --no-sync --print --session "$LK_SESSION" "$LK_EVENTS" "$@"); then
-      lk_hook "$1" "$line"
+    local i
+    if lk_get_text_of ev_lines event-append --no-sync --print --session "$LK_SESSION" "$LK_EVENTS" "${ev[@]}"; then
+      for i in "${!types[@]}"; do lk_hook "${types[i]}" "${ev_lines[i]:-}"; done
     else
       lk_warn "could not record the event '$1' in $LK_EVENTS"
     fi
     return 0
   fi
-  event-append --no-sync --session "$LK_SESSION" "$LK_EVENTS" "$@" ||
+  event-append --no-sync --session "$LK_SESSION" "$LK_EVENTS" "${ev[@]}" ||
     lk_warn "could not record the event '$1' in $LK_EVENTS"
+}
+
+# lk_event_later TYPE [FIELDS...]: an event appended with the next one (one
+# program for both: an iteration's end and the next one's start), or by
+# lk_event_flush before a wait or at the end. Its ts is when it is written.
+lk_event_later() {
+  lk_event_flush
+  LK_EVENT_LATER=("$@")
+}
+
+# lk_event_flush: the event held back, if any, appended now
+lk_event_flush() {
+  ((${#LK_EVENT_LATER[@]})) || return 0
+  local -a ev=("${LK_EVENT_LATER[@]}")
+  LK_EVENT_LATER=()
+  lk_event "${ev[@]}"
+}
+
+# lk_get_text_of ARRAY CMD...: CMD's output lines into ARRAY, through a file
+# of the scratch folder where there is one (no $(...) fork); CMD's status
+lk_get_text_of() {
+  local -n lk_lines=$1
+  local rc=0
+  shift
+  if [[ -n $LK_SCRATCH && -d $LK_SCRATCH ]]; then
+    "$@" >"$LK_SCRATCH/event.out" || rc=$?
+    mapfile -t lk_lines <"$LK_SCRATCH/event.out"
+  else
+    local out
+    out=$("$@") || rc=$?
+    mapfile -t lk_lines <<<"$out"
+  fi
+  return "$rc"
 }
 
 # lk_hook TYPE LINE: --on-event's command, in the background, with the
@@ -625,7 +668,9 @@ lk_on_exit() {
   ((BASHPID == $$)) || return "$rc" # as in lk_on_signal
   trap '' INT TERM HUP QUIT
   set +e
+  lk_event_flush
   lk_stop_agent
+  lk_timer_end
   lk_lock_drop
   [[ -n $LK_SCRATCH ]] && rm -rf "$LK_SCRATCH"
   lk_clear_line

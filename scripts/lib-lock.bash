@@ -240,6 +240,7 @@ lk_lock_lost() {
 # must not look like a dead engine).
 lk_sleep() {
   local left=$1 step
+  lk_event_flush # not held back while waiting
   while awk -v l="$left" 'BEGIN { exit !(l > 0) }'; do
     step=$left
     if [[ -n $LK_LOCK ]]; then
@@ -251,43 +252,75 @@ lk_sleep() {
   done
 }
 
-# lk_wait_agent: wait for the agent (LK_AGENT_PID), waking every beat to
-# beat the lock; its status in LK_RC. A lost lock ends the agent's group
-# (lk_lock_lost) and LK_RC is 143.
+# lk_beat_due: a beat is due: LK_BEAT_EVERY has passed since the last beat
+# that reached the lock, or the last one failed (tried again every second)
+lk_beat_due() {
+  ((!LK_BEAT_FAILING)) || return 0
+  local last every
+  lk_us "$LK_BEAT_OK" && last=$LK_US && lk_us "$LK_BEAT_EVERY" && every=$LK_US && lk_us "$EPOCHREALTIME" || return 0
+  ((LK_US - last >= every))
+}
+
+# The beat timer (lk_timer) that wakes lk_wait_agent when a beat is due: it
+# outlives the agent run it was started for, so that runs shorter than a
+# beat share it (a fork per beat, not per run). Its pid; ended on exit. It
+# lasts a second at most: bash's wait -n can miss a child that ends between
+# its look at the jobs and its wait (the SIGCHLD handler reaps it in
+# between), and then waits for the next one to end, the timer: an agent's
+# end is seen a second late at worst, never a beat (or an hour) late.
+LK_TIMER_PID=""
+
+# lk_beat_timer: the timer running, armed for when the next beat is due (a
+# second while beats fail); a beat due now is made first. 1 when that beat
+# found the lock lost.
+lk_beat_timer() {
+  [[ -z $LK_TIMER_PID ]] || return 0
+  local left=1000
+  if lk_beat_due; then lk_beat || return 1; fi
+  if ((!LK_BEAT_FAILING)); then
+    if lk_us "$LK_BEAT_OK" && left=$LK_US && lk_us "$LK_BEAT_EVERY" && left=$((left + LK_US)) && lk_us "$EPOCHREALTIME"; then
+      left=$(((left - LK_US) / 1000))
+      ((left > 0)) || left=1
+      ((left < 1000)) || left=1000
+    else
+      left=1000 # a form lk_us does not read: a look every second
+    fi
+  fi
+  lk_timer "$((left / 1000)).$(printf '%03d' $((left % 1000)))" # no program: see lk_timer
+  LK_TIMER_PID=$!
+}
+
+# lk_timer_end: the beat timer ended (the engine's exit)
+lk_timer_end() {
+  [[ -n $LK_TIMER_PID ]] || return 0
+  kill -KILL "$LK_TIMER_PID" 2>/dev/null || true
+  wait "$LK_TIMER_PID" 2>/dev/null || true
+  LK_TIMER_PID=""
+}
+
+# lk_wait_agent: wait for the agent (LK_AGENT_PID), woken by the beat timer
+# to beat the lock when a beat is due; its status in LK_RC. A lost lock ends
+# the agent's group (lk_lock_lost) and LK_RC is 143.
 lk_wait_agent() {
-  local sl="" got every
+  local got
   if [[ -z $LK_AGENT_PID ]]; then LK_RC=143; return 0; fi # ended already: the lock was lost
-  lk_proc_start_v "$LK_AGENT_PID"
-  local start=$LK_PROC_START
   while :; do
-    if [[ -n $LK_LOCK && -z $sl ]]; then
-      if ((LK_BEAT_FAILING)); then every=1; else every=$LK_BEAT_EVERY; fi
-      lk_timer "$every" "$LK_AGENT_PID" "$start" # no program: see lk_timer
-      sl=$!
+    if [[ -n $LK_LOCK ]] && ! lk_beat_timer; then
+      LK_RC=143
+      return 0
     fi
     LK_RC=0 got=""
-    wait -n -p got "$LK_AGENT_PID" ${sl:+"$sl"} || LK_RC=$?
-    # a beat is due (a trapped signal, WINCH, ends the wait early too); or,
-    # status 3, the agent has ended and wait -n missed it (lk_timer)
-    if [[ -n $sl && $got == "$sl" ]]; then
-      sl=""
-      if ((LK_RC == 3)); then
-        LK_RC=0
-        wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?
-        return 0
-      fi
-      if ! lk_beat; then
+    wait -n -p got "$LK_AGENT_PID" ${LK_TIMER_PID:+"$LK_TIMER_PID"} || LK_RC=$?
+    # the timer ended: a beat may be due (a trapped signal, WINCH, ends the wait early too)
+    if [[ -n $LK_TIMER_PID && $got == "$LK_TIMER_PID" ]]; then
+      LK_TIMER_PID=""
+      if [[ -n $LK_LOCK ]] && lk_beat_due && ! lk_beat; then
         LK_RC=143
         return 0
       fi
       continue
     fi
     if [[ $got != "$LK_AGENT_PID" ]] && kill -0 "$LK_AGENT_PID" 2>/dev/null; then continue; fi
-    if [[ -n $sl ]]; then
-      # SIGKILL: a timer forked but not yet waiting may hold off a SIGTERM
-      kill -KILL "$sl" 2>/dev/null || true
-      wait "$sl" 2>/dev/null || true
-    fi
     if [[ $got != "$LK_AGENT_PID" ]]; then
       LK_RC=0
       wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?

@@ -67,11 +67,15 @@ lk_get_lines() { lk_read_lines "$@"; }
 
 # lk_us SECONDS: a number of seconds (digits, a fraction) in whole
 # microseconds, into LK_US; 1 (and LK_US empty) for any other form.
+# Patterns, not a regex: bash compiles a regex at each use (70 us; this is
+# called a few times per iteration).
 lk_us() {
   LK_US=""
-  [[ $1 =~ ^([0-9]+)(\.([0-9]*))?$ ]] || return 1
-  local frac=${BASH_REMATCH[3]}000000
-  LK_US=$((10#${BASH_REMATCH[1]} * 1000000 + 10#${frac:0:6}))
+  local whole=${1%%.*} frac=""
+  [[ $1 != *.* ]] || frac=${1#*.}
+  [[ -n $whole && $whole != *[!0-9]* && $frac != *[!0-9]* ]] || return 1
+  frac+=000000
+  LK_US=$((10#$whole * 1000000 + 10#${frac:0:6}))
 }
 
 # lk_secs_since T0: seconds from T0 (an $EPOCHREALTIME) to now, with three
@@ -136,9 +140,20 @@ lk_beat_if_due() {
 
 # lk_stamp_v: lk_stamp into LK_STAMP
 lk_stamp_v() {
-  local t=${LOOPKIT_NOW:--1}
+  local t=${LOOPKIT_NOW:-$EPOCHSECONDS}
   if [[ $t == @* ]]; then lk_clock; t=$LK_CLOCK; fi # a clock file a test moves
-  TZ=UTC printf -v LK_STAMP '%(%Y-%m-%dT%H:%M:%SZ)T' "$t"
+  lk_utc_v "$t"
+  LK_STAMP=$LK_UTC
+}
+
+# lk_utc_v EPOCH: that second in ISO 8601 UTC, into LK_UTC; the last one
+# made is kept, since TZ=UTC in front of printf makes the C library read the
+# zone again at each call (40 us, a few times per iteration)
+LK_UTC="" LK_UTC_AT=""
+lk_utc_v() {
+  [[ $1 != "$LK_UTC_AT" ]] || return 0
+  TZ=UTC printf -v LK_UTC '%(%Y-%m-%dT%H:%M:%SZ)T' "$1"
+  LK_UTC_AT=$1
 }
 
 # lk_proc_start_v PID: lk_proc_start into LK_PROC_START
@@ -151,28 +166,24 @@ lk_proc_start_v() {
   LK_PROC_START=${stat[19]:-}
 }
 
-# lk_timer SECONDS [PID [START]]: a background job ($!) that ends after
-# SECONDS, started without a program: reads that time out on the engine's
-# FIFO (LK_TICK, lk_setup's), which nobody writes; sleep(1) without one. An
-# agent run that ends first never depends on whether a sleep got as far as
-# its exec. With PID (the process that started at START, lk_proc_start), it
-# ends sooner, status 3, within a second of that process's end: bash 5.2's
-# wait -n can miss a child that it reaps just as it starts to wait, and then
-# waits for its other job, this timer (lk_wait_agent).
+# lk_timer SECONDS: a background job ($!) that ends after SECONDS, started
+# without a program: reads that time out on the engine's FIFO (LK_TICK,
+# lk_setup's), which nobody writes; sleep(1) without one. An agent run that
+# ends first never depends on whether a sleep got as far as its exec.
 LK_TICK=""
 lk_timer() {
   if [[ -n $LK_TICK ]]; then
-    lk_tick_wait "$@" &
+    lk_tick_wait "$1" &
   else
     sleep "$1" >/dev/null 2>&1 &
   fi
 }
 
-# lk_tick_wait SECONDS [PID [START]]: the timer's wait, in reads of at most
-# a second, each followed by a look at the engine ($$): a kill -9 of the
-# engine runs no trap to end its timer, which then ends within a second, not
-# a whole beat later; and at PID, gone: status 3. A read that times out is
-# no error (the engines run with set -e). Builtins only.
+# lk_tick_wait SECONDS: the timer's wait, in reads of at most a second, each
+# followed by a look at the engine ($$): a kill -9 of the engine runs no trap
+# to end its timer, which then ends within a second, not a whole beat later.
+# A read that times out is no error (the engines run with set -e: the timer
+# ended at its first read). Builtins only.
 lk_tick_wait() {
   local ms slice t
   if [[ $1 =~ ^([0-9]*)(\.([0-9]*))?$ ]]; then
@@ -187,11 +198,6 @@ lk_tick_wait() {
     printf -v t '%d.%03d' $((slice / 1000)) $((slice % 1000))
     read -r -t "$t" -u "$LK_TICK" _ || true
     kill -0 "$$" 2>/dev/null || return 0
-    if [[ -n ${3:-} ]]; then
-      lk_proc_lives "$2" "$3" || return 3
-    elif [[ -n ${2:-} ]]; then
-      kill -0 "$2" 2>/dev/null || return 3
-    fi
     ms=$((ms - slice))
   done
 }
@@ -211,13 +217,14 @@ lk_loop_reason() {
 # in STATE and said.
 lk_loop() {
   local state=$1 max=$3 pafter=$4 streak=$5 last="-" plateau
-  LK_IT=$(($2 - 1))
+  LK_IT=$(($2 - 1)) LK_NEXT_STARTED=0
   lk_loop_reason "$LK_IT" "$max" "$pafter" "$streak"
   while [[ -z $LK_REASON ]]; do
     local it=$((LK_IT + 1))
     LK_STATUS="${LK_IT_LINE}iteration $it of $max · last: $last"
     lk_beat_if_due
-    if ! lk_loop_start "$state" "$it" "$max"; then
+    # started already: by the record of the one before (lk_loop_record)
+    if ((!LK_NEXT_STARTED)) && ! lk_loop_start "$state" "$it" "$max"; then
       lk_loop_control "$state" "$it" || return 0
       if [[ -n $LK_IT_MAX_PATH ]]; then
         max=$LK_CTL_MAX
@@ -237,25 +244,35 @@ lk_loop() {
     if lk_is_true "$R_plateau"; then plateau=true streak=$((streak + 1)); else streak=0; fi
     case $R_stop in "" | false | null) LK_REASON="" ;; true) LK_REASON=stop ;; *) LK_REASON=$R_stop ;; esac
     [[ -n $LK_REASON ]] || lk_loop_reason "$it" "$max" "$pafter" "$streak"
-    lk_loop_record "$state" "$it" "$plateau"
+    lk_loop_record "$state" "$it" "$plateau" "$max"
     LK_IT=$it
     last="plateau=$plateau${R_reasoning:+ ($R_reasoning)}"
     lk_log "${LK_IT_WHERE}iteration $it of $max done: $last"
   done
+  lk_event_flush # the last iteration-done: the loop's events are all written when it returns
 }
 
 # lk_loop_start STATE IT MAX: the start of iteration IT written only if the
-# control read would let it start as it is: status running and (LK_IT_MAX_PATH)
-# the maximum still MAX, checked with the write (--expect), one program for
-# the read and the write. 1 when that does not hold, when --max-cost or
-# --max-tokens needs the totals read, or the --deadline has passed:
-# lk_loop_control decides, and the start is written after it.
+# control read would let it start as it is (lk_loop_start_args), checked
+# with the write (--expect), one program for the read and the write. 1 when
+# that does not hold, when --max-cost or --max-tokens needs the totals read,
+# or the --deadline has passed: lk_loop_control decides, and the start is
+# written after it.
 lk_loop_start() {
+  lk_loop_start_args "$2" "$3" || return 1
+  lk_set -q "$1" "${LK_START[@]}"
+}
+
+# lk_loop_start_args IT MAX: the checks and assignments of iteration IT's
+# start, into LK_START: status running and (LK_IT_MAX_PATH) the maximum
+# still MAX, as --expect. 1 when the start needs the control read first:
+# --max-cost or --max-tokens (the totals), or a --deadline that has passed.
+lk_loop_start_args() {
   [[ -z $LK_MAX_COST && -z $LK_MAX_TOKENS ]] || return 1
   if [[ -n $LK_DEADLINE ]] && lk_clock && ((LK_CLOCK >= LK_DEADLINE)); then return 1; fi
-  local -a expect=(--expect status=running)
-  [[ -z $LK_IT_MAX_PATH ]] || expect+=(--expect "$LK_IT_MAX_PATH:=$3")
-  lk_set -q "${expect[@]}" "$1" "iteration:=$2" --now iteration_started
+  LK_START=(--expect status=running)
+  [[ -z $LK_IT_MAX_PATH ]] || LK_START+=(--expect "$LK_IT_MAX_PATH:=$2")
+  LK_START+=("iteration:=$1" --now iteration_started)
 }
 
 # lk_loop_control STATE IT: before iteration IT, one read of the status, the
@@ -317,22 +334,38 @@ lk_loop_failed() {
   exit 5
 }
 
-# lk_loop_record STATE IT PLATEAU: the finished iteration's history entry,
-# counters and (LK_REASON) the end, in one fenced write, then its event.
+# lk_loop_record STATE IT PLATEAU MAX: the finished iteration's history
+# entry, counters and (LK_REASON) the end, in one fenced write, then its
+# event. When the loop goes on, a state file and the next start needs no
+# control read (lk_loop_start_args), the same write starts the next
+# iteration (LK_NEXT_STARTED=1) if its checks hold: one program for both, no
+# state between them that a reader could act on differently.
 lk_loop_record() {
-  local state=$1 it=$2 plateau=$3 guard="iteration_completed:=$(($2 - 1))"
+  local state=$1 it=$2 plateau=$3 guard="iteration_completed:=$(($2 - 1))" rc=0
   local -a args=("history[]:={\"iteration\":$it$LK_IT_ENTRY,\"timestamp\":null,\"plateau\":$plateau}" --now 'history[-1].timestamp')
   [[ -z $R_reasoning ]] || args+=("history[-1].reasoning=$R_reasoning")
   lk_usage_args 'history[-1]'
   lk_run_args 'history[-1]'
-  args+=("${LK_ARGS[@]}" "iteration_completed:=$it" 'iteration_started:=null' 'consecutive_failures:=0'
+  args+=("${LK_ARGS[@]}" "iteration_completed:=$it" 'consecutive_failures:=0'
     --delete agent_pid --delete agent_start --delete agent_boot)
-  LK_ARGS=()
+  LK_ARGS=() LK_NEXT_STARTED=0
   if declare -F lk_it_done_args >/dev/null; then lk_it_done_args "$it" "$LK_REASON"; fi
   args+=("${LK_ARGS[@]}")
-  if declare -F lk_it_guard >/dev/null; then lk_it_guard "$it"; guard=$LK_GUARD; fi
-  # fenced; refused by an etcd out of reach, tried again while the lease may live
-  lk_set_done "$guard" "$state" "${args[@]}"
-  lk_event iteration-done "${LK_IT_EVENT[@]}" "iteration:=$it" "plateau:=$plateau" "${LK_USAGE[@]}" \
+  if [[ -z $LK_REASON ]] && ! lk_is_url "$state" && lk_loop_start_args $((it + 1)) "$4"; then
+    # a file's write is all or nothing (exit 1: nothing written, the checks
+    # failed; the record goes alone below); an etcd write whose outcome is
+    # unknown is not: it keeps lk_set_done's guarded retries
+    lk_set -q "$state" "${args[@]}" "${LK_START[@]}" || rc=$?
+    ((rc != 0 || LK_LOST)) || LK_NEXT_STARTED=1
+  else
+    rc=1
+  fi
+  if ((rc != 0)); then
+    if declare -F lk_it_guard >/dev/null; then lk_it_guard "$it"; guard=$LK_GUARD; fi
+    # fenced; refused by an etcd out of reach, tried again while the lease may live
+    lk_set_done "$guard" "$state" "${args[@]}" 'iteration_started:=null'
+  fi
+  # appended with the next event (the next iteration's start): one program for both
+  lk_event_later iteration-done "${LK_IT_EVENT[@]}" "iteration:=$it" "plateau:=$plateau" "${LK_USAGE[@]}" \
     ${R_reasoning:+"reasoning=$R_reasoning"}
 }

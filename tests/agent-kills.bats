@@ -23,8 +23,9 @@ in_group() {
 
 @test "kill -9 of the engine before it recorded its agent, then a restart at once: the restart waits for it" {
   make_overlap_agent
-  # the write that records the agent's pid made slow (a slow fsync): the
-  # engine dies before it, and only the kernel knows the agent still runs
+  # a write that records the agent's pid, had the engine one, made slow (a
+  # slow fsync): the engine dies before it; only the kernel (the hold)
+  # knows the agent still runs
   mkdir shim
   for t in "$LOOPKIT_BIN"/*; do ln -s "$t" shim/; done
   rm shim/state-set

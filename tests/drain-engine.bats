@@ -556,3 +556,30 @@ EOF
   [[ $output == "$W/.atari/logs/item-$(printf 'x%.0s' $(seq 115))-"*-attempt-1.log ]]
   [ -f "$output" ]
 }
+
+@test "an item costs six program starts (strace), and a queue that did not change is still read whole: an item reset by hand is taken again" {
+  need_strace_counts
+  local n c=()
+  for n in 10 40; do
+    mkdir "q$n"
+    (cd "q$n" && LK_HEARTBEAT=3600 timeout -k 10 600 strace -f -qq -e trace=execve -e status=successful \
+      -o ../trace.$n "$LOOPKIT_SCRIPTS/drain-engine" --next "seq 1 $n" -- true 2>/dev/null)
+    run -0 state-get "q$n/$A" status completion_reason
+    [ "$output" = $'stopped\ndrained' ]
+    # the programs started, but the agent's and --next's own (seq)
+    c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/(true|seq)"')")
+  done
+  echo "program starts: ${c[0]} for 10 items, ${c[1]} for 40"
+  (((c[1] - c[0]) <= 6 * 30))
+  # item 3 of 10 set back to failed by hand: the finished items before and
+  # after it are skipped, it is taken again
+  state-set "q10/$A" 'history["3"].status=failed'
+  (cd q10 && "$LOOPKIT_SCRIPTS/drain-engine" --next "seq 1 10" -- true 2>/dev/null)
+  run -0 state-get "q10/$A" 'history["3"].status' 'history["3"].attempts'
+  [ "$output" = $'completed\n2' ]
+  # each item's item-done comes before the next item-start, all written by the end
+  run -0 state-get - '.type' <"q10/${A%/*}/events.jsonl"
+  [ "$(grep -c item-start <<<"$output")" = "$(grep -c item-done <<<"$output")" ]
+  [[ " $(tr '\n' ' ' <<<"$output")" != *" item-start item-start "* ]]
+  [ "${lines[-1]}" = complete ]
+}

@@ -214,3 +214,26 @@ load helpers
   [ "$output" = "$(cat e.jsonl)" ]
   [ "$output" = '{"seq":1,"ts":"2025-01-10T10:05:30Z","type":"start","session":"work","n":2,"who":"me"}' ]
 }
+
+@test "--then appends further events in the same call, each with its own fields and the next seq" {
+  event-append e.jsonl first
+  run -0 event-append --print-seq e.jsonl done 'iteration:=1' --then start 'iteration:=2' who=me --then note
+  [ "$output" = $'2\n3\n4' ]
+  run -0 cat e.jsonl
+  [ "$output" = '{"seq":1,"ts":"2025-01-10T10:05:30Z","type":"first","session":"work"}
+{"seq":2,"ts":"2025-01-10T10:05:30Z","type":"done","session":"work","iteration":1}
+{"seq":3,"ts":"2025-01-10T10:05:30Z","type":"start","session":"work","iteration":2,"who":"me"}
+{"seq":4,"ts":"2025-01-10T10:05:30Z","type":"note","session":"work"}' ]
+  run -0 event-append --print e.jsonl a --then b 'n:=1'
+  [ "${#lines[@]}" = 2 ]
+  [[ ${lines[0]} == '{"seq":5,'*'"type":"a"'* && ${lines[1]} == '{"seq":6,'*'"type":"b","session":"work","n":1}' ]]
+}
+
+@test "--then: a malformed later event writes none of them (exit 2)" {
+  run -2 --separate-stderr event-append e.jsonl a 'n:=1' --then 'two words'
+  [[ $stderr == *"'two words'"* ]]
+  run -2 event-append e.jsonl a --then b 'x:={'
+  run -2 event-append e.jsonl a --then b seq:=3
+  run -2 event-append --then b e.jsonl a
+  [ ! -e e.jsonl ]
+}

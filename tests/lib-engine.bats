@@ -303,7 +303,7 @@ engine_setup() {
   engine_setup
   mkfifo tick
   exec {LK_TICK}<>tick
-  LK_LOCK=$PWD/x.lock LK_BEAT_EVERY=600 LK_BEAT_FAILING=0
+  LK_LOCK=$PWD/x.lock LK_BEAT_EVERY=600 LK_BEAT_FAILING=0 LK_BEAT_OK=$EPOCHREALTIME # beaten just now
   lk_beat() { echo beat >>beats; }
   (
     missed=0

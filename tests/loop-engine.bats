@@ -564,15 +564,29 @@ EOF
 # --- issue 23: engines you can leave running overnight -----------------------
 
 
+# hold_pgid FILE: the agent's process group from agent-run's hold record
+# (written just after it took the hold), into HOLD_PGID; bounded: 30 s
+hold_pgid() {
+  local i rec=()
+  for ((i = 0; i < 300; i++)); do
+    { read -r -a rec <"$1"; } 2>/dev/null || rec=()
+    if [[ ${rec[0]:-} =~ ^[0-9]+$ ]]; then HOLD_PGID=${rec[0]}; return 0; fi
+    sleep 0.1
+  done
+  echo "timed out waiting for the record in $1" >&2
+  return 1
+}
+
 @test "kill -9 of the engine ends its agent's whole group" {
   make_overlap_agent
   "$LOOPKIT_SCRIPTS/loop-engine" --session demo --max-iterations 1 -- ./overlap.sh 2>/dev/null &
   wait_for agent.pid
   agent=$(cat agent.pid)
-  pgid=$(ps -o pgid= -p "$agent" | tr -d ' ')
-  wait_recorded "$ST" agent_pid "$pgid"
-  run -0 state-get "$ST" agent_boot
-  [ "$output" = "$(cat /proc/sys/kernel/random/boot_id)" ]
+  # the agent's group is in the hold file beside the lock, not in the state
+  hold_pgid "$LOCK.agent"
+  pgid=$HOLD_PGID
+  [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "$pgid" ]
+  run -1 state-get -e "$ST" agent_pid
   kill -9 "$(state-get "$LOCK" pid)"
   wait_gone "$agent"
   run -1 agent-run --alive "$pgid"
@@ -872,4 +886,42 @@ EOF
   grep -q "the event complete was not passed on" .claude/pipeline-runs/hung/hooks.log
   for ((i = 0; i < 300; i++)); do [ "$(wc -l <"$W.pids")" -ge 4 ] && break; sleep 0.1; done
   [ "$(wc -l <"$W.pids")" = 4 ]
+}
+
+@test "an iteration starts agent-run, one state write and one event call, and at most 6 forks: the beat timer outlives short runs (strace)" {
+  need_strace_counts
+  local n c=() f=()
+  for n in 5 25; do
+    LK_HEARTBEAT=3600 timeout -k 10 600 strace -f -qq -e trace=execve,clone,clone3,fork,vfork -e signal=none \
+      -o "trace.$n" "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
+    run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed iteration_started
+    [ "$output" = $'complete\n'"$n"$'\nnull' ]
+    c+=("$(grep 'execve(' "trace.$n" | grep ' = 0$' | grep -vcE 'execve\("[^"]*/true"')")
+    f+=("$(grep -cE '(clone|fork)' "trace.$n")")
+  done
+  echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
+  (((c[1] - c[0]) <= 3 * 20))
+  (((f[1] - f[0]) <= 6 * 20))
+  # every iteration's two events, in order, all written by the end
+  run -0 state-get - '[.type, .iteration]' <.claude/pipeline-runs/s5/events.jsonl
+  [ "$(tr -d '\n' <<<"$output")" = '["start",0]["iteration-start",1]["iteration-done",1]["iteration-start",2]["iteration-done",2]["iteration-start",3]["iteration-done",3]["iteration-start",4]["iteration-done",4]["iteration-start",5]["iteration-done",5]["complete",5]' ]
+}
+
+@test "the record that starts the next iteration holds back for a stop or a new maximum written meanwhile" {
+  cat >steer.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITERATION $(state-get "$LOOPKIT_STATE" iteration iteration_started | tr '\n' ' ')" >>seen.log
+case $LOOPKIT_ITERATION in
+  2) state-set "$LOOPKIT_STATE" max_iterations:=4 ;;
+  3) state-set "$LOOPKIT_STATE" status=stopped ;;
+esac
+EOF
+  chmod +x steer.sh
+  run -0 --separate-stderr engine --session demo --max-iterations 5 -- ./steer.sh
+  [[ $stderr == *"iteration 3 of 4 "* && $stderr == *"stopped by request after 3 iterations: done 3, left 1"* ]]
+  # each agent saw its own iteration started
+  [ "$(cut -d' ' -f1,2 seen.log | tr '\n' ' ')" = "1 1 2 2 3 3 " ]
+  ! grep -q ' null ' seen.log || false
+  run -0 state-get "$ST" status iteration_completed iteration_started max_iterations
+  [ "$output" = $'stopped\n3\nnull\n4' ]
 }

@@ -302,8 +302,16 @@ EOF2
   AGENT_PLAN='1:1=block' "$LOOPKIT_SCRIPTS/pipeline-engine" --session refine pipe.json 2>/dev/null &
   wait_for block.1.1
   agent=$(cat block.1.1)
-  # stage 1's agent, not one an earlier run or stage left recorded
-  wait_recorded "$S" agent_pid "$(ps -o pgid= -p "$agent" | tr -d ' ')"
+  # the agent's group is in the hold file beside the lock (its first
+  # field), not in the state
+  local i rec=()
+  for ((i = 0; i < 300; i++)); do
+    { read -r -a rec <.claude/locks/refine.lock.agent; } 2>/dev/null || rec=()
+    [[ ! ${rec[0]:-} =~ ^[0-9]+$ ]] || break
+    sleep 0.1
+  done
+  [ "$(ps -o pgid= -p "$agent" | tr -d ' ')" = "${rec[0]:-}" ]
+  run -1 state-get -e "$S" agent_pid
   kill -9 "$(state-get .claude/locks/refine.lock pid)"
   wait_gone "$agent" # not killed by the test: its group died with the engine
   run -0 engine --session refine pipe.json
