@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "scratch.hpp"
+#include "system_error.hpp"
 #include "sys/base/error.hpp"
 #include "sys/fs/at_file.hpp"
 #include "sys/fs/file.hpp"
@@ -20,18 +21,7 @@ struct Scratch : testing::Scratch {
   Scratch() : testing::Scratch("sys-at-file-test") {}
 };
 
-// the message of the exit-4 error that f throws ("" and a failure if none)
-template <class F>
-std::string system_error(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    CHECK(e.code() == Exit::system);
-    return e.what();
-  }
-  FAIL_CHECK("no error");
-  return "";
-}
+using testing::system_error;
 
 // text written to a temporary file of at and committed there
 bool commit_text(const AtFile& at, const std::string& text) {

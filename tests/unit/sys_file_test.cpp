@@ -15,6 +15,7 @@
 #include "sys/fs/file.hpp"
 #include "sys/fs/folder.hpp"
 #include "scratch.hpp"
+#include "system_error.hpp"
 
 using namespace loopkit;
 
@@ -23,18 +24,7 @@ struct Scratch : testing::Scratch {
   Scratch() : testing::Scratch("sys-file-test") {}
 };
 
-// the message of the exit-4 error that f throws ("" and a failure if none)
-template <class F>
-std::string system_error(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    CHECK(e.code() == Exit::system);
-    return e.what();
-  }
-  FAIL_CHECK("no error");
-  return "";
-}
+using testing::system_error;
 
 void make_socket(const std::string& path) {
   int s = socket(AF_UNIX, SOCK_STREAM, 0);
