@@ -58,15 +58,8 @@ Edit parse_assignment_keeping(std::string_view text, json::Literals keep) {
   std::size_t n = assign_ops::name_operator(text, parse_path_prefix(text, e.path), e.path);
   if (n == 0) fail_usage(loopkit::format("malformed assignment {}: no path before the operator", quoted(text)));
   std::string_view rest = text.substr(n);
-  bool appending = !e.path.segments.empty() && e.path.segments.back().kind == Segment::all;
-  if (appending) e.path.segments.pop_back();
-  for (const auto& s : e.path.segments)
-    if (s.kind == Segment::all)
-      fail_usage(loopkit::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
-  const assign_ops::Operator* op = assign_ops::find(rest);
-  if (!op) assign_ops::unknown_operator(text, rest);
-  if (appending && op->kind != assign_ops::set)
-    fail_usage(loopkit::format("malformed assignment {}: after '[]' only = and := (append)", quoted(text)));
+  bool appending = false;
+  const assign_ops::Operator* op = &assign_ops::read_operator(text, rest, e.path, appending);
   rest.remove_prefix(op->spelling.size());
   e.op = appending ? Edit::append : edit_op(op->kind);
   // a file holding invalid UTF-8 could never be read back

@@ -100,15 +100,8 @@ Field parse_field(std::string_view text) {
   const std::size_t n = assign_ops::name_operator(text, parse_path_prefix(text, path), path);
   if (n == 0) fail_usage(loopkit::format("malformed assignment {}: no path before the operator", quoted(text)));
   std::string_view rest = text.substr(n);
-  const bool appending = !path.segments.empty() && path.segments.back().kind == Segment::all;
-  if (appending) path.segments.pop_back();
-  for (const auto& s : path.segments)
-    if (s.kind == Segment::all)
-      fail_usage(loopkit::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
-  const assign_ops::Operator* op = assign_ops::find(rest);
-  if (!op) assign_ops::unknown_operator(text, rest);
-  if (appending && op->kind != assign_ops::set)
-    fail_usage(loopkit::format("malformed assignment {}: after '[]' only = and := (append)", quoted(text)));
+  bool appending = false;
+  const assign_ops::Operator* op = &assign_ops::read_operator(text, rest, path, appending);
   const std::string_view operand = rest.substr(op->spelling.size());
   const bool is_json = op->operand != 't';
   if (!is_json && !json::is_utf8(operand))

@@ -34,6 +34,19 @@ const Operator* find(std::string_view rest) {
   return op;
 }
 
+const Operator& read_operator(std::string_view text, std::string_view rest, Path& path, bool& appending) {
+  appending = !path.segments.empty() && path.segments.back().kind == Segment::all;
+  if (appending) path.segments.pop_back();
+  for (const auto& s : path.segments)
+    if (s.kind == Segment::all)
+      fail_usage(loopkit::format("malformed assignment {}: '[]' may only end the path", quoted(text)));
+  const Operator* op = find(rest);
+  if (!op) unknown_operator(text, rest);
+  if (appending && op->kind != set)
+    fail_usage(loopkit::format("malformed assignment {}: after '[]' only = and := (append)", quoted(text)));
+  return *op;
+}
+
 std::size_t name_operator(std::string_view text, std::size_t n, Path& path) {
   if (n >= text.size() || text[n] != '=' || path.segments.empty() || path.segments.back().kind != Segment::key)
     return n;

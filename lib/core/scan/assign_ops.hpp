@@ -26,6 +26,12 @@ const Operator* find(std::string_view rest);
 // parse_path_prefix read, when there is nothing to give back).
 std::size_t name_operator(std::string_view text, std::size_t n, Path& path);
 
+// The operator at REST, after PATH (TEXT the whole assignment, for the
+// words of a usage error): a path that ends in '[]' is an append, which
+// loses that segment and takes only = and :=; '[]' anywhere else is exit 2,
+// as is no operator. APPENDING says which.
+const Operator& read_operator(std::string_view text, std::string_view rest, Path& path, bool& appending);
+
 // No operator at REST: exit 2, naming the spellings that work.
 [[noreturn]] void unknown_operator(std::string_view text, std::string_view rest);
 
