@@ -83,6 +83,17 @@ need_strace() {
 # under a tracer: tests/fuzz/sanitizer_defaults.cpp)
 need_strace_counts() { need_strace; }
 
+# strace_calls OUT STRACE-OPTIONS... COMMAND...: strace -f of COMMAND into
+# OUT, one line per successful call, for counting; ended after 10 minutes. Without status=successful, a call that
+# another process's line interrupts is split into "<unfinished ...>" and
+# "<... resumed>" lines: an execve counted by its path and its "= 0" is
+# missed, a clone counted by its name is counted twice, as load decides.
+strace_calls() {
+  local out=$1
+  shift
+  timeout -k 10 600 strace -f -qq -e signal=none -e status=successful -o "$out" "$@"
+}
+
 # broken_pipe COMMAND...: runs COMMAND with standard output a pipe whose
 # reader is gone before it starts (a FIFO opened read-write, then the write
 # end opened and the read-write one closed): every write is EPIPE/SIGPIPE,

@@ -456,7 +456,7 @@ printf 'rc=%s err=%s\n' "\$rc" "\$LK_ERR"
 rc=0; lk_get_lines v s.json '.[' 2>/dev/null || rc=\$?
 printf 'get rc=%s\n' "\$rc"
 EOF
-  run -0 strace -f -qq -e trace=clone,clone3,fork,vfork -e signal=none -o trace bash w.bash
+  run -0 strace_calls trace -e trace=clone,clone3,fork,vfork bash w.bash
   [[ $output == *$'got 5\ngot null\n'* ]]
   [[ $output == *"rc=3 err=state-set: "*"a.b"* ]]
   [[ $output == *"get rc=2"* ]]

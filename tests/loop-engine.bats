@@ -727,7 +727,7 @@ group_leader() {
   need_strace_counts
   local n c=()
   for n in 5 25; do
-    LK_HEARTBEAT=3600 timeout -k 10 600 strace -f -qq -e trace=execve -e status=successful -o "trace.$n" \
+    LK_HEARTBEAT=3600 strace_calls "trace.$n" -e trace=execve \
       "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
     run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed
     [ "$output" = $'complete\n'"$n" ]
@@ -774,11 +774,11 @@ EOF
   need_strace
   local n c=() f=()
   for n in 5 25; do
-    LK_HEARTBEAT=3600 strace -f -qq -e trace=execve,clone,clone3,fork,vfork -e signal=none -o "trace.$n" \
+    LK_HEARTBEAT=3600 strace_calls "trace.$n" -e trace=execve,clone,clone3,fork,vfork \
       "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
     run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed
     [ "$output" = $'complete\n'"$n" ]
-    c+=("$(grep 'execve(' "trace.$n" | grep ' = 0$' | grep -vcE 'execve\("[^"]*/true"')")
+    c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/true"')")
     f+=("$(grep -cE '(clone|fork)' "trace.$n")")
   done
   echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
@@ -892,11 +892,11 @@ EOF
   need_strace_counts
   local n c=() f=()
   for n in 5 25; do
-    LK_HEARTBEAT=3600 timeout -k 10 600 strace -f -qq -e trace=execve,clone,clone3,fork,vfork -e signal=none \
-      -o "trace.$n" "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
+    LK_HEARTBEAT=3600 strace_calls "trace.$n" -e trace=execve,clone,clone3,fork,vfork \
+      "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
     run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed iteration_started
     [ "$output" = $'complete\n'"$n"$'\nnull' ]
-    c+=("$(grep 'execve(' "trace.$n" | grep ' = 0$' | grep -vcE 'execve\("[^"]*/true"')")
+    c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/true"')")
     f+=("$(grep -cE '(clone|fork)' "trace.$n")")
   done
   echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
