@@ -198,12 +198,13 @@ lk_stale_agent() {
 # ended with the engine on every way out, kill -9 included; the
 # --iteration-timeout), with the engine's own stdin (stdout appended to
 # $LK_AGENT_OUT when set), and wait for it; its status in LK_RC, its time in
-# LK_DURATION. An lk_agent_started PGID START hook, when one is defined, runs
-# once it started (the engines define none: the hold records it)
-# (and its lk_agent_ended hook, when it has one, runs after).
+# LK_DURATION, why it failed in LK_WHY. The hold records the agent (no
+# hook: the engines write nothing between its start and its end).
 # The terminal is the agent's meanwhile: no status line is drawn.
+# Every iteration runs this: the common case is kept to few commands (bash
+# copies a function's body at each call and runs a command in about 5 us).
 lk_run_agent() {
-  LK_RC=0 LK_TIMED_OUT=0
+  LK_RC=0 LK_TIMED_OUT=0 LK_RUN_OUTPUT=""
   local -a sup=(agent-run --kill-after "$LK_KILL_AFTER" ${LK_HOLD:+--hold "$LK_HOLD"})
   [[ $LK_TIMEOUT == 0 ]] || sup+=(--timeout "$LK_TIMEOUT")
   if [[ -n $LK_OUT_DIR ]]; then
@@ -222,19 +223,12 @@ lk_run_agent() {
     "${sup[@]}" -- "$@" <&"$LK_STDIN" {LK_STDIN}<&- &
   fi
   LK_AGENT_PID=$!
-  if declare -F lk_agent_started >/dev/null; then
-    lk_proc_start_v "$LK_AGENT_PID"
-    lk_agent_started "$LK_AGENT_PID" "$LK_PROC_START"
-  fi
   # beating the lock meanwhile; a lost lock ends the agent
   lk_wait_agent
   lk_secs_since "$t0" # bash arithmetic: no program per run
-  LK_DURATION=$LK_SECS
+  LK_DURATION=$LK_SECS LK_AGENT_PID="" LK_AGENT_RUNNING=0 LK_WHY=""
   [[ $LK_TIMEOUT == 0 || $LK_RC != 124 ]] || LK_TIMED_OUT=1
-  lk_run_why
-  LK_AGENT_PID=""
-  LK_AGENT_RUNNING=0
-  if declare -F lk_agent_ended >/dev/null; then lk_agent_ended; fi
+  if ((LK_RC || LK_LOST || LK_TIMED_OUT)) || [[ -n $LK_SIGNAL ]]; then lk_run_why; fi
   ((!LK_TTY)) || lk_line_start
 }
 
@@ -282,15 +276,21 @@ lk_backoff() { awk -v d="$LK_RETRY_DELAY" -v n="$1" 'BEGIN { printf "%g", d * 2 
 # time). Counts consecutive failures in LK_FAILS (a success resets it) and
 # sets LK_BROKEN when they reach LK_MAX_FAILURES. Status in LK_RC.
 lk_run_retrying() {
-  local try=0 delay
   LK_BROKEN=0
+  lk_run_agent "$@"
+  ((!LK_LOST)) || return 0 # ended: not a failure of the agent's
+  if ((LK_RC == 0)); then
+    LK_FAILS=0
+    return 0
+  fi
+  lk_run_retried "$@"
+}
+
+# lk_run_retried CMD...: lk_run_retrying once a run failed: counted, then
+# run again while the retries and the circuit breaker allow
+lk_run_retried() {
+  local try=0 delay
   while :; do
-    lk_run_agent "$@"
-    ((!LK_LOST)) || return 0 # ended: not a failure of the agent's
-    if ((LK_RC == 0)); then
-      LK_FAILS=0
-      return 0
-    fi
     LK_FAILS=$((LK_FAILS + 1))
     lk_event agent-failed "status:=$LK_RC" "attempt:=$((try + 1))" "consecutive:=$LK_FAILS" \
       "timed_out:=$((LK_TIMED_OUT ? 1 : 0))" "iteration:=${LOOPKIT_ITERATION:-0}" "duration_s:=$LK_DURATION" \
@@ -306,6 +306,12 @@ lk_run_retrying() {
     lk_log "the agent exited with status $LK_RC; retry $try of $LK_RETRIES in ${delay}s"
     lk_sleep "$delay"
     ((!LK_LOST)) || return 0
+    lk_run_agent "$@"
+    ((!LK_LOST)) || return 0
+    if ((LK_RC == 0)); then
+      LK_FAILS=0
+      return 0
+    fi
   done
 }
 

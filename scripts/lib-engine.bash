@@ -86,8 +86,9 @@ lk_log() {
     LK_STATUS=$1
     lk_draw
   else
-    lk_now_v
-    printf '%s %s: %s%s\n' "$LK_NOW" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
+    # lk_now_v's time, its calls left out: twice an iteration
+    [[ $EPOCHSECONDS == "$LK_UTC_AT" ]] || lk_utc_v "$EPOCHSECONDS"
+    printf '%s %s: %s%s\n' "$LK_UTC" "$LK_PROG" "${LK_LABEL:+$LK_LABEL: }" "$1" >&2
   fi
 }
 
@@ -458,8 +459,15 @@ lk_cost_as_written() {
 # default, += to add to them) and the session's total_cost, total_tokens,
 # total_turns; into LK_ARGS, with the event fields into LK_USAGE.
 lk_usage_args() {
-  local prefix=$1 op=${2:-:=} name value
   LK_ARGS=() LK_USAGE=()
+  [[ -z $R_cost$R_tokens$R_turns ]] || lk_usage_args_of "$@"
+}
+
+# lk_usage_args_of PREFIX [OP]: lk_usage_args for a result that gives any
+# (bash copies a function's whole body at each call: the common case, none,
+# is kept to the small one)
+lk_usage_args_of() {
+  local prefix=$1 op=${2:-:=} name value
   for name in cost tokens turns; do
     case $name in cost) value=$R_cost ;; tokens) value=$R_tokens ;; *) value=$R_turns ;; esac
     [[ -n $value ]] || continue
@@ -512,29 +520,41 @@ lk_find_session() {
 LK_EVENT_LATER=() # an event held back: TYPE and fields (lk_event_later)
 lk_event() {
   [[ -n $LK_EVENTS ]] || return 0
+  if [[ -n $LK_ON_EVENT ]]; then
+    lk_event_hooked "$@"
+    return 0
+  fi
+  local type=$1
+  if ((${#LK_EVENT_LATER[@]})); then
+    set -- "${LK_EVENT_LATER[@]}" --then "$@"
+    LK_EVENT_LATER=()
+  fi
+  event-append --no-sync --session "$LK_SESSION" "$LK_EVENTS" "$@" ||
+    lk_warn "could not record the event '$type' in $LK_EVENTS"
+}
+
+# lk_event_hooked TYPE [FIELDS...]: lk_event with --on-event: each line as
+# written (--print) passed on to the hook. Apart from lk_event, whose body
+# bash copies at every call.
+lk_event_hooked() {
   local -a ev=("$@") types=("$1") ev_lines=()
+  local i
   if ((${#LK_EVENT_LATER[@]})); then
     ev=("${LK_EVENT_LATER[@]}" --then "$@") types=("${LK_EVENT_LATER[0]}" "$1")
     LK_EVENT_LATER=()
   fi
-  if [[ -n $LK_ON_EVENT ]]; then
-    local i
-    if lk_get_text_of ev_lines event-append --no-sync --print --session "$LK_SESSION" "$LK_EVENTS" "${ev[@]}"; then
-      for i in "${!types[@]}"; do lk_hook "${types[i]}" "${ev_lines[i]:-}"; done
-    else
-      lk_warn "could not record the event '$1' in $LK_EVENTS"
-    fi
-    return 0
-  fi
-  event-append --no-sync --session "$LK_SESSION" "$LK_EVENTS" "${ev[@]}" ||
+  if lk_get_text_of ev_lines event-append --no-sync --print --session "$LK_SESSION" "$LK_EVENTS" "${ev[@]}"; then
+    for i in "${!types[@]}"; do lk_hook "${types[i]}" "${ev_lines[i]:-}"; done
+  else
     lk_warn "could not record the event '$1' in $LK_EVENTS"
+  fi
 }
 
 # lk_event_later TYPE [FIELDS...]: an event appended with the next one (one
 # program for both: an iteration's end and the next one's start), or by
 # lk_event_flush before a wait or at the end. Its ts is when it is written.
 lk_event_later() {
-  lk_event_flush
+  ((${#LK_EVENT_LATER[@]} == 0)) || lk_event_flush
   LK_EVENT_LATER=("$@")
 }
 

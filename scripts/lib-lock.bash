@@ -305,7 +305,7 @@ lk_wait_agent() {
   local got
   if [[ -z $LK_AGENT_PID ]]; then LK_RC=143; return 0; fi # ended already: the lock was lost
   while :; do
-    if [[ -n $LK_LOCK ]] && ! lk_beat_timer; then
+    if [[ -n $LK_LOCK && -z $LK_TIMER_PID ]] && ! lk_beat_timer; then
       LK_RC=143
       return 0
     fi
@@ -320,8 +320,8 @@ lk_wait_agent() {
       fi
       continue
     fi
-    if [[ $got != "$LK_AGENT_PID" ]] && kill -0 "$LK_AGENT_PID" 2>/dev/null; then continue; fi
     if [[ $got != "$LK_AGENT_PID" ]]; then
+      if kill -0 "$LK_AGENT_PID" 2>/dev/null; then continue; fi
       LK_RC=0
       wait "$LK_AGENT_PID" 2>/dev/null || LK_RC=$?
     fi
@@ -359,16 +359,24 @@ lk_fence_store() {
 # ridden out (lk_ride_out).
 # A lost lock: 1 and LK_LOST set by lk_lock_lost, nothing written.
 lk_fenced() {
-  local rc=0 quiet=0
+  local rc=0 quiet=0 t0=$EPOCHREALTIME
   if [[ $1 == -q ]]; then quiet=1; shift; fi
   LK_ERR=""
   if ((LK_LOST)); then return 1; fi
+  lk_set_words ${LK_LOCK:+--fence "$LK_LOCK" --pid "$$"} "$@" || rc=$?
+  ((rc != 0)) || [[ -n $LK_ERR ]] || return 0
+  lk_fenced_after "$rc" "$quiet" "$t0" "$@"
+}
+
+# lk_fenced_after RC QUIET T0 STATE ARGS...: lk_fenced after a write that
+# failed or said something (a function of its own: bash copies a
+# function's whole body at each call, and lk_fenced is every write)
+lk_fenced_after() {
+  local rc=$1 quiet=$2 t0=$3
+  shift 3
   local -a fence=()
-  [[ -z $LK_LOCK ]] || fence=(--fence "$LK_LOCK" --pid $$)
-  local t0=$EPOCHREALTIME
+  [[ -z $LK_LOCK ]] || fence=(--fence "$LK_LOCK" --pid "$$")
   while :; do
-    rc=0
-    lk_set_words "${fence[@]}" "$@" || rc=$?
     if ((rc == 1)) && [[ -n $LK_LOCK && $LK_ERR == *": lock lost"* ]]; then
       lk_lock_lost "a state write found it gone"
       return 1
@@ -376,6 +384,8 @@ lk_fenced() {
     # etcd out of reach, the write not sent: sent again while the outage
     # may be ridden out (lk_ride_out)
     if ! { lk_unreached "$rc" "$LK_ERR" && lk_ride_out "$t0"; }; then break; fi
+    rc=0
+    lk_set_words "${fence[@]}" "$@" || rc=$?
   done
   ((!LK_LOST)) || return 1
   if [[ -n $LK_ERR ]] && ((!quiet || rc != 1)); then printf '%s\n' "$LK_ERR" >&2; fi
@@ -388,7 +398,7 @@ lk_fenced() {
 # engine with the tool's status.
 lk_set() {
   local rc=0
-  lk_fenced "$@" || rc=$?
+  if lk_fenced "$@"; then return 0; else rc=$?; fi
   ((rc != 1 || !LK_LOST)) || return 0
   ((rc <= 1)) || [[ -n $LK_SIGNAL ]] || exit "$rc"
   return "$rc"

@@ -79,14 +79,13 @@ lk_us() {
 }
 
 # lk_secs_since T0: seconds from T0 (an $EPOCHREALTIME) to now, with three
-# decimals, into LK_SECS: bash arithmetic, no program started.
+# decimals, into LK_SECS: bash arithmetic, no program started. An
+# $EPOCHREALTIME always has six decimals (its point is the locale's): its
+# digits are microseconds.
 lk_secs_since() {
-  local t0 t1 d
-  lk_us "$1" || { LK_SECS=0.000; return 0; }
-  t0=$LK_US
-  lk_us "$EPOCHREALTIME" || { LK_SECS=0.000; return 0; }
-  t1=$LK_US
-  d=$(((t1 - t0 + 500) / 1000))
+  local t0=${1//[!0-9]/} d
+  [[ -n $t0 ]] || { LK_SECS=0.000; return 0; }
+  d=$(((10#${EPOCHREALTIME//[!0-9]/} - 10#$t0 + 500) / 1000))
   ((d >= 0)) || d=0
   printf -v LK_SECS '%d.%03d' $((d / 1000)) $((d % 1000))
 }
@@ -128,21 +127,32 @@ lk_limit_reached() {
 
 # lk_beat_if_due: lk_lock_check once a beat is due (LK_BEAT_EVERY since the
 # last beat that reached the lock): between iterations or items, a beat per
-# interval as while the agent runs, not one process per item.
+# interval as while the agent runs, not one process per item. The time it
+# is due is worked out once per beat (LK_BEAT_DUE_US, for the LK_BEAT_OK in
+# LK_BEAT_DUE_OF): this runs every iteration.
+LK_BEAT_DUE_US=0 LK_BEAT_DUE_OF=""
 lk_beat_if_due() {
-  local last every
-  if [[ -n $LK_LOCK ]] && lk_us "$LK_BEAT_OK" && last=$LK_US && lk_us "$LK_BEAT_EVERY" && every=$LK_US &&
-    lk_us "$EPOCHREALTIME" && ((LK_US - last < every)); then
-    return 0
+  if [[ -n $LK_LOCK ]]; then
+    [[ $LK_BEAT_DUE_OF == "$LK_BEAT_OK|$LK_BEAT_EVERY" ]] || lk_beat_due_at
+    ((10#${EPOCHREALTIME//[!0-9]/} >= LK_BEAT_DUE_US)) || return 0
   fi
   lk_lock_check
+}
+
+# lk_beat_due_at: LK_BEAT_DUE_US, when the next beat is due in microseconds
+# since the epoch (0, at once, for a form lk_us does not read)
+lk_beat_due_at() {
+  LK_BEAT_DUE_US=0 LK_BEAT_DUE_OF="$LK_BEAT_OK|$LK_BEAT_EVERY"
+  local last
+  lk_us "$LK_BEAT_OK" && last=$LK_US && lk_us "$LK_BEAT_EVERY" && LK_BEAT_DUE_US=$((last + LK_US))
+  return 0
 }
 
 # lk_stamp_v: lk_stamp into LK_STAMP
 lk_stamp_v() {
   local t=${LOOPKIT_NOW:-$EPOCHSECONDS}
   if [[ $t == @* ]]; then lk_clock; t=$LK_CLOCK; fi # a clock file a test moves
-  lk_utc_v "$t"
+  [[ $t == "$LK_UTC_AT" ]] || lk_utc_v "$t"
   LK_STAMP=$LK_UTC
 }
 
@@ -211,6 +221,10 @@ lk_loop_reason() {
   if (($3 > 0 && $4 >= $3)); then LK_REASON=plateau; elif (($1 >= $2)); then LK_REASON=max_iterations; fi
 }
 
+# lk_it_done_args IT REASON: an engine's own assignments for the record of
+# iteration IT (REASON: the loop ends), appended to LK_ARGS; none by default
+lk_it_done_args() { :; }
+
 # lk_loop STATE FROM MAX PLATEAU_AFTER STREAK: iterations FROM, FROM+1, ...
 # until a reason (LK_REASON); LK_IT is the last one completed. Stopped on
 # request: exit 0; failed: exit 5; --max-cost reached: exit 0; each recorded
@@ -241,7 +255,7 @@ lk_loop() {
     ((LK_RC == 0)) || lk_loop_failed "$state" "$it" "$max"
     lk_read_result "$LOOPKIT_RESULT"
     plateau=false
-    if lk_is_true "$R_plateau"; then plateau=true streak=$((streak + 1)); else streak=0; fi
+    if [[ $R_plateau == true || $R_plateau == '"true"' ]]; then plateau=true streak=$((streak + 1)); else streak=0; fi
     case $R_stop in "" | false | null) LK_REASON="" ;; true) LK_REASON=stop ;; *) LK_REASON=$R_stop ;; esac
     [[ -n $LK_REASON ]] || lk_loop_reason "$it" "$max" "$pafter" "$streak"
     lk_loop_record "$state" "$it" "$plateau" "$max"
@@ -270,9 +284,7 @@ lk_loop_start() {
 lk_loop_start_args() {
   [[ -z $LK_MAX_COST && -z $LK_MAX_TOKENS ]] || return 1
   if [[ -n $LK_DEADLINE ]] && lk_clock && ((LK_CLOCK >= LK_DEADLINE)); then return 1; fi
-  LK_START=(--expect status=running)
-  [[ -z $LK_IT_MAX_PATH ]] || LK_START+=(--expect "$LK_IT_MAX_PATH:=$2")
-  LK_START+=("iteration:=$1" --now iteration_started)
+  LK_START=(--expect status=running ${LK_IT_MAX_PATH:+--expect "$LK_IT_MAX_PATH:=$2"} "iteration:=$1" --now iteration_started)
 }
 
 # lk_loop_control STATE IT: before iteration IT, one read of the status, the
@@ -341,17 +353,20 @@ lk_loop_failed() {
 # iteration (LK_NEXT_STARTED=1) if its checks hold: one program for both, no
 # state between them that a reader could act on differently.
 lk_loop_record() {
-  local state=$1 it=$2 plateau=$3 guard="iteration_completed:=$(($2 - 1))" rc=0
-  local -a args=("history[]:={\"iteration\":$it$LK_IT_ENTRY,\"timestamp\":null,\"plateau\":$plateau}" --now 'history[-1].timestamp')
-  [[ -z $R_reasoning ]] || args+=("history[-1].reasoning=$R_reasoning")
-  lk_usage_args 'history[-1]'
-  lk_run_args 'history[-1]'
-  args+=("${LK_ARGS[@]}" "iteration_completed:=$it" 'consecutive_failures:=0'
-    --delete agent_pid --delete agent_start --delete agent_boot)
+  local state=$1 it=$2 plateau=$3 guard="iteration_completed:=$(($2 - 1))" rc=0 h='history[-1]'
+  local -a args
+  lk_usage_args "$h"
+  # one array assignment (bash parses each one again): lk_run_args's
+  # assignments written out, the agent's usage (LK_ARGS) among them
+  args=("history[]:={\"iteration\":$it$LK_IT_ENTRY,\"timestamp\":null,\"plateau\":$plateau}" --now "$h.timestamp"
+    ${R_reasoning:+"$h.reasoning=$R_reasoning"} "${LK_ARGS[@]}"
+    "$h.started_at=${LK_RUN_STARTED:-$(lk_stamp)}" --now "$h.ended_at" "$h.duration_s:=$LK_DURATION" "$h.exit_status:=$LK_RC"
+    ${LK_RUN_OUTPUT:+"$h.output=$LK_RUN_OUTPUT"} ${LK_WHY:+"$h.reason=$LK_WHY"}
+    "iteration_completed:=$it" 'consecutive_failures:=0' --delete agent_pid --delete agent_start --delete agent_boot)
   LK_ARGS=() LK_NEXT_STARTED=0
-  if declare -F lk_it_done_args >/dev/null; then lk_it_done_args "$it" "$LK_REASON"; fi
+  lk_it_done_args "$it" "$LK_REASON"
   args+=("${LK_ARGS[@]}")
-  if [[ -z $LK_REASON ]] && ! lk_is_url "$state" && lk_loop_start_args $((it + 1)) "$4"; then
+  if [[ -z $LK_REASON && $state != etcd://* && $state != etcds://* ]] && lk_loop_start_args $((it + 1)) "$4"; then
     # a file's write is all or nothing (exit 1: nothing written, the checks
     # failed; the record goes alone below); an etcd write whose outcome is
     # unknown is not: it keeps lk_set_done's guarded retries
