@@ -13,7 +13,10 @@
 # jq-drain.bash (or $LOOPKIT_SHARED_BENCH); without them their rows are
 # skipped. Sizes: ENGINES_DRAIN="100 400", ENGINES_JQ=100 (0: skip),
 # ENGINES_LOOP=60; ENGINES_SCRIPTS, the engines' folder (default scripts/);
-# ENGINES_STRACE=0 leaves the program starts out.
+# ENGINES_STRACE=0 leaves the program starts out. The loop and pipeline
+# rows run ENGINES_ROUNDS times (default 5), each round the engine then its
+# floor, and give the medians: a run of 60 iterations takes half a second,
+# and on a shared machine one such pair can land on either side of 2x.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,6 +26,7 @@ shared=${LOOPKIT_SHARED_BENCH:-$top/../shared/bench}
 read -r -a drain_sizes <<<"${ENGINES_DRAIN:-100 400}"
 jq_n=${ENGINES_JQ:-100}
 loop_n=${ENGINES_LOOP:-60}
+rounds=${ENGINES_ROUNDS:-5}
 agent=$(type -P true)
 scripts=$(cd "${ENGINES_SCRIPTS:-$top/scripts}" && pwd)
 export PATH="$bin:$PATH" LOOPKIT_BIN=$bin TZ=UTC LC_ALL=C
@@ -65,6 +69,30 @@ floor_loop() {
   done
 }
 
+# median NUMBER...: the middle one (the mean of the two middle ones)
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# paired NAME N DIR ENGINE... :: FLOOR...: ENGINE and the floor loop,
+# rounds times in turn; one table row of their medians per iteration
+paired() {
+  local name=$1 n=$2 dir=$3 r e f
+  shift 3
+  local -a eng_cmd=() flo_cmd=() es=() fs=() rs=()
+  while [[ $1 != :: ]]; do eng_cmd+=("$1") && shift; done
+  shift
+  flo_cmd=("$@")
+  for ((r = 1; r <= rounds; r++)); do
+    rm -rf "${work:?}/$dir" "${work:?}/$dir-floor"
+    mkdir -p "$work/$dir"
+    [[ -z ${PAIRED_SETUP:-} ]] || "$PAIRED_SETUP" "$work/$dir"
+    e=$(cpu "$work/$dir" "${eng_cmd[@]}")
+    f=$(cpu "$work/$dir-floor" floor_loop "$n" "${flo_cmd[@]}")
+    es+=("$(per "$e" "$n")") fs+=("$(per "$f" "$n")") rs+=("$(ratio "$e" "$f")")
+  done
+  r=$(median "${rs[@]}")
+  echo "| $name, $n iterations, CPU per iteration (median of $rounds; ratios ${rs[*]}) | $(median "${es[@]}") | $(median "${fs[@]}") | $r | ≤ 2: $(ok "$r" 2) | |"
+}
+
 per() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.1f", c * 1000 / n }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 ok() { awk -v v="$1" -v g="$2" 'BEGIN { print (v != "-" && v + 0 <= g + 0) ? "met" : "NOT met" }'; }
@@ -95,16 +123,9 @@ if ((${#drain_sizes[@]} >= 2)); then
   echo "| drain growth, per item at $b / at $a | $ge | $gf | $g | ≤ 1.25: $(ok "$g" 1.25) | |"
 fi
 
-e=$(cpu "$work/loop" "$scripts/loop-engine" --session b --max-iterations "$loop_n" -- "$agent")
-f=$(cpu "$work/loop-floor" floor_loop "$loop_n" "$agent")
-r=$(ratio "$e" "$f")
-echo "| loop-engine, $loop_n iterations, CPU per iteration | $(per "$e" "$loop_n") | $(per "$f" "$loop_n") | $r | ≤ 2: $(ok "$r" 2) | |"
-mkdir -p "$work/pipe"
-printf '{"name":"b","stages":[{"name":"s","runs":%d,"command":"true"}]}' "$loop_n" >"$work/pipe/p.json"
-e=$(cpu "$work/pipe" "$scripts/pipeline-engine" --session b p.json)
-f=$(cpu "$work/pipe-floor" floor_loop "$loop_n" bash -c true)
-r=$(ratio "$e" "$f")
-echo "| pipeline-engine, $loop_n iterations, CPU per iteration | $(per "$e" "$loop_n") | $(per "$f" "$loop_n") | $r | ≤ 2: $(ok "$r" 2) | |"
+paired loop-engine "$loop_n" loop "$scripts/loop-engine" --session b --max-iterations "$loop_n" -- "$agent" :: "$agent"
+pipe_json() { printf '{"name":"b","stages":[{"name":"s","runs":%d,"command":"true"}]}' "$loop_n" >"$1/p.json"; }
+PAIRED_SETUP=pipe_json paired pipeline-engine "$loop_n" pipe "$scripts/pipeline-engine" --session b p.json :: bash -c true
 
 echo
 if [[ ${ENGINES_STRACE:-1} == 0 ]]; then
