@@ -146,7 +146,8 @@ lk_stale_step() {
 lk_stale_holder() {
   local hold=$LK_HOLD rec=() engine LK_STALE_SAID=0
   [[ -n $hold ]] || return 0
-  while agent-run -q --alive "$hold"; do
+  # no file, no holder: a first run starts no program to learn it
+  while [[ -e $hold ]] && agent-run -q --alive "$hold"; do
     rec=()
     { read -r -a rec <"$hold"; } 2>/dev/null || true
     engine=${rec[2]:-}
