@@ -557,6 +557,24 @@ EOF
   [ -f "$output" ]
 }
 
+@test "an item finished earlier and set back by hand during the run is taken again before the next new one" {
+  # item 5's agent sets item 2 (finished, in the run of finished items at
+  # the queue's head) back to failed: the engine takes it again next
+  cat >agent.sh <<'EOF'
+#!/usr/bin/env bash
+echo "$LOOPKIT_ITEM" >>order
+if [[ $LOOPKIT_ITEM == 5 && ! -e reset ]]; then
+  : >reset
+  state-set "$LOOPKIT_STATE" 'history["2"].status=failed'
+fi
+EOF
+  chmod +x agent.sh
+  run -0 engine --next "seq 1 7" -- ./agent.sh
+  [ "$(tr '\n' ' ' <order)" = "1 2 3 4 5 2 6 7 " ]
+  run -0 state-get "$A" 'history["2"].status' 'history["2"].attempts' 'history["5"].status'
+  [ "$output" = $'completed\n2\ncompleted' ]
+}
+
 @test "an item costs six program starts (strace), and a queue that did not change is still read whole: an item reset by hand is taken again" {
   need_strace_counts
   local n c=()
