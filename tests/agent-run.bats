@@ -250,3 +250,20 @@ wait_free() {
   wait_for handled # no SIGPIPE: the sentinel keeps the pipes open while it ends the group
   wait_gone "$(cat agent)"
 }
+
+# issue 36 §3: agent-run costs what a static program's start costs, and little more
+@test "--hold: a record shorter than the last leaves nothing of it, and the file is never cut to empty" {
+  need_strace
+  echo '2147483647 18446744073709551615 2147483647 18446744073709551615' >h
+  agent-run --hold h -- sh -c 'ps -o pgid= -p $$ >group'
+  read -r pgid start parent parent_start rest <h
+  assert_equal "$pgid" "$(tr -d ' ' <group)"
+  assert_equal "$parent" "$$"
+  [[ $start =~ ^[0-9]+$ && $parent_start =~ ^[0-9]+$ && -z $rest ]]
+  assert_equal "$(wc -l <h)" 1
+  # ext4 writes a file cut to empty back at its last close (auto_da_alloc):
+  # one disk write an agent run, were it cut to 0
+  strace_calls trace -e trace=ftruncate agent-run --hold h -- true
+  assert_equal "$(grep -c 'ftruncate(' trace)" 1
+  run -1 grep -E 'ftruncate\([0-9]+, 0\)' trace
+}
