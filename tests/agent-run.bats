@@ -250,3 +250,65 @@ wait_free() {
   wait_for handled # no SIGPIPE: the sentinel keeps the pipes open while it ends the group
   wait_gone "$(cat agent)"
 }
+
+# issue 36 §3: agent-run costs what a static program's start costs, and little more
+@test "no fork copies agent-run's memory: the agent and the sentinel start in it, the agent's exec waited for" {
+  need_strace
+  strace_calls trace -e trace=clone,clone3,fork,vfork agent-run --hold h --output out.log -- "$(type -P true)"
+  # two children: the sentinel (CLONE_VM), the agent (CLONE_VM|CLONE_VFORK)
+  assert_equal "$(grep -cE '(clone|clone3|fork|vfork)\(' trace)" 2
+  assert_equal "$(grep -cE 'clone3?\(.*CLONE_VM' trace)" 2
+  assert_equal "$(grep -cE 'clone3?\(.*CLONE_VFORK' trace)" 1
+}
+
+@test "without close_range (a kernel older than 5.9) the sentinel is forked, and still ends the group after kill -9" {
+  need_strace
+  # agent-run under strace: it reaches its sentinel only after the agent ran
+  strace -f -qq -o trace -e trace=clone,close_range -e inject=close_range:error=ENOSYS \
+    agent-run --kill-after 1 --hold h -- sh -c 'trap "" TERM; echo $$ >agent.tmp; mv agent.tmp agent; sleep 300 & wait' &
+  wait_for agent
+  sup=$(ps -o pgid= -p "$(cat agent)" | tr -d ' ')
+  kill -9 "$sup"
+  wait_gone "$(cat agent)"
+  wait_free h
+  wait
+  # agent-run's clones: the sentinel's copied the memory (no CLONE_VM), the agent's did not
+  assert_equal "$(grep -E "^$sup +clone3?\(" trace | grep -vc CLONE_VM)" 1
+  assert_equal "$(grep -E "^$sup +clone3?\(" trace | grep -c CLONE_VFORK)" 1
+}
+
+@test "--hold: a record shorter than the last leaves nothing of it, and the file is never cut to empty" {
+  need_strace
+  echo '2147483647 18446744073709551615 2147483647 18446744073709551615' >h
+  agent-run --hold h -- sh -c 'ps -o pgid= -p $$ >group'
+  read -r pgid start parent parent_start rest <h
+  assert_equal "$pgid" "$(tr -d ' ' <group)"
+  assert_equal "$parent" "$$"
+  [[ $start =~ ^[0-9]+$ && $parent_start =~ ^[0-9]+$ && -z $rest ]]
+  assert_equal "$(wc -l <h)" 1
+  # ext4 writes a file cut to empty back at its last close (auto_da_alloc):
+  # one disk write an agent run, were it cut to 0
+  strace_calls trace -e trace=ftruncate agent-run --hold h -- true
+  assert_equal "$(grep -c 'ftruncate(' trace)" 1
+  run -1 grep -E 'ftruncate\([0-9]+, 0\)' trace
+}
+
+@test "a script without #! runs under sh, as execvp runs one; a file that cannot be run is 126" {
+  mkdir bin
+  printf 'echo "ran $1"\n' >bin/plain-script
+  chmod +x bin/plain-script
+  PATH="$PWD/bin:$PATH" run -0 agent-run -- plain-script one
+  assert_equal "$output" "ran one"
+  printf 'echo never\n' >bin/not-executable
+  PATH="$PWD/bin:$PATH" run -126 --separate-stderr agent-run -- ./bin/not-executable
+  assert_equal "$stderr" "agent-run: cannot run './bin/not-executable': Permission denied"
+  assert_equal "$output" ""
+}
+
+@test "under valgrind, which follows no child that shares memory but a vfork, agent-run runs and says why a command could not" {
+  command -v valgrind >/dev/null || skip "valgrind is not installed"
+  run -0 valgrind -q --tool=none --error-exitcode=99 agent-run --hold h -- sh -c 'echo ran'
+  assert_equal "$output" ran
+  run -127 --separate-stderr valgrind -q --tool=none --error-exitcode=99 agent-run -- ./no-such-agent
+  assert_equal "$stderr" "agent-run: cannot run './no-such-agent': No such file or directory"
+}

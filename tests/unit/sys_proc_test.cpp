@@ -6,8 +6,10 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 #include "sys/proc/proc.hpp"
+#include "sys/proc/supervise.hpp"
 
 using namespace loopkit;
 
@@ -103,4 +105,45 @@ TEST_CASE("a process's state and start time, even with ') ' in its name", "[proc
   prctl(PR_SET_NAME, old);
   CHECK_FALSE(look_at_process(0).alive);
   CHECK_FALSE(look_at_process(0).start);
+}
+
+// issue 36: the sentinel looks for a group's members without allocating
+// (it shares memory with an agent-run that may have died in malloc): /proc
+// read a buffer at a time, its last entries too
+namespace {
+// count children that wait, in a group of their own, until the pipe go
+// closes (we hold its only write end)
+std::vector<pid_t> start_waiters(int count, const int (&go)[2]) {
+  std::vector<pid_t> pids;
+  for (int i = 0; i < count; ++i) {
+    pid_t p = fork();
+    if (p == 0) {
+      close(go[1]);
+      char byte;
+      (void)!read(go[0], &byte, 1);
+      _exit(0);
+    }
+    setpgid(p, p);
+    pids.push_back(p);
+  }
+  return pids;
+}
+}  // namespace
+
+TEST_CASE("a group's live member is found past the first read of /proc; a zombie is none", "[proc]") {
+  int go[2];
+  REQUIRE(pipe(go) == 0);
+  // 300 more processes before it: /proc's listing is longer than one read
+  std::vector<pid_t> others = start_waiters(300, go);
+  pid_t last = start_waiters(1, go).front();
+  CHECK(is_group_alive(last, process_start_time(last)));
+  CHECK_FALSE(is_group_alive(last, *process_start_time(last) + 1));
+  close(go[1]);  // all of them end, and stay zombies until reaped
+  for (int i = 0; i < 10000 && process_state(last) != 'Z'; ++i) usleep(1000);
+  REQUIRE(process_state(last) == 'Z');
+  CHECK(kill(-last, 0) == 0);
+  CHECK_FALSE(is_group_alive(last, std::nullopt));
+  for (pid_t p : others) waitpid(p, nullptr, 0);
+  waitpid(last, nullptr, 0);
+  close(go[0]);
 }

@@ -4,7 +4,6 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
-#include <cstdio>
 #include <cstring>
 #include <utility>
 #include <dirent.h>
@@ -21,6 +20,7 @@
 #include "sys/base/error.hpp"
 #include "sys/base/fd.hpp"
 #include "sys/proc/proc.hpp"
+#include "sys/proc/shared_child.hpp"
 #include "sys/proc/supervise_hold.hpp"
 
 namespace loopkit {
@@ -39,32 +39,46 @@ sigset_t watched_set() {
   return set;
 }
 
+// What the group's first member is started with: a copy in its own stack
+// area (sys/proc/shared_child.hpp), exec_errno written back for us.
+struct AgentStart {
+  char* const* argv;
+  sigset_t mask;          // the signal mask we were started with
+  int out[2] = {-1, -1};  // its stdout and stderr (--output), else ours
+  bool own_group = false;
+  bool stdin_null = false;
+  int report = -1;     // a pipe for exec_errno, where the child does not share our memory
+  int exec_errno = 0;  // why exec failed (0: it ran)
+};
+
 // The child: the group's first member, its signals as a foreground command
 // has them (a shell's background job starts with SIGINT and SIGQUIT ignored).
-[[noreturn]] void exec_in_group(const std::vector<std::string>& argv, const sigset_t& mask, int report_fd,
-                                const OutputPipes* out) {
+// It runs in our memory until it execs: nothing here allocates, and errno
+// is ours to write (we wait, CLONE_VFORK; the sentinel writes none).
+int exec_in_group(void* arg) {
+  auto& a = *static_cast<AgentStart*>(arg);
   for (int s : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) signal(s, SIG_DFL);
-  sigprocmask(SIG_SETMASK, &mask, nullptr);
+  if (a.own_group) setpgid(0, 0);
   // A background group that reads its terminal is stopped (SIGTTIN) and
   // would hang the engine unseen: a terminal on stdin becomes /dev/null.
-  if (isatty(0)) {
+  if (a.stdin_null) {
     int null = open("/dev/null", O_RDONLY);
     if (null > 0) {
       dup2(null, 0);
       close(null);
     }
   }
-  if (out) {  // close-on-exec both, the copies on 1 and 2 not
-    dup2(out->write[0], 1);
-    dup2(out->write[1], 2);
+  if (a.out[0] >= 0) {  // close-on-exec both, the copies on 1 and 2 not
+    dup2(a.out[0], 1);
+    dup2(a.out[1], 2);
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  execvp(args[0], args.data());
-  int e = errno;
-  (void)!write(report_fd, &e, sizeof e);
-  _exit(e == ENOENT ? 127 : 126);
+  sigprocmask(SIG_SETMASK, &a.mask, nullptr);
+  execvp(a.argv[0], a.argv);
+  a.exec_errno = errno;
+  if (a.report >= 0) (void)!write(a.report, &a.exec_errno, sizeof a.exec_errno);
+  // returned, not _exit: a noreturn call makes AddressSanitizer check this
+  // stack against the thread's, and warn
+  return a.exec_errno == ENOENT ? 127 : 126;
 }
 
 // What one supervised run has seen so far.
@@ -106,30 +120,43 @@ bool read_state_and_group(const char* p, char& state, long& pgrp) {
   return number(pgrp);
 }
 
+// /proc/NAME/stat (dir: /proc) names a live (not zombie) member of pgid
+bool is_live_member(int dir, const char* name, pid_t pgid) {
+  char path[32], buf[512];
+  size_t len = std::strlen(name);
+  if (len + sizeof "/stat" > sizeof path) return false;
+  std::memcpy(path, name, len);
+  std::memcpy(path + len, "/stat", sizeof "/stat");
+  int fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = 0;
+  const char* rest = std::strrchr(buf, ')');
+  char state = 0;
+  long pgrp = 0;
+  return rest && read_state_and_group(rest + 1, state, pgrp) && pgrp == pgid && state != 'Z' && state != 'X';
+}
+
 // Linux: a member of pgid in /proc that is not a zombie (an init that never
 // reaps would keep a dead group "existing" forever); true where /proc is not.
+// Nothing allocated (no opendir, no stdio): the sentinel runs it in memory
+// shared with a parent that may have died inside malloc.
 bool has_live_member(pid_t pgid) {
-  DIR* dir = opendir("/proc");
-  if (!dir) return true;
+  int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return true;
+  alignas(dirent64) char ents[4096];
   bool live = false;
-  while (dirent* e = readdir(dir)) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    char path[300], buf[512];
-    std::snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-    FILE* f = std::fopen(path, "re");
-    if (!f) continue;
-    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    buf[n] = 0;
-    const char* rest = std::strrchr(buf, ')');
-    char state = 0;
-    long pgrp = 0;
-    if (rest && read_state_and_group(rest + 1, state, pgrp) && pgrp == pgid && state != 'Z' && state != 'X') {
-      live = true;
-      break;
+  ssize_t n;
+  while (!live && (n = getdents64(dir, ents, sizeof ents)) > 0) {
+    for (ssize_t at = 0; at < n && !live;) {
+      const auto* e = reinterpret_cast<const dirent64*>(ents + at);
+      at += e->d_reclen;
+      if (e->d_name[0] >= '1' && e->d_name[0] <= '9') live = is_live_member(dir, e->d_name, pgid);
     }
   }
-  closedir(dir);
+  close(dir);
   return live;
 }
 
@@ -196,16 +223,8 @@ void step(Run& r, const GroupLimits& lim) {
   }
 }
 
-// exec's errno from the child's close-on-exec pipe (EOF: it ran); returns pgid
-pid_t read_exec_errno(Fd& rd, int& exec_errno, pid_t pgid) {
-  int err = 0;
-  ssize_t n;
-  do n = read(rd.get(), &err, sizeof err);
-  while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof err)) exec_errno = err;
-  return pgid;
-}
-
+// The group's first member started (in our memory until it execs: no fork
+// of our page tables); returns the group's id.
 pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original, int& exec_errno, pid_t& child,
                   const OutputPipes* out) {
   const pid_t own_group = getpgrp();
@@ -213,29 +232,39 @@ pid_t start_group(const std::vector<std::string>& argv, const sigset_t& original
   // (its pid the group's id), as no engine ever runs us that way.
   const bool session_leader = getsid(0) == getpid();
   if (!session_leader && setpgid(0, 0) != 0) fail_system(errno, "create", "process group");
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
-  Fd rd(fds[0]), wr(fds[1]);
-  pid_t pid = fork();
-  if (pid < 0) fail_system(errno, "fork for", argv[0]);
-  if (pid == 0) {
-    if (session_leader) setpgid(0, 0);
-    exec_in_group(argv, original, wr.get(), out);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  AgentStart start{args.data(), original};
+  if (out) std::copy(std::begin(out->write), std::end(out->write), start.out);
+  start.own_group = session_leader;
+  start.stdin_null = isatty(0);
+  // valgrind makes the child a fork: its exec's errno comes through a
+  // close-on-exec pipe then, and its end is waited for there
+  int report[2] = {-1, -1};
+  if (!may_share_memory_long() && pipe2(report, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
+  start.report = report[1];
+  // execvp's PATH buffer and a script's argv for sh are on the stack
+  SharedChild c =
+      start_shared_child(exec_in_group, &start, sizeof start, (64 << 10) + args.size() * sizeof(char*), true);
+  if (c.pid < 0) fail_system(errno, "fork for", argv[0]);
+  exec_errno = static_cast<AgentStart*>(c.arg)->exec_errno;  // it has exec'd or exited: CLONE_VFORK
+  if (report[0] >= 0) {
+    close(report[1]);
+    while (read(report[0], &exec_errno, sizeof exec_errno) < 0 && errno == EINTR) {
+    }
+    close(report[0]);
   }
-  child = pid;
+  free_shared_child(c);
+  child = c.pid;
   if (out)
     for (int fd : out->write) close(fd);
-  if (session_leader) {
-    (void)setpgid(pid, pid);  // whichever of the two runs first
-    wr.reset();
-    return read_exec_errno(rd, exec_errno, pid);
-  }
+  if (session_leader) return c.pid;  // its setpgid came before its exec, which we waited for
   // Back to the caller's group: the agent's group (our pid as its id) is
   // then only the agent's, and a SIGKILL to it never reaches us. The id is
   // not reused while any member lives.
   (void)setpgid(0, own_group);
-  wr.reset();
-  return read_exec_errno(rd, exec_errno, getpid());
+  return getpid();
 }
 // Descriptors from..to closed (close_range(2); one by one where the kernel
 // has none, up to the open-files limit).
@@ -248,20 +277,28 @@ void close_range_of(unsigned from, unsigned to) {
   for (unsigned fd = from; fd <= to && fd < static_cast<unsigned>(max); ++fd) close(static_cast<int>(fd));
 }
 
-// Every descriptor of ours closed but keep (-1: none; and 0-2, onto /dev/null).
+// Every descriptor closed but keep (-1: none), 0-2 included. Where the
+// kernel has close_range, no call here fails (none writes errno).
 void close_all_but(std::array<int, 4> keep) {
-  int null = open("/dev/null", O_RDWR);
-  for (int fd = 0; fd < 3 && null >= 0; ++fd)
-    if (fd != null) dup2(null, fd);
-  if (null > 2) close(null);
   std::sort(keep.begin(), keep.end());
-  unsigned from = 3;
+  unsigned from = 0;
   for (int k : keep) {
-    if (k < 0 || static_cast<unsigned>(k) < from) continue;  // none, among 0-2, or twice
+    if (k < 0 || static_cast<unsigned>(k) < from) continue;  // none, or twice
     if (static_cast<unsigned>(k) > from) close_range_of(from, static_cast<unsigned>(k) - 1);
     from = static_cast<unsigned>(k) + 1;
   }
   close_range_of(from, ~0U);
+}
+
+// The sentinel may run in our memory: close_range(2) there (it closes
+// descriptors without a failing call, which would write errno, ours too)
+// and no valgrind
+bool sentinel_may_share_memory() {
+#if defined(SYS_close_range)
+  return syscall(SYS_close_range, ~0U, ~0U, 0) == 0 && may_share_memory_long();
+#else
+  return false;
+#endif
 }
 
 // The sentinel: a child in a group of its own that waits on a pipe from
@@ -270,47 +307,61 @@ void close_all_but(std::array<int, 4> keep) {
 // exits. It keeps the hold file open until then, and the read ends of the
 // output pipes: an agent that writes while it is being ended (a shell's
 // "Terminated") fills their buffers instead of dying of SIGPIPE before its
-// SIGTERM handler ran.
+// SIGTERM handler ran. It keeps our signal mask: the termination and job
+// signals stay blocked, never delivered. It runs in our memory
+// (sys/proc/shared_child.hpp): end_group allocates nothing, and no call
+// before it fails while we live (then errno is no one else's).
+struct SentinelStart {
+  int pipe;
+  std::array<int, 4> keep;
+  pid_t pgid;
+  std::optional<uint64_t> start;
+  double kill_after;
+};
+
+int run_sentinel(void* arg) {
+  const auto& a = *static_cast<const SentinelStart*>(arg);
+  setpgid(0, 0);
+  close_all_but(a.keep);
+  char byte = 0;
+  ssize_t n;
+  do n = read(a.pipe, &byte, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) end_group(a.pgid, a.start, a.kill_after);
+  return 0;
+}
+
 struct Sentinel {
-  pid_t pid = -1;
+  SharedChild child;
   int wr = -1;
 };
 
-Sentinel start_sentinel(pid_t pgid, const GroupLimits& lim, int hold_fd, const OutputPipes& out) {
+Sentinel start_sentinel(pid_t pgid, std::optional<uint64_t> start, const GroupLimits& lim, int hold_fd,
+                        const OutputPipes& out) {
   Sentinel s;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) fail_system(errno, "create", "pipe");
-  std::optional<uint64_t> start = process_start_time(pgid);
-  pid_t pid = fork();
-  if (pid < 0) fail_system(errno, "fork for", "the sentinel");
-  if (pid == 0) {
-    setpgid(0, 0);
-    for (int sig : termination_signals) signal(sig, SIG_IGN);
-    for (int sig : {SIGTSTP, SIGTTIN, SIGTTOU}) signal(sig, SIG_IGN);
-    close_all_but({fds[0], hold_fd, out.read[0], out.read[1]});
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    char byte = 0;
-    ssize_t n;
-    do n = read(fds[0], &byte, 1);
-    while (n < 0 && errno == EINTR);
-    if (n != 1) end_group(pgid, start, lim.kill_after);
-    _exit(0);
+  SentinelStart a{fds[0], {fds[0], hold_fd, out.read[0], out.read[1]}, pgid, start, lim.kill_after};
+  if (sentinel_may_share_memory()) {
+    s.child = start_shared_child(run_sentinel, &a, sizeof a, 64 << 10, false);
+  } else if ((s.child.pid = fork()) == 0) {
+    _exit(run_sentinel(&a));
   }
+  if (s.child.pid < 0) fail_system(errno, "fork for", "the sentinel");
+  (void)setpgid(s.child.pid, s.child.pid);  // whichever of the two runs first
   close(fds[0]);
-  s.pid = pid;
   s.wr = fds[1];
   return s;
 }
 
 void stop_sentinel(Sentinel& s) {
-  if (s.pid < 0) return;
+  if (s.child.pid < 0) return;
   (void)!write(s.wr, "x", 1);
   close(s.wr);
-  while (waitpid(s.pid, nullptr, 0) < 0 && errno == EINTR) {
+  while (waitpid(s.child.pid, nullptr, 0) < 0 && errno == EINTR) {
   }
-  s.pid = -1;
+  free_shared_child(s.child);
+  s.child.pid = -1;
 }
 
 // The hold taken (waiting, as a termination signal or our parent's death
@@ -355,10 +406,11 @@ GroupStatus run_group(const std::vector<std::string>& argv, const GroupLimits& l
     copy.emplace(pipes, *limits.output);
     r.copy = &*copy;
   }
-  if (!leader) sentinel = start_sentinel(getpid(), limits, hold, pipes);
+  std::optional<uint64_t> group_start;  // the group leader's: read once, for the sentinel and the hold
+  if (!leader) sentinel = start_sentinel(getpid(), group_start = process_start_time(getpid()), limits, hold, pipes);
   r.pgid = start_group(argv, original, exec_errno, r.child, limits.output ? &pipes : nullptr);
-  if (leader) sentinel = start_sentinel(r.pgid, limits, hold, pipes);
-  if (hold >= 0) write_hold_record(hold, {r.pgid, process_start_time(r.pgid), r.parent, process_start_time(r.parent)});
+  if (leader) sentinel = start_sentinel(r.pgid, group_start = process_start_time(r.pgid), limits, hold, pipes);
+  if (hold >= 0) write_hold_record(hold, {r.pgid, group_start, r.parent, process_start_time(r.parent)});
   if (limits.timeout > 0) r.timeout_at = monotonic_seconds() + limits.timeout;
   if (r.parent_gone) signal_group(r, SIGTERM, limits.kill_after);
   for (;;) {

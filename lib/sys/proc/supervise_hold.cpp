@@ -49,8 +49,11 @@ void write_hold_record(int fd, const HoldRecord& r) {
                         static_cast<unsigned long long>(r.pgid_start.value_or(0)), static_cast<int>(r.parent),
                         static_cast<unsigned long long>(r.parent_start.value_or(0)));
   // one write at offset 0 of a file no longer than it: a reader sees the
-  // old record, the new one, or (while it is written) a short one it skips
-  if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, static_cast<size_t>(n), 0) != n)
+  // old record, the new one, or (while it is written) a short one it skips.
+  // Cut to one byte (no newline), not to none: ext4 frees the block of a
+  // file cut to 0 and writes the file back at its last close
+  // (auto_da_alloc): 0.09 ms of CPU an agent-run --hold, and a disk write.
+  if (ftruncate(fd, 1) != 0 || pwrite(fd, buf, static_cast<size_t>(n), 0) != n)
     fail_system(errno, "write", "the hold file");
 }
 
