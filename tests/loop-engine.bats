@@ -723,17 +723,25 @@ group_leader() {
 
 # --- issue 36: an iteration costs what its tools cost ------------------------
 
+# traced_runs: loop-engine at 5 and at 25 iterations of the agent true
+# under strace (strace_calls), each checked complete; the programs started
+# but the agent's into c, the forks into f (the caller's arrays)
+traced_runs() {
+  local n
+  for n in 5 25; do
+    LK_HEARTBEAT=3600 strace_calls "trace.$n" -e trace=execve,clone,clone3,fork,vfork \
+      "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
+    run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed iteration_started
+    [ "$output" = $'complete\n'"$n"$'\nnull' ]
+    c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/true"')")
+    f+=("$(grep -cE '(clone|fork)' "trace.$n")")
+  done
+}
+
 @test "the work per iteration is at most 8 program starts, at 5 iterations as at 25 (strace)" {
   need_strace_counts
-  local n c=()
-  for n in 5 25; do
-    LK_HEARTBEAT=3600 strace_calls "trace.$n" -e trace=execve \
-      "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
-    run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed
-    [ "$output" = $'complete\n'"$n" ]
-    # the programs started, but the agent's (true)
-    c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/true"')")
-  done
+  local c=() f=()
+  traced_runs
   echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25"
   (((c[1] - c[0]) <= 8 * 20))
 }
@@ -772,15 +780,8 @@ EOF
 
 @test "an iteration's control read and its start are one guarded write: 6 programs and at most 10 forks an iteration (strace)" {
   need_strace
-  local n c=() f=()
-  for n in 5 25; do
-    LK_HEARTBEAT=3600 strace_calls "trace.$n" -e trace=execve,clone,clone3,fork,vfork \
-      "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
-    run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed
-    [ "$output" = $'complete\n'"$n" ]
-    c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/true"')")
-    f+=("$(grep -cE '(clone|fork)' "trace.$n")")
-  done
+  local c=() f=()
+  traced_runs
   echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
   (((c[1] - c[0]) <= 6 * 20))
   (((f[1] - f[0]) <= 10 * 20))
@@ -890,15 +891,8 @@ EOF
 
 @test "an iteration starts agent-run, one state write and one event call, and at most 6 forks: the beat timer outlives short runs (strace)" {
   need_strace_counts
-  local n c=() f=()
-  for n in 5 25; do
-    LK_HEARTBEAT=3600 strace_calls "trace.$n" -e trace=execve,clone,clone3,fork,vfork \
-      "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
-    run -0 state-get ".claude/pipeline-runs/s$n/state.json" status iteration_completed iteration_started
-    [ "$output" = $'complete\n'"$n"$'\nnull' ]
-    c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/true"')")
-    f+=("$(grep -cE '(clone|fork)' "trace.$n")")
-  done
+  local c=() f=()
+  traced_runs
   echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
   (((c[1] - c[0]) <= 3 * 20))
   (((f[1] - f[0]) <= 6 * 20))
