@@ -566,22 +566,9 @@ lk_event_flush() {
   lk_event "${ev[@]}"
 }
 
-# lk_get_text_of ARRAY CMD...: CMD's output lines into ARRAY, through a file
-# of the scratch folder where there is one (no $(...) fork); CMD's status
-lk_get_text_of() {
-  local -n lk_lines=$1
-  local rc=0
-  shift
-  if [[ -n $LK_SCRATCH && -d $LK_SCRATCH ]]; then
-    "$@" >"$LK_SCRATCH/event.out" || rc=$?
-    mapfile -t lk_lines <"$LK_SCRATCH/event.out"
-  else
-    local out
-    out=$("$@") || rc=$?
-    mapfile -t lk_lines <<<"$out"
-  fi
-  return "$rc"
-}
+# lk_get_text_of ARRAY CMD...: CMD's output lines into ARRAY (none for no
+# output), by lk_text_of; CMD's status
+lk_get_text_of() { lk_lines_by lk_text_of "$@"; }
 
 # lk_hook TYPE LINE: --on-event's command, in the background, with the
 # event's JSON line on stdin and LOOPKIT_EVENT its type; its output and its

@@ -89,22 +89,26 @@ lk_set_words() {
   return "$rc"
 }
 
-# lk_get_text VAR ARGS...: VAR=$(state-get ARGS...), through a file of the
-# scratch folder where there is one (one fork, as lk_set_words)
-lk_get_text() {
+# lk_text_of VAR CMD...: VAR=$(CMD...), trailing newlines cut, through a
+# file of the scratch folder where there is one (one fork, as lk_set_words:
+# under the engines' traps a $(...) forks twice); CMD's status
+lk_text_of() {
   local -n lk_text=$1
   local rc=0
   shift
   if [[ -n $LK_SCRATCH && -d $LK_SCRATCH ]]; then
     lk_text=""
-    state-get "$@" >"$LK_SCRATCH/get.out" || rc=$?
-    IFS= read -r -d '' lk_text <"$LK_SCRATCH/get.out" || true
+    "$@" >"$LK_SCRATCH/text.out" || rc=$?
+    IFS= read -r -d '' lk_text <"$LK_SCRATCH/text.out" || true
     while [[ $lk_text == *$'\n' ]]; do lk_text=${lk_text%$'\n'}; done
   else
-    lk_text=$(state-get "$@") || rc=$?
+    lk_text=$("$@") || rc=$?
   fi
   return "$rc"
 }
+
+# lk_get_text VAR ARGS...: VAR=$(state-get ARGS...), by lk_text_of
+lk_get_text() { lk_text_of "$1" state-get "${@:2}"; }
 
 # lk_read VAR ARGS...: VAR=$(state-get ARGS...), riding out an etcd
 # outage: a read of an etcd URL that fails with status 4 (out of reach; a
@@ -130,16 +134,19 @@ lk_read() {
   return "$rc"
 }
 
-# lk_read_lines ARRAY ARGS...: lk_read, its lines into ARRAY
-lk_read_lines() {
-  local -n lk_read_array=$1
-  local lk_read_out rc=0
-  shift
-  lk_read lk_read_out "$@" || rc=$?
-  lk_read_array=()
-  [[ -z $lk_read_out ]] || mapfile -t lk_read_array <<<"$lk_read_out"
+# lk_lines_by FN ARRAY ARGS...: FN TEXT ARGS... (lk_read, lk_text_of), the
+# text's lines into ARRAY (none for no text); FN's status
+lk_lines_by() {
+  local -n lk_lines_array=$2
+  local lk_lines_text rc=0
+  "$1" lk_lines_text "${@:3}" || rc=$?
+  lk_lines_array=()
+  [[ -z $lk_lines_text ]] || mapfile -t lk_lines_array <<<"$lk_lines_text"
   return "$rc"
 }
+
+# lk_read_lines ARRAY ARGS...: lk_read, its lines into ARRAY
+lk_read_lines() { lk_lines_by lk_read "$@"; }
 
 # lk_lock_try LOCK SESSION [-q]: as lk_lock_take, but a lock held by another
 # live owner returns 1 (-q: silently). etcd out of reach is ridden out

@@ -723,11 +723,12 @@ group_leader() {
 
 # --- issue 36: an iteration costs what its tools cost ------------------------
 
-# traced_runs: loop-engine at 5 and at 25 iterations of the agent true
-# under strace (strace_calls), each checked complete; the programs started
-# but the agent's into c, the forks into f (the caller's arrays)
+# traced_runs STARTS [FORKS]: loop-engine at 5 and at 25 iterations of the
+# agent true under strace (strace_calls), each checked complete; the 20
+# iterations between cost at most STARTS program starts (the agent's left
+# out) and FORKS forks each
 traced_runs() {
-  local n
+  local n c=() f=()
   for n in 5 25; do
     LK_HEARTBEAT=3600 strace_calls "trace.$n" -e trace=execve,clone,clone3,fork,vfork \
       "$LOOPKIT_SCRIPTS/loop-engine" --session "s$n" --max-iterations "$n" -- true 2>/dev/null
@@ -736,14 +737,14 @@ traced_runs() {
     c+=("$(grep 'execve(' "trace.$n" | grep -vcE 'execve\("[^"]*/true"')")
     f+=("$(grep -cE '(clone|fork)' "trace.$n")")
   done
+  echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
+  (((c[1] - c[0]) <= $1 * 20))
+  [[ -z ${2:-} ]] || (((f[1] - f[0]) <= $2 * 20))
 }
 
 @test "the work per iteration is at most 8 program starts, at 5 iterations as at 25 (strace)" {
   need_strace_counts
-  local c=() f=()
-  traced_runs
-  echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25"
-  (((c[1] - c[0]) <= 8 * 20))
+  traced_runs 8
 }
 
 # --- issue 37: final words that count right --------------------------------
@@ -780,11 +781,7 @@ EOF
 
 @test "an iteration's control read and its start are one guarded write: 6 programs and at most 10 forks an iteration (strace)" {
   need_strace
-  local c=() f=()
-  traced_runs
-  echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
-  (((c[1] - c[0]) <= 6 * 20))
-  (((f[1] - f[0]) <= 10 * 20))
+  traced_runs 6 10
   # a pause written meanwhile still holds the next iteration back: the guard
   # refuses the start, and the control read waits
   state-set .claude/pipeline-runs/s5/state.json status=paused
@@ -891,11 +888,7 @@ EOF
 
 @test "an iteration starts agent-run, one state write and one event call, and at most 6 forks: the beat timer outlives short runs (strace)" {
   need_strace_counts
-  local c=() f=()
-  traced_runs
-  echo "program starts: ${c[0]} for 5 iterations, ${c[1]} for 25; forks ${f[0]}, ${f[1]}"
-  (((c[1] - c[0]) <= 3 * 20))
-  (((f[1] - f[0]) <= 6 * 20))
+  traced_runs 3 6
   # every iteration's two events, in order, all written by the end
   run -0 state-get - '[.type, .iteration]' <.claude/pipeline-runs/s5/events.jsonl
   [ "$(tr -d '\n' <<<"$output")" = '["start",0]["iteration-start",1]["iteration-done",1]["iteration-start",2]["iteration-done",2]["iteration-start",3]["iteration-done",3]["iteration-start",4]["iteration-done",4]["iteration-start",5]["iteration-done",5]["complete",5]' ]
